@@ -1,0 +1,15 @@
+// SHA-256 of bytes and of files, as lowercase hex.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "harness/base/result.h"
+
+namespace harness {
+
+std::string sha256_hex(std::string_view bytes);
+// Streams the file; an unreadable file names the OS error.
+Result<std::string> sha256_file(const std::string& path);
+
+}  // namespace harness

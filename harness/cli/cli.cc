@@ -1,0 +1,78 @@
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "harness/cli/commands.h"
+
+namespace harness {
+namespace {
+
+constexpr CommandEntry kCommands[] = {
+    {"run", "Run a scenario on this rig and store the run", &setup_run},
+    {"runs", "List stored runs", &setup_runs},
+    {"show", "Show a stored run: metrics with units and provenance, verdicts", &setup_show},
+    {"replay", "Analyse a recorded run offline and store the result", &setup_replay},
+    {"compare", "Judge a run against a baseline: regressed, improved or unchanged", &setup_compare},
+    {"baseline", "Name runs as baselines: set, list, show", &setup_baseline},
+    {"history", "A metric across stored runs, with level shifts", &setup_history},
+    {"report", "Render a run as HTML, Markdown, JSON or JUnit XML", &setup_report},
+    {"capture", "Logic-analyzer captures: info, convert, synth", &setup_capture},
+    {"export", "Write a stored run as a recording bundle", &setup_export},
+};
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{
+      "harness: hardware-in-the-loop validation for edge AI accelerators.\n"
+      "Exit codes: 0 all verdicts pass, 1 a verdict failed or a regression was found,\n"
+      "2 bad usage or bad input, 3 a probe or the infrastructure failed.",
+      "harness"};
+  app.set_version_flag("--version", std::string("harness ") + HARNESS_VERSION);
+  app.require_subcommand(1);
+  GlobalOptions global;
+  app.add_option("--db", global.db,
+                 "SQLite run store (default: $HARNESS_DB, else ./harness-runs.sqlite)");
+  app.add_flag("--json", global.json, "Machine-readable JSON on stdout");
+  app.fallthrough();
+
+  Io io{out, err};
+  std::vector<std::pair<CLI::App*, Action>> actions;
+  for (const CommandEntry& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));
+    sub->fallthrough();
+    actions.emplace_back(sub, c.setup(*sub, global, io));
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --version, subcommand --help
+      std::ostringstream text;
+      app.exit(e, text, text);
+      out << text.str();
+      return 0;
+    }
+    err << fmt::format("harness: error: {}\nRun 'harness --help' for usage.\n", e.what());
+    return static_cast<int>(ExitCode::bad_input);
+  }
+
+  for (auto& [sub, action] : actions) {
+    if (!sub->parsed()) continue;
+    Result<ExitCode> r = action();
+    if (!r) {
+      err << "harness: error: " << r.error().message << "\n";
+      return static_cast<int>(r.error().code);
+    }
+    return static_cast<int>(*r);
+  }
+  return static_cast<int>(ExitCode::bad_input);
+}
+
+}  // namespace harness

@@ -1,0 +1,52 @@
+// The command-line interface: every subcommand is one row of the table in
+// cli.cc (name, summary, setup). A setup adds the subcommand's options to its
+// CLI11 app and returns the action to run once the line has been parsed.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "harness/base/result.h"
+
+namespace harness {
+
+struct GlobalOptions {
+  std::string db;     // --db PATH (else $HARNESS_DB, else harness-runs.sqlite)
+  bool json = false;  // --json: machine-readable output on stdout
+};
+
+struct Io {
+  std::ostream& out;  // results
+  std::ostream& err;  // progress and errors
+};
+
+using Action = std::function<Result<ExitCode>()>;
+using CommandSetup = Action (*)(CLI::App& app, const GlobalOptions& global, Io io);
+
+struct CommandEntry {
+  std::string_view name;
+  std::string_view summary;
+  CommandSetup setup;
+};
+
+// One setup per command, each in its own cmd_<name>.cc.
+Action setup_run(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_runs(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_show(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_history(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_report(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_export(CLI::App& app, const GlobalOptions& global, Io io);
+
+// Parses argv, runs the chosen command, prints errors as
+// "harness: error: <message>" and returns the process exit code.
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace harness

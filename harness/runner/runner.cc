@@ -1,0 +1,128 @@
+#include "harness/runner/runner.h"
+
+#include <csignal>
+#include <cstring>
+#include <thread>
+
+#include <boost/asio.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/base/digest.h"
+#include "harness/base/time_text.h"
+#include "harness/levels/analyse.h"
+#include "harness/runner/acquire.h"
+#include "harness/runner/context.h"
+
+namespace harness {
+namespace {
+
+// Acquisition of every configured level, in the order of the design:
+// ceilings and kernels, counters around the workload, the bus, then latency.
+Status acquire_all(const AcquireContext& ctx, Recording& rec,
+                   const std::function<void(const std::string&)>& progress) {
+  const Scenario& s = ctx.scenario;
+  auto step = [&](const char* what) {
+    if (progress) progress(what);
+  };
+  if (s.roofline) {
+    step("level 1: ceilings and kernels");
+    rec.roofline.emplace();
+    HARNESS_TRY(acquire_roofline(ctx, *rec.roofline));
+  }
+  if (s.counters) {
+    step("level 2: counters");
+    rec.counters.emplace();
+    HARNESS_TRY(acquire_counters(ctx, *rec.counters));
+  }
+  if (s.ddr) {
+    step("level 3: DDR capture");
+    rec.ddr.emplace();
+    HARNESS_TRY(acquire_ddr(ctx, *rec.ddr));
+  }
+  if (s.latency) {
+    step("level 4: latency");
+    rec.latency.emplace();
+    HARNESS_TRY(acquire_latency(ctx, *rec.latency));
+  }
+  return ok();
+}
+
+}  // namespace
+
+Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const RunOptions& options) {
+  MonotonicClock monotonic;
+  Clock& clock = options.clock ? *options.clock : monotonic;
+
+  RunRecord run;
+  run.scenario_name = scenario.name;
+  run.scenario_path = scenario.path;
+  run.scenario_text = scenario.text;
+  run.scenario_hash = sha256_hex(scenario.text);
+  run.rig = scenario.rig.name;
+  run.origin = "live";
+  run.started_at = utc_now_iso8601();
+  run.context = host_context();
+  Result<std::int64_t> id = store.begin_run(run);
+  if (!id) return id.error();
+  run.id = *id;
+  if (options.progress) options.progress(fmt::format("run {} started ({})", run.id, store.path()));
+
+  Recording rec;
+  rec.started_at = run.started_at;
+
+  // The probes block, so they run on a worker thread; this thread's loop
+  // handles signals and turns them into a stop request.
+  boost::asio::io_context io;
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  std::stop_source stop;
+  std::string interrupted_by;
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    interrupted_by = fmt::format("interrupted by {}", sigabbrev_np(signal) ? fmt::format("SIG{}", sigabbrev_np(signal))
+                                                                             : std::to_string(signal));
+    stop.request_stop();
+  });
+  auto work = boost::asio::make_work_guard(io);
+  Status acquired = ok();
+  std::thread worker([&] {
+    collect_versions(scenario.rig, run.context);
+    AcquireContext ctx{scenario, clock, stop.get_token()};
+    acquired = acquire_all(ctx, rec, options.progress);
+    boost::asio::post(io, [&] {
+      signals.cancel();
+      work.reset();
+    });
+  });
+  io.run();
+  worker.join();
+
+  rec.context = run.context;
+  rec.ended_at = utc_now_iso8601();
+  if (!interrupted_by.empty()) {
+    rec.aborted = interrupted_by;
+  } else if (!acquired) {
+    rec.aborted = acquired.error().message;
+  }
+
+  run.analysis = analyse(scenario, rec, Provenance::measured);
+  run.ended_at = rec.ended_at;
+  run.recording_json = nlohmann::json(rec).dump();
+  RunOutcome outcome;
+  if (!rec.aborted.empty()) {
+    run.status = RunStatus::aborted;
+    run.reason = rec.aborted;
+    outcome.exit = ExitCode::infrastructure;
+  } else {
+    run.status = status_from_verdicts(run.analysis.verdicts);
+    if (run.status == RunStatus::failed) {
+      run.reason = "a verdict failed";
+      outcome.exit = ExitCode::failed;
+    }
+  }
+  HARNESS_TRY(store.finish_run(run));
+  outcome.run = std::move(run);
+  return outcome;
+}
+
+}  // namespace harness

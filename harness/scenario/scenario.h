@@ -1,0 +1,60 @@
+// A scenario file parsed once into typed structs: what the rig has (Rig),
+// what runs on it (Workload) and, per verification level, how to measure it
+// and what to expect. Reference: scenarios/README.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/base/result.h"
+#include "harness/scenario/counters_config.h"
+#include "harness/scenario/ddr_config.h"
+#include "harness/scenario/latency_config.h"
+#include "harness/scenario/roofline_config.h"
+#include "harness/scenario/workload.h"
+
+namespace harness {
+
+// A ceiling of the roofline: declared in the scenario or measured on the rig.
+struct Ceiling {
+  std::string name;      // "fp32", "int8" (compute); "dram", "l2" (memory)
+  bool measure = false;  // true: measured by a microbenchmark or vendor tool
+  double value = 0;      // SI (op/s or B/s) when declared
+  std::string where;     // file:line:col of the declaration
+};
+
+// A command whose output is stored in the run's context (firmware, driver...).
+struct VersionCommand {
+  std::string name;
+  std::vector<std::string> argv;
+};
+
+struct Rig {
+  std::string name;
+  std::string description;
+  std::vector<Ceiling> compute;  // peak compute per precision
+  std::vector<Ceiling> memory;   // memory bandwidth ceilings
+  std::vector<VersionCommand> versions;
+};
+
+struct Scenario {
+  std::string path;         // as given on the command line
+  std::string text;         // the file's bytes, stored with every run
+  std::string name;
+  std::string description;
+  Rig rig;
+  Workload workload;
+  std::optional<RooflineConfig> roofline;  // level 1
+  std::optional<CountersConfig> counters;  // level 2
+  std::optional<DdrConfig> ddr;            // level 3
+  std::optional<LatencyConfig> latency;    // level 4
+};
+
+// Parses scenario text; `path` is used in error messages only.
+Result<Scenario> parse_scenario(std::string text, std::string path);
+// Reads and parses a file; a missing file names the OS error.
+Result<Scenario> load_scenario(const std::string& path);
+
+}  // namespace harness

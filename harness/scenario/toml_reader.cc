@@ -1,0 +1,252 @@
+#define TOML_IMPLEMENTATION
+#include "harness/scenario/toml_reader.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace harness {
+
+std::string ParseContext::where(const toml::source_region& region) const {
+  return fmt::format("{}:{}:{}", path, region.begin.line, region.begin.column);
+}
+
+void ParseContext::fail(const toml::source_region& region, const std::string& message) {
+  if (!error) error = Error::input(fmt::format("{}: {}", where(region), message));
+}
+
+void ParseContext::fail_file(const std::string& message) {
+  if (!error) error = Error::input(fmt::format("{}: {}", path, message));
+}
+
+std::string_view toml_type_noun(toml::node_type type) {
+  switch (type) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: return "nothing";
+  }
+  return "a value";
+}
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::optional<std::string> closest_match(std::string_view word,
+                                         const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const std::string& c : candidates) {
+    std::size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+TableReader::TableReader(ParseContext& context, const toml::table& table, std::string name)
+    : context_(context), table_(table), name_(std::move(name)) {}
+
+const toml::node* TableReader::get(std::string_view key) {
+  used_.insert(std::string(key));
+  if (!ok()) return nullptr;
+  return table_.get(key);
+}
+
+std::string TableReader::type_error(std::string_view key, std::string_view expected,
+                                    const toml::node& got) {
+  return fmt::format("[{}] {} must be {}, got {}", name_, key, expected, toml_type_noun(got.type()));
+}
+
+void TableReader::fail_at(std::string_view key, const std::string& message) {
+  const toml::node* n = table_.get(key);
+  if (n) {
+    context_.fail(n->source(), fmt::format("[{}] {}: {}", name_, key, message));
+  } else {
+    context_.fail(table_.source(), fmt::format("[{}] {}: {}", name_, key, message));
+  }
+}
+
+void TableReader::fail_at_node(const toml::node& node, const std::string& message) {
+  context_.fail(node.source(), fmt::format("[{}] {}", name_, message));
+}
+
+void TableReader::fail_missing(std::string_view key, std::string_view what) {
+  context_.fail(table_.source(),
+                fmt::format("[{}] is missing required key '{}' ({})", name_, key, what));
+}
+
+std::optional<std::string> TableReader::string(std::string_view key) {
+  const toml::node* n = get(key);
+  if (!n) return std::nullopt;
+  if (!n->is_string()) {
+    context_.fail(n->source(), type_error(key, "a string", *n));
+    return std::nullopt;
+  }
+  return std::string(n->as_string()->get());
+}
+
+std::string TableReader::required_string(std::string_view key) {
+  bool present = ok() && table_.contains(key);
+  std::optional<std::string> s = string(key);
+  if (!present && ok()) fail_missing(key, "a string");
+  return s.value_or("");
+}
+
+std::optional<std::string> TableReader::choice(std::string_view key,
+                                               const std::vector<std::string>& choices) {
+  std::optional<std::string> s = string(key);
+  if (!s) return std::nullopt;
+  if (std::find(choices.begin(), choices.end(), *s) != choices.end()) return s;
+  std::string list;
+  for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + ("\"" + c + "\"");
+  std::string message = fmt::format("unknown value \"{}\" (expected one of {})", *s, list);
+  if (auto near = closest_match(*s, choices)) message += fmt::format("; did you mean \"{}\"?", *near);
+  fail_at(key, message);
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> TableReader::integer(std::string_view key, std::int64_t min,
+                                                 std::int64_t max) {
+  const toml::node* n = get(key);
+  if (!n) return std::nullopt;
+  if (!n->is_integer()) {
+    context_.fail(n->source(), type_error(key, "an integer", *n));
+    return std::nullopt;
+  }
+  std::int64_t v = n->as_integer()->get();
+  if (v < min || v > max) {
+    context_.fail(n->source(),
+                  fmt::format("[{}] {} must be between {} and {}, got {}", name_, key, min, max, v));
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<double> TableReader::number(std::string_view key) {
+  const toml::node* n = get(key);
+  if (!n) return std::nullopt;
+  if (n->is_integer()) return static_cast<double>(n->as_integer()->get());
+  if (n->is_floating_point()) {
+    double v = n->as_floating_point()->get();
+    if (!std::isfinite(v)) {
+      context_.fail(n->source(), fmt::format("[{}] {} must be a finite number", name_, key));
+      return std::nullopt;
+    }
+    return v;
+  }
+  context_.fail(n->source(), type_error(key, "a number", *n));
+  return std::nullopt;
+}
+
+std::optional<bool> TableReader::boolean(std::string_view key) {
+  const toml::node* n = get(key);
+  if (!n) return std::nullopt;
+  if (!n->is_boolean()) {
+    context_.fail(n->source(), type_error(key, "a boolean (true or false)", *n));
+    return std::nullopt;
+  }
+  return n->as_boolean()->get();
+}
+
+std::optional<double> TableReader::quantity(std::string_view key, Dimension dimension) {
+  const toml::node* n = get(key);
+  if (!n) return std::nullopt;
+  if (!n->is_string()) {
+    context_.fail(n->source(),
+                  fmt::format("[{}] {} must be {} written as a string with a unit, such as {}, got {}",
+                              name_, key, dimension_noun(dimension), dimension_example(dimension),
+                              toml_type_noun(n->type())));
+    return std::nullopt;
+  }
+  Result<double> q = parse_quantity(n->as_string()->get(), dimension);
+  if (!q) {
+    context_.fail(n->source(), fmt::format("[{}] {}: {}", name_, key, q.error().message));
+    return std::nullopt;
+  }
+  return *q;
+}
+
+std::optional<std::vector<std::string>> TableReader::string_array(std::string_view key,
+                                                                  bool allow_single) {
+  const toml::node* n = get(key);
+  if (!n) return std::nullopt;
+  if (allow_single && n->is_string()) return std::vector<std::string>{std::string(n->as_string()->get())};
+  if (!n->is_array()) {
+    context_.fail(n->source(), type_error(key, "an array of strings", *n));
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  for (const toml::node& element : *n->as_array()) {
+    if (!element.is_string()) {
+      context_.fail(element.source(),
+                    fmt::format("[{}] {} must hold only strings, got {}", name_, key,
+                                toml_type_noun(element.type())));
+      return std::nullopt;
+    }
+    out.emplace_back(element.as_string()->get());
+  }
+  return out;
+}
+
+const toml::table* TableReader::table(std::string_view key) {
+  const toml::node* n = get(key);
+  if (!n) return nullptr;
+  if (!n->is_table()) {
+    context_.fail(n->source(), type_error(key, "a table", *n));
+    return nullptr;
+  }
+  return n->as_table();
+}
+
+const toml::array* TableReader::table_array(std::string_view key) {
+  const toml::node* n = get(key);
+  if (!n) return nullptr;
+  if (!n->is_array_of_tables()) {
+    context_.fail(n->source(), type_error(key, fmt::format("an array of tables ([[{}.{}]])", name_, key), *n));
+    return nullptr;
+  }
+  return n->as_array();
+}
+
+const toml::node* TableReader::node(std::string_view key) { return get(key); }
+
+Status TableReader::finish() {
+  if (!ok()) return *context_.error;
+  std::vector<std::string> known(used_.begin(), used_.end());
+  for (auto&& [key, value] : table_) {
+    if (used_.count(key.str())) continue;
+    std::string message = fmt::format("unknown key '{}' in [{}]", key.str(), name_);
+    if (auto near = closest_match(key.str(), known)) {
+      message += fmt::format("; did you mean '{}'?", *near);
+    }
+    context_.fail(key.source(), message);
+    return *context_.error;
+  }
+  return harness::ok();
+}
+
+}  // namespace harness

@@ -1,0 +1,87 @@
+// Reads one TOML table into typed values, remembering which keys were used so
+// that unknown keys are reported with "did you mean". The first error wins;
+// after it every accessor returns nothing, and finish() returns that error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "harness/base/result.h"
+#include "harness/base/units.h"
+
+namespace harness {
+
+// Shared by all readers of one file: where errors point, and the first error.
+struct ParseContext {
+  std::string path;
+  std::optional<Error> error;
+
+  // "path:line:col: message"
+  std::string where(const toml::source_region& region) const;
+  void fail(const toml::source_region& region, const std::string& message);
+  void fail_file(const std::string& message);  // "path: message"
+};
+
+class TableReader {
+ public:
+  // `name` is the table's dotted name as a user writes it: "rig.memory".
+  TableReader(ParseContext& context, const toml::table& table, std::string name);
+
+  const std::string& name() const { return name_; }
+  const toml::table& table() const { return table_; }
+  bool has(std::string_view key) const { return table_.contains(key); }
+  bool ok() const { return !context_.error.has_value(); }
+  ParseContext& context() { return context_; }
+
+  std::optional<std::string> string(std::string_view key);
+  std::string required_string(std::string_view key);
+  // One of `choices`; the error lists them (and suggests the closest).
+  std::optional<std::string> choice(std::string_view key, const std::vector<std::string>& choices);
+  std::optional<std::int64_t> integer(std::string_view key, std::int64_t min, std::int64_t max);
+  std::optional<double> number(std::string_view key);  // integer or float
+  std::optional<bool> boolean(std::string_view key);
+  // A string with a unit, checked against the dimension: "50 GB/s".
+  std::optional<double> quantity(std::string_view key, Dimension dimension);
+  // An array of strings; a single string is taken as an array of one when
+  // `allow_single` is set.
+  std::optional<std::vector<std::string>> string_array(std::string_view key, bool allow_single = false);
+  // A sub-table, or nullptr when the key is absent (an error when not a table).
+  const toml::table* table(std::string_view key);
+  // An array of tables ([[x]]), or nullptr when absent.
+  const toml::array* table_array(std::string_view key);
+  // The raw node, for values of several types ("measure" or "50 GB/s").
+  const toml::node* node(std::string_view key);
+  // Marks a key as known without reading it.
+  void allow(std::string_view key) { used_.insert(std::string(key)); }
+
+  // Reports an error at a value: "path:line:col: [rig] key 'x': message".
+  void fail_at(std::string_view key, const std::string& message);
+  void fail_at_node(const toml::node& node, const std::string& message);
+  void fail_missing(std::string_view key, std::string_view what);
+
+  // Checks that every key was used; unknown keys get "did you mean".
+  Status finish();
+
+ private:
+  const toml::node* get(std::string_view key);
+  std::string type_error(std::string_view key, std::string_view expected, const toml::node& got);
+
+  ParseContext& context_;
+  const toml::table& table_;
+  std::string name_;
+  std::set<std::string, std::less<>> used_;
+};
+
+// The closest of `candidates` to `word` when it is close enough to be a typo.
+std::optional<std::string> closest_match(std::string_view word,
+                                         const std::vector<std::string>& candidates);
+// "a string", "an integer", ...
+std::string_view toml_type_noun(toml::node_type type);
+
+}  // namespace harness

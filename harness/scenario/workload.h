@@ -1,0 +1,33 @@
+// What runs on the rig while the levels measure.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+// A kernel the harness runs in-process on a host (probes/kernels.h).
+struct BuiltinKernel {
+  std::string kind;           // "vector_add", "gemm", "softmax", "conv2d"
+  std::string precision = "fp32";
+  std::int64_t elements = 0;  // vector_add
+  std::int64_t m = 0, n = 0, k = 0;  // gemm: C[m,n] += A[m,k] * B[k,n]
+  std::int64_t rows = 0, cols = 0;   // softmax over each row
+  // conv2d, NCHW input, KCRS filter, stride 1, no padding
+  std::int64_t batch = 0, channels = 0, height = 0, width = 0, filters = 0, kernel_h = 0, kernel_w = 0;
+  // Repeats the work this many times per iteration: a way to inject a
+  // known slowdown (e.g. 1.2) when testing regression detection.
+  double slowdown = 1.0;
+};
+
+struct Workload {
+  enum class Kind { builtin, command };
+  Kind kind = Kind::builtin;
+  std::string name;                  // shown in reports
+  BuiltinKernel builtin;             // kind == builtin
+  std::vector<std::string> command;  // kind == command: argv, never a shell string
+  double timeout_s = 60;             // per iteration
+};
+
+}  // namespace harness

@@ -1,0 +1,82 @@
+// Schema migrations, in order: migration i brings user_version from i to i+1.
+// Never edit a released migration; append a new one.
+#pragma once
+
+#include <array>
+
+namespace harness {
+
+inline constexpr std::array<const char*, 1> kMigrations = {
+    // 0 -> 1: runs and what they produced.
+    R"sql(
+CREATE TABLE runs (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  scenario_name TEXT NOT NULL,
+  scenario_path TEXT NOT NULL,
+  scenario_hash TEXT NOT NULL,
+  scenario_text TEXT NOT NULL,
+  rig           TEXT NOT NULL,
+  origin        TEXT NOT NULL CHECK (origin IN ('live', 'replay')),
+  status        TEXT NOT NULL CHECK (status IN ('running', 'passed', 'failed', 'aborted')),
+  reason        TEXT NOT NULL DEFAULT '',
+  started_at    TEXT NOT NULL,
+  ended_at      TEXT NOT NULL DEFAULT '',
+  context       TEXT NOT NULL DEFAULT '{}',
+  recording     TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX runs_by_scenario ON runs (scenario_name, rig, id);
+CREATE TABLE metrics (
+  run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  level       TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  value       REAL,
+  text        TEXT NOT NULL DEFAULT '',
+  unit        TEXT NOT NULL,
+  provenance  TEXT NOT NULL,
+  source      TEXT NOT NULL,
+  unavailable TEXT NOT NULL DEFAULT '',
+  better      TEXT NOT NULL,
+  PRIMARY KEY (run_id, name)
+);
+CREATE INDEX metrics_by_name ON metrics (name, run_id);
+CREATE TABLE samples (
+  run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  level      TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  unit       TEXT NOT NULL,
+  provenance TEXT NOT NULL,
+  source     TEXT NOT NULL,
+  better     TEXT NOT NULL,
+  count      INTEGER NOT NULL,
+  vals       BLOB NOT NULL,  -- count little-endian IEEE 754 doubles
+  PRIMARY KEY (run_id, name)
+);
+CREATE TABLE artifacts (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  name   TEXT NOT NULL,
+  path   TEXT NOT NULL,
+  size   INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  kind   TEXT NOT NULL
+);
+CREATE TABLE verdicts (
+  run_id   INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq      INTEGER NOT NULL,
+  level    TEXT NOT NULL,
+  check_id TEXT NOT NULL,
+  expected TEXT NOT NULL,
+  measured TEXT NOT NULL,
+  status   TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'unavailable')),
+  detail   TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE hints (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq    INTEGER NOT NULL,
+  text   TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+)sql",
+};
+
+}  // namespace harness

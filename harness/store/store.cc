@@ -1,0 +1,309 @@
+#include "harness/store/store.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/store/schema.h"
+
+namespace harness {
+namespace {
+
+// SQLite errors become values here, and only here.
+template <class F>
+auto guarded(const std::string& path, const char* what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const SQLite::Exception& e) {
+    return Error::infra(fmt::format("store {}: {}: {}", path, what, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    return Error::infra(fmt::format("store {}: {}: corrupt JSON: {}", path, what, e.what()));
+  }
+}
+
+std::string optional_text(const SQLite::Column& c) { return c.isNull() ? std::string() : c.getString(); }
+
+}  // namespace
+
+std::string resolve_database_path(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("HARNESS_DB"); env && *env) return env;
+  return kDefaultDatabase;
+}
+
+Store::Store(std::string path, std::unique_ptr<SQLite::Database> db)
+    : path_(std::move(path)), db_(std::move(db)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+Result<Store> Store::open(const std::string& path) {
+  return guarded(path, "open", [&]() -> Result<Store> {
+    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, 5000);
+    db->exec("PRAGMA foreign_keys = ON");
+    std::string mode = db->execAndGet("PRAGMA journal_mode = WAL").getString();
+    (void)mode;  // a read-only or in-memory file may refuse WAL; that is fine
+    db->exec("PRAGMA synchronous = NORMAL");
+    int version = db->execAndGet("PRAGMA user_version").getInt();
+    if (version > kSchemaVersion) {
+      return Error::infra(fmt::format(
+          "store {}: schema version {} is newer than this harness knows ({}); use a newer harness",
+          path, version, kSchemaVersion));
+    }
+    for (int v = version; v < kSchemaVersion; ++v) {
+      SQLite::Transaction tx(*db);
+      db->exec(kMigrations[static_cast<std::size_t>(v)]);
+      db->exec(fmt::format("PRAGMA user_version = {}", v + 1));
+      tx.commit();
+    }
+    return Store(path, std::move(db));
+  });
+}
+
+int Store::schema_version() const { return db_->execAndGet("PRAGMA user_version").getInt(); }
+
+Result<std::int64_t> Store::begin_run(const RunRecord& r) {
+  return guarded(path_, "begin run", [&]() -> Result<std::int64_t> {
+    SQLite::Statement q(*db_,
+                        "INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, "
+                        "origin, status, reason, started_at, context) VALUES (?,?,?,?,?,?,'running','',?,?)");
+    q.bind(1, r.scenario_name);
+    q.bind(2, r.scenario_path);
+    q.bind(3, r.scenario_hash);
+    q.bind(4, r.scenario_text);
+    q.bind(5, r.rig);
+    q.bind(6, r.origin);
+    q.bind(7, r.started_at);
+    q.bind(8, nlohmann::json(r.context).dump());
+    q.exec();
+    return db_->getLastInsertRowid();
+  });
+}
+
+Status Store::write_body(const RunRecord& r) {
+  SQLite::Statement run(*db_,
+                        "UPDATE runs SET status = ?, reason = ?, ended_at = ?, context = ?, recording = ? "
+                        "WHERE id = ?");
+  run.bind(1, std::string(run_status_name(r.status)));
+  run.bind(2, r.reason);
+  run.bind(3, r.ended_at);
+  run.bind(4, nlohmann::json(r.context).dump());
+  run.bind(5, r.recording_json);
+  run.bind(6, r.id);
+  if (run.exec() != 1) return Error::infra(fmt::format("store {}: run {} does not exist", path_, r.id));
+
+  SQLite::Statement metric(*db_,
+                           "INSERT INTO metrics (run_id, level, name, value, text, unit, provenance, source, "
+                           "unavailable, better) VALUES (?,?,?,?,?,?,?,?,?,?)");
+  for (const Metric& m : r.analysis.metrics) {
+    metric.bind(1, r.id);
+    metric.bind(2, std::string(level_name(m.level)));
+    metric.bind(3, m.name);
+    if (m.value) metric.bind(4, *m.value); else metric.bind(4);
+    metric.bind(5, m.text);
+    metric.bind(6, m.unit);
+    metric.bind(7, std::string(provenance_name(m.provenance)));
+    metric.bind(8, m.source);
+    metric.bind(9, m.unavailable);
+    metric.bind(10, std::string(better_name(m.better)));
+    metric.exec();
+    metric.reset();
+  }
+  SQLite::Statement sample(*db_,
+                           "INSERT INTO samples (run_id, level, name, unit, provenance, source, better, count, "
+                           "vals) VALUES (?,?,?,?,?,?,?,?,?)");
+  for (const SampleSet& s : r.analysis.samples) {
+    sample.bind(1, r.id);
+    sample.bind(2, std::string(level_name(s.level)));
+    sample.bind(3, s.name);
+    sample.bind(4, s.unit);
+    sample.bind(5, std::string(provenance_name(s.provenance)));
+    sample.bind(6, s.source);
+    sample.bind(7, std::string(better_name(s.better)));
+    sample.bind(8, static_cast<std::int64_t>(s.values.size()));
+    sample.bind(9, s.values.data(), static_cast<int>(s.values.size() * sizeof(double)));
+    sample.exec();
+    sample.reset();
+  }
+  SQLite::Statement artifact(*db_,
+                             "INSERT INTO artifacts (run_id, name, path, size, sha256, kind) VALUES (?,?,?,?,?,?)");
+  for (const Artifact& a : r.artifacts) {
+    artifact.bind(1, r.id);
+    artifact.bind(2, a.name);
+    artifact.bind(3, a.path);
+    artifact.bind(4, static_cast<std::int64_t>(a.size));
+    artifact.bind(5, a.sha256);
+    artifact.bind(6, a.kind);
+    artifact.exec();
+    artifact.reset();
+  }
+  SQLite::Statement verdict(*db_,
+                            "INSERT INTO verdicts (run_id, seq, level, check_id, expected, measured, status, detail) "
+                            "VALUES (?,?,?,?,?,?,?,?)");
+  int seq = 0;
+  for (const Verdict& v : r.analysis.verdicts) {
+    verdict.bind(1, r.id);
+    verdict.bind(2, seq++);
+    verdict.bind(3, std::string(level_name(v.level)));
+    verdict.bind(4, v.check);
+    verdict.bind(5, v.expected);
+    verdict.bind(6, v.measured);
+    verdict.bind(7, std::string(verdict_status_name(v.status)));
+    verdict.bind(8, v.detail);
+    verdict.exec();
+    verdict.reset();
+  }
+  SQLite::Statement hint(*db_, "INSERT INTO hints (run_id, seq, text) VALUES (?,?,?)");
+  seq = 0;
+  for (const std::string& h : r.analysis.hints) {
+    hint.bind(1, r.id);
+    hint.bind(2, seq++);
+    hint.bind(3, h);
+    hint.exec();
+    hint.reset();
+  }
+  return ok();
+}
+
+Status Store::finish_run(const RunRecord& r) {
+  return guarded(path_, "store run", [&]() -> Status {
+    SQLite::Transaction tx(*db_);
+    HARNESS_TRY(write_body(r));
+    tx.commit();
+    return ok();
+  });
+}
+
+Result<std::int64_t> Store::insert_run(const RunRecord& r) {
+  return guarded(path_, "store run", [&]() -> Result<std::int64_t> {
+    SQLite::Transaction tx(*db_);
+    Result<std::int64_t> id = begin_run(r);
+    if (!id) return id.error();
+    RunRecord copy = r;
+    copy.id = *id;
+    HARNESS_TRY(write_body(copy));
+    tx.commit();
+    return *id;
+  });
+}
+
+Result<std::vector<RunSummary>> Store::list_runs(int limit) const {
+  return guarded(path_, "list runs", [&]() -> Result<std::vector<RunSummary>> {
+    SQLite::Statement q(*db_,
+                        "SELECT r.id, r.scenario_name, r.rig, r.origin, r.status, r.reason, r.started_at, "
+                        "r.ended_at, (SELECT count(*) FROM metrics m WHERE m.run_id = r.id), "
+                        "(SELECT count(*) FROM verdicts v WHERE v.run_id = r.id AND v.status = 'fail') "
+                        "FROM runs r ORDER BY r.id DESC LIMIT ?");
+    q.bind(1, limit);
+    std::vector<RunSummary> out;
+    while (q.executeStep()) {
+      RunSummary s;
+      s.id = q.getColumn(0).getInt64();
+      s.scenario_name = q.getColumn(1).getString();
+      s.rig = q.getColumn(2).getString();
+      s.origin = q.getColumn(3).getString();
+      s.status = run_status_from_name(q.getColumn(4).getString()).value_or(RunStatus::aborted);
+      s.reason = q.getColumn(5).getString();
+      s.started_at = q.getColumn(6).getString();
+      s.ended_at = q.getColumn(7).getString();
+      s.metric_count = q.getColumn(8).getInt();
+      s.verdicts_failed = q.getColumn(9).getInt();
+      out.push_back(s);
+    }
+    return out;
+  });
+}
+
+Result<RunRecord> Store::load_run(std::int64_t id) const {
+  return guarded(path_, "load run", [&]() -> Result<RunRecord> {
+    SQLite::Statement q(*db_,
+                        "SELECT scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, "
+                        "reason, started_at, ended_at, context, recording FROM runs WHERE id = ?");
+    q.bind(1, id);
+    if (!q.executeStep()) return Error::input(fmt::format("store {}: no run with id {}", path_, id));
+    RunRecord r;
+    r.id = id;
+    r.scenario_name = q.getColumn(0).getString();
+    r.scenario_path = q.getColumn(1).getString();
+    r.scenario_hash = q.getColumn(2).getString();
+    r.scenario_text = q.getColumn(3).getString();
+    r.rig = q.getColumn(4).getString();
+    r.origin = q.getColumn(5).getString();
+    r.status = run_status_from_name(q.getColumn(6).getString()).value_or(RunStatus::aborted);
+    r.reason = q.getColumn(7).getString();
+    r.started_at = q.getColumn(8).getString();
+    r.ended_at = q.getColumn(9).getString();
+    r.context = nlohmann::json::parse(q.getColumn(10).getString()).get<std::map<std::string, std::string>>();
+    r.recording_json = q.getColumn(11).getString();
+
+    SQLite::Statement m(*db_,
+                        "SELECT level, name, value, text, unit, provenance, source, unavailable, better "
+                        "FROM metrics WHERE run_id = ? ORDER BY rowid");
+    m.bind(1, id);
+    while (m.executeStep()) {
+      Metric x;
+      x.level = level_from_name(m.getColumn(0).getString()).value_or(Level::roofline);
+      x.name = m.getColumn(1).getString();
+      if (!m.getColumn(2).isNull()) x.value = m.getColumn(2).getDouble();
+      x.text = m.getColumn(3).getString();
+      x.unit = m.getColumn(4).getString();
+      x.provenance = provenance_from_name(m.getColumn(5).getString()).value_or(Provenance::measured);
+      x.source = m.getColumn(6).getString();
+      x.unavailable = m.getColumn(7).getString();
+      x.better = better_from_name(m.getColumn(8).getString()).value_or(Better::none);
+      r.analysis.metrics.push_back(std::move(x));
+    }
+    SQLite::Statement s(*db_,
+                        "SELECT level, name, unit, provenance, source, better, count, vals FROM samples "
+                        "WHERE run_id = ? ORDER BY rowid");
+    s.bind(1, id);
+    while (s.executeStep()) {
+      SampleSet x;
+      x.level = level_from_name(s.getColumn(0).getString()).value_or(Level::latency);
+      x.name = s.getColumn(1).getString();
+      x.unit = s.getColumn(2).getString();
+      x.provenance = provenance_from_name(s.getColumn(3).getString()).value_or(Provenance::measured);
+      x.source = s.getColumn(4).getString();
+      x.better = better_from_name(s.getColumn(5).getString()).value_or(Better::none);
+      std::int64_t count = s.getColumn(6).getInt64();
+      SQLite::Column blob = s.getColumn(7);
+      if (blob.getBytes() != count * static_cast<std::int64_t>(sizeof(double))) {
+        return Error::infra(fmt::format("store {}: run {} sample set {} is corrupt ({} bytes for {} values)",
+                                        path_, id, x.name, blob.getBytes(), count));
+      }
+      x.values.resize(static_cast<std::size_t>(count));
+      if (count > 0) std::memcpy(x.values.data(), blob.getBlob(), x.values.size() * sizeof(double));
+      r.analysis.samples.push_back(std::move(x));
+    }
+    SQLite::Statement a(*db_, "SELECT name, path, size, sha256, kind FROM artifacts WHERE run_id = ? ORDER BY rowid");
+    a.bind(1, id);
+    while (a.executeStep()) {
+      r.artifacts.push_back({a.getColumn(0).getString(), a.getColumn(1).getString(),
+                             static_cast<std::uint64_t>(a.getColumn(2).getInt64()), a.getColumn(3).getString(),
+                             a.getColumn(4).getString()});
+    }
+    SQLite::Statement v(*db_,
+                        "SELECT level, check_id, expected, measured, status, detail FROM verdicts "
+                        "WHERE run_id = ? ORDER BY seq");
+    v.bind(1, id);
+    while (v.executeStep()) {
+      Verdict x;
+      x.level = level_from_name(v.getColumn(0).getString()).value_or(Level::roofline);
+      x.check = v.getColumn(1).getString();
+      x.expected = v.getColumn(2).getString();
+      x.measured = v.getColumn(3).getString();
+      x.status = verdict_status_from_name(v.getColumn(4).getString()).value_or(VerdictStatus::unavailable);
+      x.detail = optional_text(v.getColumn(5));
+      r.analysis.verdicts.push_back(std::move(x));
+    }
+    SQLite::Statement h(*db_, "SELECT text FROM hints WHERE run_id = ? ORDER BY seq");
+    h.bind(1, id);
+    while (h.executeStep()) r.analysis.hints.push_back(h.getColumn(0).getString());
+    return r;
+  });
+}
+
+}  // namespace harness
