@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -12,13 +13,19 @@ namespace harness {
 
 Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
   auto scenario_path = std::make_shared<std::string>();
+  auto record_dir = std::make_shared<std::string>();
   app.add_option("scenario", *scenario_path, "Scenario file (TOML); reference: scenarios/README.md")->required();
+  app.add_option("--record", *record_dir, "Also write the run as a recording bundle into this folder (empty or absent)");
   return [=, &global]() -> Result<ExitCode> {
     Result<Scenario> scenario = load_scenario(*scenario_path);
     if (!scenario) return scenario.error();
+    if (!record_dir->empty() && std::filesystem::exists(*record_dir) && !std::filesystem::is_empty(*record_dir)) {
+      return Error::input(fmt::format("{}: the recording folder must be empty or absent", *record_dir));
+    }
     Result<Store> store = Store::open(resolve_database_path(global.db));
     if (!store) return store.error();
     RunOptions options;
+    options.record_dir = *record_dir;
     options.progress = [&](const std::string& line) { io.err << "harness: " << line << "\n" << std::flush; };
     Result<RunOutcome> outcome = run_scenario(*scenario, *store, options);
     if (!outcome) return outcome.error();

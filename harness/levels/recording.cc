@@ -14,6 +14,8 @@ void to_json(nlohmann::json& j, const Recording& r) {
   if (r.counters) j["counters"] = *r.counters;
   if (r.ddr) j["ddr"] = *r.ddr;
   if (r.latency) j["latency"] = *r.latency;
+  j["files"] = nlohmann::json::array();
+  for (const RecordedFile& f : r.files) j["files"].push_back({{"name", f.name}, {"kind", f.kind}});
 }
 
 void from_json(const nlohmann::json& j, Recording& r) {
@@ -25,6 +27,9 @@ void from_json(const nlohmann::json& j, Recording& r) {
   if (j.contains("counters")) r.counters = j["counters"].get<CountersRecording>();
   if (j.contains("ddr")) r.ddr = j["ddr"].get<DdrRecording>();
   if (j.contains("latency")) r.latency = j["latency"].get<LatencyRecording>();
+  if (j.contains("files")) {
+    for (const auto& f : j["files"]) r.files.push_back({f.at("name"), f.at("kind")});
+  }
 }
 
 }  // namespace harness

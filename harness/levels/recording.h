@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -15,6 +16,12 @@
 #include "harness/levels/roofline.h"
 
 namespace harness {
+
+// A raw file a probe wrote (a capture), named relative to base_dir.
+struct RecordedFile {
+  std::string name;  // "ddr/capture.sr"
+  std::string kind;  // "sigrok-session", "csv", ...
+};
 
 struct Recording {
   static constexpr int kFormatVersion = 1;
@@ -26,6 +33,11 @@ struct Recording {
   std::optional<CountersRecording> counters;
   std::optional<DdrRecording> ddr;
   std::optional<LatencyRecording> latency;
+  std::vector<RecordedFile> files;
+  // Where file names inside the recording (captures) resolve: the run's
+  // artifact folder for a live run, the bundle folder for a replay. Not
+  // serialised: a recording never names an absolute path.
+  std::string base_dir;
 };
 
 void to_json(nlohmann::json& j, const Recording& r);

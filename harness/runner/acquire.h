@@ -17,6 +17,9 @@ struct AcquireContext {
   const Scenario& scenario;
   Clock& clock;
   std::stop_token stop;  // set by SIGINT/SIGTERM: stop at the next iteration
+  // Where a probe writes raw files (captures); it lists each one in
+  // Recording::files by its name relative to this folder.
+  std::string artifact_dir;
 };
 
 Status acquire_roofline(const AcquireContext& context, RooflineRecording& out);

@@ -1,6 +1,7 @@
 #include "harness/runner/runner.h"
 
 #include <csignal>
+#include <filesystem>
 #include <cstring>
 #include <thread>
 
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/base/digest.h"
+#include "harness/bundle/bundle.h"
 #include "harness/base/time_text.h"
 #include "harness/levels/analyse.h"
 #include "harness/runner/acquire.h"
@@ -68,8 +70,13 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   run.id = *id;
   if (options.progress) options.progress(fmt::format("run {} started ({})", run.id, store.path()));
 
+  std::string artifact_root = options.artifact_root;
+  if (artifact_root.empty()) {
+    artifact_root = (std::filesystem::absolute(store.path()).parent_path() / "harness-artifacts").string();
+  }
   Recording rec;
   rec.started_at = run.started_at;
+  rec.base_dir = fmt::format("{}/run-{}", artifact_root, run.id);
 
   // The probes block, so they run on a worker thread; this thread's loop
   // handles signals and turns them into a stop request.
@@ -87,7 +94,7 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   Status acquired = ok();
   std::thread worker([&] {
     collect_versions(scenario.rig, run.context);
-    AcquireContext ctx{scenario, clock, stop.get_token()};
+    AcquireContext ctx{scenario, clock, stop.get_token(), rec.base_dir};
     acquired = acquire_all(ctx, rec, options.progress);
     boost::asio::post(io, [&] {
       signals.cancel();
@@ -103,6 +110,18 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
     rec.aborted = interrupted_by;
   } else if (!acquired) {
     rec.aborted = acquired.error().message;
+  }
+
+  for (const RecordedFile& f : rec.files) {
+    std::string path = rec.base_dir + "/" + f.name;
+    Result<std::string> sha = sha256_file(path);
+    std::error_code ec;
+    std::uint64_t size = std::filesystem::file_size(path, ec);
+    if (!sha || ec) {
+      if (rec.aborted.empty()) rec.aborted = fmt::format("artifact {} is unreadable: {}", path, sha ? ec.message() : sha.error().message);
+      continue;
+    }
+    run.artifacts.push_back({f.name, path, size, *sha, f.kind});
   }
 
   run.analysis = analyse(scenario, rec, Provenance::measured);
@@ -121,6 +140,13 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
     }
   }
   HARNESS_TRY(store.finish_run(run));
+  if (!options.record_dir.empty()) {
+    std::vector<ExtraFile> files;
+    for (const Artifact& a : run.artifacts) files.push_back({a.path, a.name, a.kind});
+    Status written = write_bundle(options.record_dir, run, rec, files,
+                                  fmt::format("recorded live on {}", run.context["host"]));
+    if (!written) return written.error().within("the run is stored, but its recording bundle failed");
+  }
   outcome.run = std::move(run);
   return outcome;
 }

@@ -16,6 +16,11 @@ namespace harness {
 struct RunOptions {
   std::function<void(const std::string&)> progress;  // one line per step; may be empty
   Clock* clock = nullptr;                             // default: the monotonic clock
+  // Raw files of the run (captures) go to <artifact_root>/run-<id>/; default:
+  // "harness-artifacts" beside the database.
+  std::string artifact_root;
+  // When set, the run is also written there as a recording bundle.
+  std::string record_dir;
 };
 
 struct RunOutcome {

@@ -1,0 +1,250 @@
+#include "harness/bundle/bundle.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/base/digest.h"
+
+namespace harness {
+namespace fs = std::filesystem;
+namespace {
+
+Status write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error::infra(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
+  out << text;
+  out.close();
+  if (!out) return Error::infra(fmt::format("{}: write failed: {}", path.string(), std::strerror(errno)));
+  return ok();
+}
+
+Result<std::string> read_text(const fs::path& path, std::uint64_t limit) {
+  std::error_code ec;
+  std::uint64_t size = fs::file_size(path, ec);
+  if (ec) return Error::input(fmt::format("{}: {}", path.string(), ec.message()));
+  if (size > limit) {
+    return Error::input(fmt::format("{}: {} bytes is more than the {} allowed", path.string(), size, limit));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::input(fmt::format("{}: {}", path.string(), std::strerror(errno)));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// A manifest path must stay inside the bundle: relative, no "..", no
+// absolute, and (after resolving symlinks) still below the directory.
+Result<fs::path> confined(const fs::path& dir, const std::string& relative) {
+  fs::path p(relative);
+  if (relative.empty() || p.is_absolute()) {
+    return Error::input(fmt::format("{}: file path \"{}\" must be relative to the bundle", dir.string(), relative));
+  }
+  for (const fs::path& part : p) {
+    if (part == "..") {
+      return Error::input(
+          fmt::format("{}: file path \"{}\" points outside the bundle", dir.string(), relative));
+    }
+  }
+  std::error_code ec;
+  fs::path root = fs::weakly_canonical(dir, ec);
+  fs::path full = fs::weakly_canonical(dir / p, ec);
+  auto [root_end, ignored] = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
+  if (ec || root_end != root.end()) {
+    return Error::input(fmt::format("{}: file path \"{}\" points outside the bundle", dir.string(), relative));
+  }
+  return dir / p;
+}
+
+nlohmann::json manifest_to_json(const BundleManifest& m) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const BundleFile& f : m.files) {
+    files.push_back({{"path", f.path}, {"role", f.role}, {"size", f.size}, {"sha256", f.sha256}});
+  }
+  return {{"format", "harness-recording"},
+          {"format_version", m.format_version},
+          {"harness_version", m.harness_version},
+          {"scenario", m.scenario_name},
+          {"rig", m.rig},
+          {"status", m.status},
+          {"reason", m.reason},
+          {"started_at", m.started_at},
+          {"ended_at", m.ended_at},
+          {"provenance", m.provenance},
+          {"context", m.context},
+          {"files", files}};
+}
+
+Result<BundleManifest> manifest_from_json(const nlohmann::json& j, const std::string& where) {
+  try {
+    if (j.value("format", "") != "harness-recording") {
+      return Error::input(fmt::format("{}: not a harness recording manifest (\"format\" is not "
+                                      "\"harness-recording\")", where));
+    }
+    BundleManifest m;
+    m.format_version = j.at("format_version").get<int>();
+    if (m.format_version > kBundleFormatVersion) {
+      return Error::input(fmt::format("{}: bundle format version {} is newer than this harness reads ({})",
+                                      where, m.format_version, kBundleFormatVersion));
+    }
+    if (m.format_version < 1) {
+      return Error::input(fmt::format("{}: bad bundle format version {}", where, m.format_version));
+    }
+    m.harness_version = j.value("harness_version", "");
+    m.scenario_name = j.value("scenario", "");
+    m.rig = j.value("rig", "");
+    m.status = j.value("status", "");
+    m.reason = j.value("reason", "");
+    m.started_at = j.value("started_at", "");
+    m.ended_at = j.value("ended_at", "");
+    m.provenance = j.value("provenance", "");
+    if (j.contains("context")) m.context = j.at("context").get<std::map<std::string, std::string>>();
+    for (const auto& f : j.at("files")) {
+      m.files.push_back({f.at("path").get<std::string>(), f.at("role").get<std::string>(),
+                         f.at("size").get<std::uint64_t>(), f.at("sha256").get<std::string>()});
+    }
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    return Error::input(fmt::format("{}: malformed manifest: {}", where, e.what()));
+  }
+}
+
+Result<BundleFile> describe(const fs::path& dir, const std::string& relative, const std::string& role) {
+  fs::path full = dir / relative;
+  std::error_code ec;
+  std::uint64_t size = fs::file_size(full, ec);
+  if (ec) return Error::infra(fmt::format("{}: {}", full.string(), ec.message()));
+  Result<std::string> sha = sha256_file(full.string());
+  if (!sha) return sha.error();
+  return BundleFile{relative, role, size, *sha};
+}
+
+}  // namespace
+
+Status write_bundle(const std::string& dir_text, const RunRecord& run, const Recording& recording,
+                    const std::vector<ExtraFile>& extra_files, const std::string& provenance) {
+  fs::path dir(dir_text);
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
+    return Error::input(fmt::format("{}: the recording folder must be empty or absent", dir_text));
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return Error::infra(fmt::format("{}: cannot create: {}", dir_text, ec.message()));
+
+  BundleManifest m;
+  m.harness_version = HARNESS_VERSION;
+  m.scenario_name = run.scenario_name;
+  m.rig = run.rig;
+  m.status = std::string(run_status_name(run.status));
+  m.reason = run.reason;
+  m.started_at = run.started_at;
+  m.ended_at = run.ended_at;
+  m.provenance = provenance;
+  m.context = run.context;
+
+  HARNESS_TRY(write_text(dir / "scenario.toml", run.scenario_text));
+  HARNESS_TRY(write_text(dir / "recording.json", nlohmann::json(recording).dump(1) + "\n"));
+  std::vector<std::pair<std::string, std::string>> listed = {{"scenario.toml", "scenario"},
+                                                             {"recording.json", "recording"}};
+  for (const ExtraFile& f : extra_files) {
+    Result<fs::path> target = confined(dir, f.path);
+    if (!target) return target.error();
+    fs::create_directories(target->parent_path(), ec);
+    fs::copy_file(f.source, *target, fs::copy_options::overwrite_existing, ec);
+    if (ec) return Error::infra(fmt::format("{}: cannot copy into the bundle: {}", f.source, ec.message()));
+    listed.emplace_back(f.path, f.role);
+  }
+  for (auto& [path, role] : listed) {
+    Result<BundleFile> file = describe(dir, path, role);
+    if (!file) return file.error();
+    m.files.push_back(*file);
+  }
+  return write_text(dir / "manifest.json", manifest_to_json(m).dump(2) + "\n");
+}
+
+Result<LoadedBundle> load_bundle(const std::string& dir_text, const BundleLimits& limits) {
+  fs::path dir(dir_text);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Error::input(fmt::format("{}: not a recording folder: {}", dir_text,
+                                    ec ? ec.message() : std::string("not a directory")));
+  }
+  fs::path manifest_path = dir / "manifest.json";
+  Result<std::string> manifest_text = read_text(manifest_path, limits.max_manifest_bytes);
+  if (!manifest_text) return manifest_text.error();
+  nlohmann::json manifest_json = nlohmann::json::parse(*manifest_text, nullptr, false);
+  if (manifest_json.is_discarded()) {
+    return Error::input(fmt::format("{}: not valid JSON", manifest_path.string()));
+  }
+  Result<BundleManifest> manifest = manifest_from_json(manifest_json, manifest_path.string());
+  if (!manifest) return manifest.error();
+  if (manifest->files.size() > limits.max_files) {
+    return Error::input(fmt::format("{}: {} files is more than the {} allowed", manifest_path.string(),
+                                    manifest->files.size(), limits.max_files));
+  }
+
+  LoadedBundle b;
+  b.dir = dir_text;
+  b.manifest = *manifest;
+  std::uint64_t total = 0;
+  const BundleFile* scenario_file = nullptr;
+  const BundleFile* recording_file = nullptr;
+  for (const BundleFile& f : b.manifest.files) {
+    Result<fs::path> full = confined(dir, f.path);
+    if (!full) return full.error();
+    bool is_json = f.role == "scenario" || f.role == "recording";
+    std::uint64_t limit = is_json ? limits.max_json_bytes : limits.max_file_bytes;
+    if (f.size > limit) {
+      return Error::input(fmt::format("{}: {} bytes is more than the {} allowed", full->string(), f.size, limit));
+    }
+    total += f.size;
+    if (total > limits.max_total_bytes) {
+      return Error::input(fmt::format("{}: the bundle's files exceed the {} bytes allowed", dir_text,
+                                      limits.max_total_bytes));
+    }
+    std::uint64_t actual = fs::file_size(*full, ec);
+    if (ec) return Error::input(fmt::format("{}: listed in the manifest but {}", full->string(), ec.message()));
+    if (actual != f.size) {
+      return Error::input(fmt::format("{}: {} bytes, the manifest says {} (truncated or altered)",
+                                      full->string(), actual, f.size));
+    }
+    Result<std::string> sha = sha256_file(full->string());
+    if (!sha) return sha.error();
+    if (*sha != f.sha256) {
+      return Error::input(fmt::format("{}: sha256 {} does not match the manifest's {} (altered)",
+                                      full->string(), *sha, f.sha256));
+    }
+    if (f.role == "scenario") scenario_file = &f;
+    if (f.role == "recording") recording_file = &f;
+  }
+  if (!scenario_file || !recording_file) {
+    return Error::input(fmt::format("{}: the manifest lists no {} file", manifest_path.string(),
+                                    scenario_file ? "recording" : "scenario"));
+  }
+  Result<std::string> scenario = read_text(dir / scenario_file->path, limits.max_json_bytes);
+  if (!scenario) return scenario.error();
+  b.scenario_text = *scenario;
+  fs::path recording_path = dir / recording_file->path;
+  Result<std::string> recording = read_text(recording_path, limits.max_json_bytes);
+  if (!recording) return recording.error();
+  try {
+    nlohmann::json j = nlohmann::json::parse(*recording);
+    int version = j.value("format_version", 0);
+    if (version > Recording::kFormatVersion) {
+      return Error::input(fmt::format("{}: recording format version {} is newer than this harness reads ({})",
+                                      recording_path.string(), version, Recording::kFormatVersion));
+    }
+    b.recording = j.get<Recording>();
+  } catch (const nlohmann::json::exception& e) {
+    return Error::input(fmt::format("{}: malformed recording: {}", recording_path.string(), e.what()));
+  }
+  b.recording.base_dir = dir_text;
+  return b;
+}
+
+}  // namespace harness

@@ -1,0 +1,181 @@
+#include "harness/bundle/bundle.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/bundle/replay.h"
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kScenario = R"([scenario]
+name = "b"
+[rig]
+name = "r"
+[rig.memory]
+dram = "measure"
+[workload]
+builtin = "vector_add"
+elements = 16
+[roofline]
+[latency]
+[latency.expect]
+latency_p50_max = "1 ms"
+)";
+
+class BundleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("harness-bundle-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    dir_ = (root_ / "bundle").string();
+    std::ofstream(root_ / "capture.bin") << "raw capture bytes";
+
+    run_.scenario_name = "b";
+    run_.scenario_text = kScenario;
+    run_.rig = "r";
+    run_.status = RunStatus::passed;
+    run_.started_at = "2026-11-29T10:00:00.000Z";
+    run_.context = {{"host", "box"}};
+    rec_.context = run_.context;
+    rec_.roofline.emplace();
+    rec_.roofline->ceilings.push_back({"memory.dram", "B/s", "membw:seq_read", {30e9, 31e9, 29e9}, ""});
+    rec_.latency.emplace();
+    rec_.latency->source = "builtin:vector_add";
+    rec_.latency->latency_s = {0.0005, 0.0006, 0.0004};
+    rec_.latency->start_s = {0, 0.001, 0.002};
+    rec_.latency->window_s = 0.003;
+    rec_.files.push_back({"files/capture.bin", "raw"});
+    ASSERT_TRUE(write_bundle(dir_, run_, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw"}},
+                             "synthetic: made by bundle_test"));
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  nlohmann::json manifest() {
+    std::ifstream in(fs::path(dir_) / "manifest.json");
+    return nlohmann::json::parse(in);
+  }
+  void set_manifest(const nlohmann::json& j) { std::ofstream(fs::path(dir_) / "manifest.json") << j.dump(); }
+  std::string load_error(const BundleLimits& limits = {}) {
+    Result<LoadedBundle> b = load_bundle(dir_, limits);
+    EXPECT_FALSE(b) << "the bundle loaded, but an error was expected";
+    return b ? "" : b.error().message;
+  }
+
+  fs::path root_;
+  std::string dir_;
+  RunRecord run_;
+  Recording rec_;
+};
+
+TEST_F(BundleTest, RoundTripsTheRecordingAndReplaysDeterministically) {
+  Result<LoadedBundle> b = load_bundle(dir_);
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ(b->scenario_text, kScenario);
+  EXPECT_EQ(b->manifest.provenance, "synthetic: made by bundle_test");
+  EXPECT_EQ(b->manifest.files.size(), 3u);
+  EXPECT_EQ(b->recording.latency->latency_s, rec_.latency->latency_s);
+  EXPECT_EQ(b->recording.base_dir, dir_);
+  Result<RunRecord> first = replay_bundle(*b);
+  Result<RunRecord> second = replay_bundle(*b);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->origin, "replay");
+  EXPECT_EQ(analysis_fingerprint(first->analysis).dump(), analysis_fingerprint(second->analysis).dump());
+  const Metric* bw = first->analysis.find_metric("ceiling.memory.dram");
+  ASSERT_TRUE(bw);
+  EXPECT_EQ(*bw->value, 30e9);
+  EXPECT_EQ(bw->provenance, Provenance::replayed);
+  EXPECT_EQ(first->status, RunStatus::passed);
+}
+
+TEST_F(BundleTest, RefusesAPathOutsideTheBundle) {
+  nlohmann::json m = manifest();
+  m["files"][2]["path"] = "../capture.bin";
+  set_manifest(m);
+  EXPECT_EQ(load_error(), dir_ + ": file path \"../capture.bin\" points outside the bundle");
+  m["files"][2]["path"] = "/etc/passwd";
+  set_manifest(m);
+  EXPECT_EQ(load_error(), dir_ + ": file path \"/etc/passwd\" must be relative to the bundle");
+}
+
+TEST_F(BundleTest, RefusesASymlinkThatLeavesTheBundle) {
+  fs::remove(fs::path(dir_) / "files/capture.bin");
+  fs::create_symlink(root_ / "capture.bin", fs::path(dir_) / "files/capture.bin");
+  EXPECT_EQ(load_error(), dir_ + ": file path \"files/capture.bin\" points outside the bundle");
+}
+
+TEST_F(BundleTest, NamesAnAlteredFile) {
+  std::ofstream(fs::path(dir_) / "files/capture.bin") << "RAW capture bytes";  // same size
+  std::string e = load_error();
+  EXPECT_EQ(e.rfind(dir_ + "/files/capture.bin: sha256 ", 0), 0u) << e;
+  EXPECT_NE(e.find("(altered)"), std::string::npos) << e;
+}
+
+TEST_F(BundleTest, NamesATruncatedFile) {
+  fs::resize_file(fs::path(dir_) / "files/capture.bin", 3);
+  EXPECT_EQ(load_error(), dir_ + "/files/capture.bin: 3 bytes, the manifest says 17 (truncated or altered)");
+}
+
+TEST_F(BundleTest, NamesAMissingFile) {
+  fs::remove(fs::path(dir_) / "files/capture.bin");
+  EXPECT_EQ(load_error(),
+            dir_ + "/files/capture.bin: listed in the manifest but No such file or directory");
+}
+
+TEST_F(BundleTest, RefusesANewerFormatWithBothVersions) {
+  nlohmann::json m = manifest();
+  m["format_version"] = 7;
+  set_manifest(m);
+  EXPECT_EQ(load_error(), dir_ + "/manifest.json: bundle format version 7 is newer than this harness reads (1)");
+}
+
+TEST_F(BundleTest, RefusesOversizedFilesBeforeReadingThem) {
+  BundleLimits limits;
+  limits.max_file_bytes = 10;
+  EXPECT_EQ(load_error(limits), dir_ + "/files/capture.bin: 17 bytes is more than the 10 allowed");
+  nlohmann::json m = manifest();
+  m["files"][2]["size"] = 1ull << 60;  // a lie about the size is refused too
+  set_manifest(m);
+  EXPECT_NE(load_error().find("is more than the"), std::string::npos);
+  BundleLimits few;
+  few.max_files = 2;
+  EXPECT_EQ(load_error(few), dir_ + "/manifest.json: 3 files is more than the 2 allowed");
+}
+
+TEST_F(BundleTest, RefusesGarbageManifests) {
+  std::ofstream(fs::path(dir_) / "manifest.json") << "{not json";
+  EXPECT_EQ(load_error(), dir_ + "/manifest.json: not valid JSON");
+  set_manifest({{"format", "something-else"}});
+  EXPECT_EQ(load_error(), dir_ + "/manifest.json: not a harness recording manifest (\"format\" is not "
+                                 "\"harness-recording\")");
+}
+
+TEST_F(BundleTest, WritingIntoANonEmptyFolderIsRefused) {
+  Status s = write_bundle(dir_, run_, rec_, {}, "x");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, dir_ + ": the recording folder must be empty or absent");
+}
+
+TEST(FingerprintDifference, NamesTheMetricAndBothValues) {
+  Analysis a;
+  Metric m;
+  m.name = "latency_p95";
+  m.value = 0.5;
+  m.unit = "s";
+  a.metrics.push_back(m);
+  Analysis b = a;
+  b.metrics[0].value = 0.75;
+  EXPECT_EQ(describe_fingerprint_difference(analysis_fingerprint(a), analysis_fingerprint(b)),
+            "metric latency_p95: value 0.75 expected 0.5\n");
+  EXPECT_EQ(describe_fingerprint_difference(analysis_fingerprint(a), analysis_fingerprint(a)), "");
+}
+
+}  // namespace
+}  // namespace harness

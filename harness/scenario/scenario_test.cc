@@ -1,0 +1,139 @@
+#include "harness/scenario/scenario.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+const char* kMinimal = R"(
+[scenario]
+name = "t"
+[rig]
+name = "r"
+[rig.memory]
+dram = "50 GB/s"
+[workload]
+builtin = "vector_add"
+elements = 1024
+)";
+
+std::string error_of(const std::string& text) {
+  Result<Scenario> s = parse_scenario(text, "s.toml");
+  EXPECT_FALSE(s.ok()) << "parsed, but an error was expected";
+  return s ? "" : s.error().message;
+}
+
+TEST(Scenario, ParsesTheMinimalScenario) {
+  Result<Scenario> s = parse_scenario(kMinimal, "s.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->name, "t");
+  EXPECT_EQ(s->rig.name, "r");
+  ASSERT_EQ(s->rig.memory.size(), 1u);
+  EXPECT_FALSE(s->rig.memory[0].measure);
+  EXPECT_DOUBLE_EQ(s->rig.memory[0].value, 50e9);
+  EXPECT_EQ(s->workload.kind, Workload::Kind::builtin);
+  EXPECT_EQ(s->workload.builtin.elements, 1024);
+  EXPECT_FALSE(s->roofline);
+  EXPECT_EQ(s->text, kMinimal);
+}
+
+TEST(Scenario, BadTomlNamesLineAndColumn) {
+  EXPECT_EQ(error_of("[scenario]\nname = \"t\nx = 1\n"),
+            "s.toml:2:10: Error while parsing string: unescaped control characters other than TAB (U+0009) are "
+            "explicitly prohibited");
+}
+
+TEST(Scenario, UnknownKeySuggestsTheClosest) {
+  std::string text = kMinimal;
+  text += "[latency]\niterations = 10\nwarmpu = 3\n";
+  EXPECT_EQ(error_of(text), "s.toml:13:1: unknown key 'warmpu' in [latency]; did you mean 'warmup'?");
+}
+
+TEST(Scenario, UnknownSectionIsRejected) {
+  std::string text = kMinimal;
+  text += "[roofline2]\n";
+  EXPECT_EQ(error_of(text), "s.toml:11:2: unknown key 'roofline2' in [top level]; did you mean 'roofline'?");
+}
+
+TEST(Scenario, WrongTypeSaysWhatWasExpected) {
+  std::string text = kMinimal;
+  text += "[latency]\niterations = \"many\"\n";
+  EXPECT_EQ(error_of(text), "s.toml:12:14: [latency] iterations must be an integer, got a string");
+}
+
+TEST(Scenario, BadUnitIsRejectedWithTheDimension) {
+  std::string text = R"([scenario]
+name = "t"
+[rig]
+name = "r"
+[rig.memory]
+dram = "50 GHz"
+[workload]
+builtin = "vector_add"
+elements = 1024
+)";
+  EXPECT_EQ(error_of(text),
+            "s.toml:6:8: [rig.memory] dram: expected a bandwidth such as \"50 GB/s\", got \"50 GHz\", "
+            "which is a frequency");
+}
+
+TEST(Scenario, MissingSectionIsNamed) {
+  EXPECT_EQ(error_of("[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n"),
+            "s.toml: missing required section [workload]");
+}
+
+TEST(Scenario, MissingKeyIsNamed) {
+  EXPECT_EQ(error_of("[scenario]\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"gemm\"\nm = 1\nn = 1\nk = 1\n"),
+            "s.toml:1:1: [scenario] is missing required key 'name' (a string)");
+}
+
+TEST(Scenario, UnknownBuiltinKernelSuggestsOne) {
+  std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"gem\"\n";
+  EXPECT_EQ(error_of(text),
+            "s.toml:6:11: [workload] builtin: unknown value \"gem\" (expected one of \"vector_add\", \"gemm\", "
+            "\"softmax\", \"conv2d\"); did you mean \"gemm\"?");
+}
+
+TEST(Scenario, WorkloadNeedsExactlyOneKind) {
+  std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nname = \"w\"\n";
+  EXPECT_EQ(error_of(text),
+            "s.toml:5:1: [workload] needs exactly one of 'builtin' (a kernel run in-process) or 'command' "
+            "(an argv array)");
+}
+
+TEST(Scenario, MissingFileNamesTheOsError) {
+  Result<Scenario> s = load_scenario("/nonexistent/x.toml");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "/nonexistent/x.toml: cannot open scenario: No such file or directory");
+  EXPECT_EQ(s.error().code, ExitCode::bad_input);
+}
+
+TEST(Scenario, ExpectationsCarryUnitsAndPosition) {
+  std::string text = kMinimal;
+  text += "[latency]\n[latency.expect]\nlatency_p95_max = \"800 ms\"\np95_over_p50_max = 1.3\n";
+  Result<Scenario> s = parse_scenario(text, "s.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_EQ(s->latency->expectations.size(), 2u);
+  const Expectation& e = s->latency->expectations[0];
+  EXPECT_EQ(e.metric, "latency_p95");
+  EXPECT_EQ(e.bound, Bound::max);
+  EXPECT_DOUBLE_EQ(e.number, 0.8);
+  EXPECT_EQ(e.where, "s.toml:13:19");
+}
+
+// Every example scenario shipped in scenarios/ must parse.
+TEST(Scenario, EveryBundledScenarioParses) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(HARNESS_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".toml") continue;
+    Result<Scenario> s = load_scenario(entry.path().string());
+    EXPECT_TRUE(s) << entry.path() << ": " << (s ? "" : s.error().message);
+    ++count;
+  }
+  EXPECT_GE(count, 1);
+}
+
+}  // namespace
+}  // namespace harness

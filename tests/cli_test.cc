@@ -1,0 +1,242 @@
+// End-to-end tests of the harness executable: what a user types, what a
+// user sees, what is stored.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "probes/process.h"
+
+namespace harness {
+namespace {
+
+using ::testing::HasSubstr;
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("harness-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    db_ = (dir_ / "runs.sqlite").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  CommandResult harness(std::vector<std::string> args) {
+    args.insert(args.begin(), HARNESS_BINARY);
+    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 22});
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : CommandResult{};
+  }
+
+  std::string write_scenario(const std::string& name, const std::string& latency_section) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path) << R"([scenario]
+name = "quick"
+[rig]
+name = "test-rig"
+[rig.memory]
+dram = "measure"
+[workload]
+builtin = "gemm"
+m = 32
+n = 32
+k = 32
+[roofline]
+repetitions = 2
+buffer = "8 MiB"
+[[roofline.kernels]]
+name = "vector_add"
+builtin = "vector_add"
+elements = 65536
+)" << latency_section;
+    return path;
+  }
+
+  std::filesystem::path dir_;
+  std::string db_;
+};
+
+TEST_F(CliTest, RunTwiceThenListAndShowWithUnitsAndProvenance) {
+  std::string scenario = write_scenario("quick.toml", "[latency]\niterations = 50\nwarmup = 2\n");
+  CommandResult first = harness({"run", scenario, "--db", db_});
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_THAT(first.out, HasSubstr("stored as run 1 in " + db_));
+  CommandResult second = harness({"--db", db_, "run", scenario});
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+
+  CommandResult runs = harness({"runs", "--db", db_});
+  EXPECT_EQ(runs.exit_code, 0);
+  EXPECT_THAT(runs.out, HasSubstr("    1  "));
+  EXPECT_THAT(runs.out, HasSubstr("    2  "));
+  EXPECT_THAT(runs.out, HasSubstr("quick"));
+  EXPECT_THAT(runs.out, HasSubstr("passed"));
+
+  CommandResult show = harness({"show", "2", "--db", db_});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_THAT(show.out, ::testing::ContainsRegex(R"(ceiling\.memory\.dram +[0-9.]+ [kMGT]?B/s +measured +membw)"));
+  EXPECT_THAT(show.out, ::testing::ContainsRegex(R"(latency_p50 +[0-9.]+ (ns|us|ms) +measured)"));
+  EXPECT_THAT(show.out, HasSubstr("vector_add.intensity"));
+  EXPECT_THAT(show.out, HasSubstr("model"));
+  EXPECT_THAT(show.out, HasSubstr("ddr  unavailable: the scenario has no [ddr] section"));
+}
+
+TEST_F(CliTest, JsonOutputIsMachineReadable) {
+  std::string scenario = write_scenario("quick.toml", "[latency]\niterations = 20\nwarmup = 1\n");
+  CommandResult run = harness({"--json", "run", scenario, "--db", db_});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["status"], "passed");
+  EXPECT_EQ(j["rig"], "test-rig");
+  bool found_unavailable = false;
+  for (const auto& m : j["metrics"]) {
+    ASSERT_TRUE(m.contains("provenance"));
+    if (m["value"].is_null()) {
+      found_unavailable = true;
+      EXPECT_FALSE(m["unavailable"].get<std::string>().empty());
+    }
+  }
+  EXPECT_TRUE(found_unavailable);
+  CommandResult runs = harness({"runs", "--json", "--db", db_});
+  EXPECT_EQ(nlohmann::json::parse(runs.out).size(), 1u);
+}
+
+TEST_F(CliTest, AFailedVerdictExitsOne) {
+  std::string scenario = write_scenario(
+      "strict.toml", "[latency]\niterations = 20\n[latency.expect]\nlatency_p50_max = \"1 ns\"\n");
+  CommandResult run = harness({"run", scenario, "--db", db_});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("latency.expect.latency_p50_max"));
+  EXPECT_THAT(run.out, HasSubstr("fail"));
+}
+
+TEST_F(CliTest, BadScenarioExitsTwoWithFileLineColumn) {
+  std::string path = (dir_ / "bad.toml").string();
+  std::ofstream(path) << "[scenario]\nname = \"x\"\nnmae = 3\n";
+  CommandResult run = harness({"run", path, "--db", db_});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "harness: error: " + path + ":3:1: unknown key 'nmae' in [scenario]; did you mean 'name'?\n");
+  EXPECT_FALSE(std::filesystem::exists(db_)) << "nothing is stored for a scenario that does not parse";
+}
+
+TEST_F(CliTest, UsageErrorsExitTwoAndHelpAndVersionExitZero) {
+  EXPECT_EQ(harness({"frobnicate"}).exit_code, 2);
+  EXPECT_EQ(harness({"run"}).exit_code, 2);
+  CommandResult version = harness({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.out, HasSubstr("harness 0."));
+  CommandResult help = harness({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* sub : {"run", "runs", "show", "replay", "compare", "baseline", "report", "capture"}) {
+    EXPECT_THAT(help.out, HasSubstr(sub));
+  }
+  EXPECT_EQ(harness({"run", "--help"}).exit_code, 0);
+  CommandResult show = harness({"show", "7", "--db", db_});
+  EXPECT_EQ(show.exit_code, 2);
+  EXPECT_EQ(show.err, "harness: error: store " + db_ + ": no run with id 7\n");
+}
+
+// SIGTERM in the middle of a run: stored as aborted with the reason, exit 3,
+// and the database intact.
+TEST_F(CliTest, SigtermDuringARunIsStoredAsAborted) {
+  std::string scenario = write_scenario(
+      "long.toml", "[latency]\niterations = 100000000\nmin_duration = \"60 s\"\ntimeout = \"120 s\"\n");
+  int err_pipe[2];
+  ASSERT_EQ(pipe(err_pipe), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(err_pipe[1], 2);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    close(err_pipe[0]);
+    execl(HARNESS_BINARY, HARNESS_BINARY, "run", scenario.c_str(), "--db", db_.c_str(), nullptr);
+    _exit(127);
+  }
+  close(err_pipe[1]);
+  // Wait until the run has reached its latency level, then stop it.
+  std::string err;
+  char buf[256];
+  while (err.find("level 4: latency") == std::string::npos) {
+    ssize_t n = read(err_pipe[0], buf, sizeof buf);
+    ASSERT_GT(n, 0) << "harness ended before level 4: " << err;
+    err.append(buf, static_cast<std::size_t>(n));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  close(err_pipe[0]);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+
+  SQLite::Database db(db_);
+  EXPECT_EQ(db.execAndGet("PRAGMA integrity_check").getString(), "ok");
+  SQLite::Statement q(db, "SELECT status, reason FROM runs");
+  ASSERT_TRUE(q.executeStep());
+  EXPECT_EQ(q.getColumn(0).getString(), "aborted");
+  EXPECT_EQ(q.getColumn(1).getString(), "interrupted by SIGTERM");
+  // What was recorded before the signal is kept.
+  EXPECT_GT(db.execAndGet("SELECT count(*) FROM metrics WHERE name = 'ceiling.memory.dram' AND value > 0").getInt(), 0);
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+// A live run recorded as a bundle replays to the same metrics and verdicts:
+// the JSON output is identical but for run id, timestamps, origin and the
+// provenance of rig figures (measured live, replayed offline).
+TEST_F(CliTest, ReplayOfALiveRecordingIsIdentical) {
+  std::string scenario = write_scenario("quick.toml", "[latency]\niterations = 30\n[latency.expect]\np95_over_p50_max = 100\n");
+  std::string bundle = (dir_ / "bundle").string();
+  CommandResult live = harness({"--json", "run", scenario, "--db", db_, "--record", bundle});
+  ASSERT_EQ(live.exit_code, 0) << live.err;
+  CommandResult replay = harness({"--json", "replay", bundle, "--db", db_});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  auto mask = [](nlohmann::json j) {
+    for (const char* key : {"id", "started_at", "ended_at", "origin", "context"}) j.erase(key);
+    j["scenario"].erase("path");
+    std::string text = j.dump(1);
+    for (std::size_t at; (at = text.find("\"replayed\"")) != std::string::npos;) text.replace(at, 10, "\"measured\"");
+    return text;
+  };
+  EXPECT_EQ(mask(nlohmann::json::parse(live.out)), mask(nlohmann::json::parse(replay.out)));
+
+  std::string expect = (dir_ / "expect.json").string();
+  EXPECT_EQ(harness({"replay", bundle, "--db", db_, "--write-expect", expect}).exit_code, 0);
+  EXPECT_EQ(harness({"replay", bundle, "--db", db_, "--expect", expect}).exit_code, 0);
+  // An expectation that differs in one figure: exit 1, naming it.
+  nlohmann::json e = nlohmann::json::parse(std::ifstream(expect));
+  for (auto& m : e["metrics"])
+    if (m["name"] == "latency_p50") m["value"] = 1.0;
+  std::ofstream(expect) << e.dump();
+  CommandResult differs = harness({"replay", bundle, "--db", db_, "--expect", expect});
+  EXPECT_EQ(differs.exit_code, 1);
+  EXPECT_THAT(differs.err, HasSubstr("metric latency_p50: value "));
+  EXPECT_THAT(differs.err, HasSubstr(" expected 1.0"));
+
+  // export of the stored live run gives a bundle that replays the same way.
+  std::string exported = (dir_ / "exported").string();
+  CommandResult ex = harness({"export", "1", exported, "--db", db_});
+  ASSERT_EQ(ex.exit_code, 0) << ex.err;
+  CommandResult again = harness({"--json", "replay", exported, "--db", db_, "--no-store"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(mask(nlohmann::json::parse(live.out)), mask(nlohmann::json::parse(again.out)));
+}
+
+}  // namespace
+}  // namespace harness
