@@ -37,7 +37,7 @@ std::string percent_text(const MetricComparison& m) {
 std::string method_line(const Comparison& c) {
   return fmt::format(
       "method: {} over {} tests at alpha {:g}; thresholds: single values ±{:g} %, from samples ±{:g} % "
-      "(Mann-Whitney U, >= {} samples); noise band from the last {} live runs once {} exist",
+      "(U test, quantile test or Welch t by statistic, >= {} samples); noise band from the last {} live runs once {} exist",
       correction_description(c.config.method), c.tests, c.config.alpha, 100 * c.config.default_threshold,
       100 * c.config.sample_threshold, c.config.min_samples, c.config.history_runs, c.config.min_history_runs);
 }

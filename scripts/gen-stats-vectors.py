@@ -10,6 +10,7 @@ alternative="two-sided", method="asymptotic") -> U of x and the p-value;
 with it the Hodges-Lehmann shift (lower median of all y_j - x_i, numpy).
 Noise band: two-sided p of Student's t for a new value against a history,
 t = (v - mean) / (sd * sqrt(1 + 1/n)), n - 1 degrees of freedom.
+Welch's t: scipy.stats.ttest_ind(x, y, equal_var=False).
 Holm and Benjamini-Hochberg adjusted p-values come from a direct O(m^2)
 transcription of the definitions (SciPy 1.10 has neither), independent of
 the C++ code's sort-and-sweep.
@@ -71,6 +72,21 @@ def band_cases(rng):
     return cases
 
 
+def welch_cases(rng):
+    cases = []
+
+    def add(name, x, y):
+        x = [float(v) for v in x]
+        y = [float(v) for v in y]
+        r = stats.ttest_ind(x, y, equal_var=False)
+        cases.append({"name": name, "x": x, "y": y, "p": float(r.pvalue)})
+
+    add("equal spread", rng.normal(10, 1, 40), rng.normal(10.5, 1, 50))
+    add("unequal spread and size", rng.normal(1e-3, 1e-4, 12), rng.normal(1.1e-3, 4e-4, 300))
+    add("lognormal latencies", rng.lognormal(0, 0.5, 200), rng.lognormal(0.05, 0.5, 180))
+    return cases
+
+
 def holm(p):
     m = len(p)
     order = sorted(range(m), key=lambda i: p[i])
@@ -110,6 +126,7 @@ def build():
         "mann_whitney": mwu_cases(rng),
         "noise_band": band_cases(rng),
         "p_adjust": adjust_cases(rng),
+        "welch": welch_cases(rng),
     }
 
 

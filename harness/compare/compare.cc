@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "harness/base/stats.h"
 #include "harness/compare/mann_whitney.h"
 #include "harness/compare/noise_band.h"
+#include "harness/compare/sample_statistics.h"
 
 namespace harness {
 
@@ -74,7 +76,10 @@ std::string backing_set(const std::string& metric, const std::map<std::string, S
 
 std::string percent(double rel) { return fmt::format("{:+.1f} %", 100 * rel); }
 
-std::string p_text(double p) { return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p); }
+std::string p_text(double p) {
+  if (p == 0) return "< 1e-300";  // below the smallest double the tails give
+  return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p);
+}
 
 class Judge {
  public:
@@ -158,19 +163,8 @@ class Judge {
       return r;
     }
     std::string set = backing_set(r.name, cur_sets_);
-    bool backed = !set.empty() && base_sets_.count(set);
     std::string note;
-    if (backed) {
-      r.baseline_samples = base_sets_.at(set).sorted.size();
-      r.current_samples = cur_sets_.at(set).sorted.size();
-      if (std::min(r.baseline_samples, r.current_samples) >= config_.min_samples) {
-        r.kind = "from samples";
-        r.p_samples = samples_p(set);
-      } else {
-        note = fmt::format("{} and {} samples are too few for the U test (needs {}), judged as a single value; ",
-                           r.baseline_samples, r.current_samples, config_.min_samples);
-      }
-    }
+    if (!set.empty() && base_sets_.count(set)) note = sample_test(r, set);
     numeric(r, *b->value, *c->value, r.kind == "from samples");
     r.reason = note;
     return r;
@@ -211,6 +205,7 @@ class Judge {
       return r;
     }
     r.p_samples = samples_p(name);
+    r.sample_test = "U test";
     numeric(r, *r.baseline, *r.current, true);
     if (*r.baseline != 0) {
       const auto& x = b->second.sorted;
@@ -220,6 +215,45 @@ class Judge {
       r.effect_name = "Hodges-Lehmann shift";
     }
     return r;
+  }
+
+  // Picks and runs the test for the statistic a metric takes of sample set
+  // `set`; returns a note when the metric falls back to a single value.
+  std::string sample_test(MetricComparison& r, const std::string& set) {
+    const std::vector<double>& x = base_sets_.at(set).sorted;
+    const std::vector<double>& y = cur_sets_.at(set).sorted;
+    r.baseline_samples = x.size();
+    r.current_samples = y.size();
+    const std::string stat = r.name == set ? "" : r.name.substr(set.size() + 1);
+    std::optional<double> q;  // a quantile in (0, 1)
+    if (stat == "median") q = 0.5;
+    if (stat.size() > 1 && stat[0] == 'p' && stat.find_first_not_of("0123456789.", 1) == std::string::npos) {
+      double percent = std::atof(stat.c_str() + 1);
+      if (percent > 0 && percent < 100) q = percent / 100;
+    }
+    if (!stat.empty() && !q && stat != "mean") {
+      return fmt::format("'{}' of sample set '{}' has no test of its own, judged as a single value; ", stat, set);
+    }
+    if (std::min(x.size(), y.size()) < config_.min_samples) {
+      return fmt::format("{} and {} samples are too few for a test (needs {}), judged as a single value; ", x.size(),
+                         y.size(), config_.min_samples);
+    }
+    if (stat.empty()) {
+      r.p_samples = samples_p(set);
+      r.sample_test = "U test";
+    } else if (q) {
+      r.p_samples = quantile_difference_p(x, y, *q);
+      r.sample_test = "quantile test";
+      if (!r.p_samples) {
+        return fmt::format("{} and {} samples are too few in that tail for a quantile test, judged as a single "
+                           "value; ", x.size(), y.size());
+      }
+    } else {
+      r.p_samples = welch_t_p(base_sets_.at(set).set->values, cur_sets_.at(set).set->values);
+      r.sample_test = "Welch t test";
+    }
+    r.kind = "from samples";
+    return "";
   }
 
   // Change, threshold and the evidence; the verdict waits for the family.
@@ -291,8 +325,8 @@ class Judge {
   std::string evidence_text(const MetricComparison& r) const {
     std::vector<std::string> parts;
     if (r.p_samples) {
-      parts.push_back(fmt::format("U test on {} vs {} samples p = {}", r.baseline_samples, r.current_samples,
-                                  p_text(*r.p_samples)));
+      parts.push_back(fmt::format("{} on {} vs {} samples p = {}", r.sample_test, r.baseline_samples,
+                                  r.current_samples, p_text(*r.p_samples)));
     }
     if (r.p_history) {
       parts.push_back(fmt::format("noise band of {} earlier runs p = {}", r.history_runs, p_text(*r.p_history)));

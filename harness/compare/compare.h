@@ -2,11 +2,14 @@
 // both analyses and the history from the store.
 //
 // For each metric both runs have:
-//  - computed from samples (a sample set of the same name, or a percentile
-//    "<set>_p95" of one) with >= min_samples on both sides: Mann-Whitney U on
-//    the samples says whether they differ; the effect must also reach
+//  - computed from samples (a sample set of the same name, or a statistic
+//    "<set>_<stat>" of one) with >= min_samples on both sides: a test suited
+//    to the statistic says whether the samples differ in it (the set or a
+//    metric of its name: Mann-Whitney U; "_p95", "_median": quantile test;
+//    "_mean": Welch's t; any other statistic such as "_max" or a ratio has no
+//    test and is a single value), and the effect must also reach
 //    sample_threshold (for the set itself the Hodges-Lehmann shift relative
-//    to the baseline median, for a metric computed from it its own change);
+//    to the baseline median, for a metric its own relative change);
 //  - a single value: its relative change must reach default_threshold;
 //  - either way, when the history holds >= min_history_runs earlier live runs,
 //    the value must also leave the history's noise band (both tests must
@@ -52,7 +55,8 @@ struct MetricComparison {
   std::string effect_name;  // "change" or "Hodges-Lehmann shift"
   double threshold = 0;     // relative
   std::size_t baseline_samples = 0, current_samples = 0;
-  std::optional<double> p_samples;  // Mann-Whitney U, two-sided
+  std::optional<double> p_samples;  // the sample test's two-sided p
+  std::string sample_test;          // "U test", "quantile test", "Welch t test"
   std::optional<double> p_history;  // noise band
   std::size_t history_runs = 0;
   std::optional<double> p;           // the one in the family: max of the above

@@ -120,6 +120,33 @@ TEST(Compare, SampleSetsUseTheUTestAndGateTheirPercentiles) {
   EXPECT_TRUE(c.regressed());
 }
 
+TEST(Compare, EachStatisticOfASampleSetGetsItsOwnTest) {
+  Analysis a, b;
+  a.samples = {samples("latency", lognormal(300, 1e-3, 0.2, 5))};
+  b.samples = {samples("latency", lognormal(300, 1e-3, 0.2, 6))};
+  for (Analysis* x : {&a, &b}) {
+    x->metrics = {value("latency_p50", 1e-3), value("latency_p99", 1.6e-3), value("latency_mean", 1e-3),
+                  value("latency_max", 2e-3), value("latency_p95_over_p50", 1.4)};
+  }
+  b.metrics[3].value = 3e-3;  // the maximum of one run jumps
+  Comparison c = compare_analyses(a, b, CompareConfig{});
+  EXPECT_EQ(row(c, "latency_p50").sample_test, "quantile test");
+  EXPECT_EQ(row(c, "latency_mean").sample_test, "Welch t test");
+  EXPECT_EQ(row(c, "latency").sample_test, "U test");
+  // 300 x 0.99 x 0.01 < 5: too few samples in that tail for a quantile test.
+  EXPECT_EQ(row(c, "latency_p99").kind, "single");
+  EXPECT_EQ(row(c, "latency_p99").reason.rfind(
+                "300 and 300 samples are too few in that tail for a quantile test, judged as a single value; ", 0),
+            0u);
+  EXPECT_EQ(row(c, "latency_max").kind, "single");
+  EXPECT_EQ(row(c, "latency_max").verdict, Change::regressed);
+  EXPECT_EQ(row(c, "latency_max").reason.rfind(
+                "'max' of sample set 'latency' has no test of its own, judged as a single value; ", 0),
+            0u);
+  EXPECT_EQ(row(c, "latency_p95_over_p50").kind, "single");
+  EXPECT_EQ(c.tests, 3u);
+}
+
 TEST(Compare, ATinyButSignificantShiftIsNotARegression) {
   // 1 % slower with 20,000 samples each: the U test is sure, the change is
   // below the 3 % effect threshold.
@@ -148,8 +175,9 @@ TEST(Compare, TooFewSamples) {
   c = compare_analyses(a, b, CompareConfig{});
   EXPECT_EQ(c.metrics[0].kind, "single");
   EXPECT_EQ(c.metrics[0].verdict, Change::regressed);
-  EXPECT_EQ(c.metrics[0].reason.substr(0, 70),
-            "5 and 5 samples are too few for the U test (needs 10), judged as a sin");
+  EXPECT_EQ(c.metrics[0].reason,
+            "5 and 5 samples are too few for a test (needs 10), judged as a single value; "
+            "+166.7 % is beyond the ±10 % threshold (no test: a single value without history)");
 }
 
 TEST(Compare, TheHistoryNoiseBandKeepsUsualWobbleFromBeingARegression) {

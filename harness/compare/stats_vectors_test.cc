@@ -10,6 +10,7 @@
 #include "harness/compare/mann_whitney.h"
 #include "harness/compare/multiple_testing.h"
 #include "harness/compare/noise_band.h"
+#include "harness/compare/sample_statistics.h"
 
 namespace harness {
 namespace {
@@ -72,6 +73,17 @@ TEST(StatsVectors, NoiseBandMatchesScipyStudentT) {
     ASSERT_TRUE(b);
     EXPECT_NEAR(b->t, c["t"].get<double>(), 1e-9 * std::max(1.0, std::fabs(c["t"].get<double>())));
     EXPECT_NEAR(b->p, c["p"].get<double>(), 1e-9 + 1e-6 * c["p"].get<double>());
+  }
+}
+
+TEST(StatsVectors, WelchTMatchesScipy) {
+  nlohmann::json v = vectors();
+  ASSERT_GE(v["welch"].size(), 3u);
+  for (const auto& c : v["welch"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    std::optional<double> p = welch_t_p(c["x"].get<std::vector<double>>(), c["y"].get<std::vector<double>>());
+    ASSERT_TRUE(p);
+    EXPECT_NEAR(*p, c["p"].get<double>(), 1e-9 + 1e-6 * c["p"].get<double>());
   }
 }
 
