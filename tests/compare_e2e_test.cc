@@ -1,7 +1,7 @@
 // End to end through the built executable: real runs of a small built-in
 // kernel on this host, stored, named, compared. The thresholds in the
 // scenario are wide because this host is shared (see scenarios/README.md
-// "Comparing runs"); the injected slowdown (1.5x the work) is beyond them for
+// "Comparing runs"); the injected slowdown (3x the work) is beyond them for
 // the median and the whole sample set, which is what the test asserts.
 #include <cstdio>
 #include <filesystem>
@@ -33,13 +33,15 @@ k = 64
 iterations = 300
 warmup = 20
 
-# This development host is shared by several builds: between back-to-back
-# runs the median moves by a few percent, the tail by tens of percent and the
-# maximum by whole multiples. A rig's scenario would be far tighter.
+# This development host is shared by several builds (load average 11 on 2
+# vCPUs while this was written): between back-to-back runs the median of this
+# kernel moved between 34 and 68 us, the tail and the maximum by more. A
+# rig's scenario would be far tighter.
 [compare]
-default_threshold = 0.5
-sample_threshold = 0.2
-metric_threshold = { latency_p95 = 1.0, latency_p99 = 2.0, latency_max = 9.0, latency_p95_over_p50 = 2.0 }
+default_threshold = 0.8
+sample_threshold = 0.6
+metric_threshold = { latency_p95 = 2.0, latency_p95_over_p50 = 2.0 }
+ignore = ["latency_max"]       # one scheduler stall of 10 ms decides it
 )toml";
 
 struct Ran {
@@ -74,7 +76,9 @@ TEST(CompareEndToEnd, SameKernelIsUnchangedAndASlowdownRegresses) {
   fs::create_directories(dir);
   fs::path db = dir / "runs.sqlite";
   std::string same = write_scenario(dir, "same.toml", "");
-  std::string slow = write_scenario(dir, "slow.toml", "slowdown = 1.5");
+  // 3x the work: the slowdown must stand clear of this host's run-to-run
+  // spread (above); 1.5x does not, reliably, here.
+  std::string slow = write_scenario(dir, "slow.toml", "slowdown = 3");
 
   Ran r1 = harness(db, "run '" + same + "'");
   ASSERT_EQ(r1.code, 0) << r1.out;

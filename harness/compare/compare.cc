@@ -146,6 +146,10 @@ class Judge {
       r.reason = fmt::format("missing in the {} run", b ? "new" : "baseline");
       return r;
     }
+    if (config_.ignore.count(r.name)) {
+      r.reason = "ignored: listed in [compare] ignore";
+      return r;
+    }
     if (!b->value || !c->value) {
       if (!b->value && !c->value) r.reason = fmt::format("unavailable in both runs: {}", c->unavailable);
       else if (!b->value) r.reason = fmt::format("unavailable in the baseline: {}", b->unavailable);
@@ -164,7 +168,12 @@ class Judge {
     }
     std::string set = backing_set(r.name, cur_sets_);
     std::string note;
-    if (!set.empty() && base_sets_.count(set)) note = sample_test(r, set);
+    bool untestable = false;
+    if (!set.empty() && base_sets_.count(set)) note = sample_test(r, set, untestable);
+    if (untestable) {
+      r.reason = note;
+      return r;
+    }
     numeric(r, *b->value, *c->value, r.kind == "from samples");
     r.reason = note;
     return r;
@@ -194,6 +203,10 @@ class Judge {
       r.reason = fmt::format("samples missing in the {} run", b == base_sets_.end() ? "baseline" : "new");
       return r;
     }
+    if (config_.ignore.count(r.name)) {
+      r.reason = "ignored: listed in [compare] ignore";
+      return r;
+    }
     if (!same_kind_of_evidence(*r.baseline_provenance, *r.current_provenance)) {
       r.reason = fmt::format("provenance differs: {} vs {}", provenance_name(*r.baseline_provenance),
                              provenance_name(*r.current_provenance));
@@ -219,7 +232,8 @@ class Judge {
 
   // Picks and runs the test for the statistic a metric takes of sample set
   // `set`; returns a note when the metric falls back to a single value.
-  std::string sample_test(MetricComparison& r, const std::string& set) {
+  // Sets `untestable` when no judgement is possible at all.
+  std::string sample_test(MetricComparison& r, const std::string& set, bool& untestable) {
     const std::vector<double>& x = base_sets_.at(set).sorted;
     const std::vector<double>& y = cur_sets_.at(set).sorted;
     r.baseline_samples = x.size();
@@ -245,8 +259,11 @@ class Judge {
       r.p_samples = quantile_difference_p(x, y, *q);
       r.sample_test = "quantile test";
       if (!r.p_samples) {
-        return fmt::format("{} and {} samples are too few in that tail for a quantile test, judged as a single "
-                           "value; ", x.size(), y.size());
+        // A p99 of 300 samples rests on its 3 largest values: no number to judge.
+        untestable = true;
+        return fmt::format("too few samples in that tail: {} and {} samples give fewer than 5 beyond the "
+                           "{:g}th percentile on a side",
+                           x.size(), y.size(), 100 * *q);
       }
     } else {
       r.p_samples = welch_t_p(base_sets_.at(set).set->values, cur_sets_.at(set).set->values);

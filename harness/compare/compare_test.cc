@@ -134,10 +134,10 @@ TEST(Compare, EachStatisticOfASampleSetGetsItsOwnTest) {
   EXPECT_EQ(row(c, "latency_mean").sample_test, "Welch t test");
   EXPECT_EQ(row(c, "latency").sample_test, "U test");
   // 300 x 0.99 x 0.01 < 5: too few samples in that tail for a quantile test.
-  EXPECT_EQ(row(c, "latency_p99").kind, "single");
-  EXPECT_EQ(row(c, "latency_p99").reason.rfind(
-                "300 and 300 samples are too few in that tail for a quantile test, judged as a single value; ", 0),
-            0u);
+  EXPECT_EQ(row(c, "latency_p99").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "latency_p99").reason,
+            "too few samples in that tail: 300 and 300 samples give fewer than 5 beyond the 99th percentile on a "
+            "side");
   EXPECT_EQ(row(c, "latency_max").kind, "single");
   EXPECT_EQ(row(c, "latency_max").verdict, Change::regressed);
   EXPECT_EQ(row(c, "latency_max").reason.rfind(
@@ -145,6 +145,11 @@ TEST(Compare, EachStatisticOfASampleSetGetsItsOwnTest) {
             0u);
   EXPECT_EQ(row(c, "latency_p95_over_p50").kind, "single");
   EXPECT_EQ(c.tests, 3u);
+  CompareConfig config;
+  config.ignore = {"latency_max"};
+  c = compare_analyses(a, b, config);
+  EXPECT_EQ(row(c, "latency_max").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "latency_max").reason, "ignored: listed in [compare] ignore");
 }
 
 TEST(Compare, ATinyButSignificantShiftIsNotARegression) {

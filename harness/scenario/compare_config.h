@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 
 #include "harness/compare/multiple_testing.h"
@@ -26,6 +27,9 @@ struct CompareConfig {
   double sample_threshold = 0.03;
   // Per-metric overrides of either threshold, by metric name.
   std::map<std::string, double> metric_threshold;
+  // Metrics not judged at all (verdict "cannot tell"), e.g. a maximum that
+  // one scheduler hiccup decides.
+  std::set<std::string> ignore;
   // Fewer samples than this on either side: no U test.
   std::size_t min_samples = 10;
   // The noise band uses the last `history_runs` live runs of the same scenario

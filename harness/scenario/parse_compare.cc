@@ -33,6 +33,7 @@ CompareConfig read_compare_section(TableReader& r) {
   if (r.ok() && c.min_history_runs > c.history_runs) {
     r.fail_at("min_history_runs", fmt::format("must not exceed history_runs ({})", c.history_runs));
   }
+  if (auto names = r.string_array("ignore")) c.ignore.insert(names->begin(), names->end());
   if (const toml::table* t = r.table("metric_threshold")) {
     TableReader mr(r.context(), *t, fmt::format("{}.metric_threshold", r.name()));
     for (auto&& [name, value] : *t) {

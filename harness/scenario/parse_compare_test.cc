@@ -31,7 +31,7 @@ TEST(ParseCompare, AbsentMeansDefaults) {
 TEST(ParseCompare, ReadsEveryKey) {
   Result<Scenario> s = parse_scenario(
       with_compare("alpha = 0.01\nmethod = \"bh\"\ndefault_threshold = 0.05\nsample_threshold = 0.02\n"
-                   "min_samples = 20\nhistory_runs = 30\nmin_history_runs = 8\n"
+                   "min_samples = 20\nhistory_runs = 30\nmin_history_runs = 8\nignore = [\"latency_max\"]\n"
                    "metric_threshold = { \"latency_p95\" = 0.1, throughput = 0.25 }\n"),
       "t.toml");
   ASSERT_TRUE(s) << s.error().message;
@@ -44,6 +44,7 @@ TEST(ParseCompare, ReadsEveryKey) {
   EXPECT_EQ(c.min_samples, 20u);
   EXPECT_EQ(c.history_runs, 30u);
   EXPECT_EQ(c.min_history_runs, 8u);
+  EXPECT_EQ(c.ignore, (std::set<std::string>{"latency_max"}));
   EXPECT_EQ(c.threshold_for("latency_p95", true), 0.1);
   EXPECT_EQ(c.threshold_for("throughput", false), 0.25);
   EXPECT_EQ(c.threshold_for("latency_p50", true), 0.02);
