@@ -20,26 +20,16 @@ double difference_noise_scale(std::span<const double> x) {
   return sd > 0 ? sd / std::sqrt(2.0) : 0;
 }
 
-std::vector<ChangePoint> find_change_points(std::span<const double> x, ChangePointOptions options) {
-  const std::size_t n = x.size();
-  const std::size_t m = std::max<std::size_t>(options.min_segment, 1);
-  if (n < 2 * m) return {};
-  const double sigma = difference_noise_scale(x);
-  if (!(sigma > 0)) return {};
-  // Prefix sums of the standardised values make a segment's cost O(1).
-  std::vector<double> s1(n + 1, 0), s2(n + 1, 0), raw(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    double z = x[i] / sigma;
-    s1[i + 1] = s1[i] + z;
-    s2[i + 1] = s2[i] + z * z;
-    raw[i + 1] = raw[i] + x[i];
-  }
-  auto cost = [&](std::size_t a, std::size_t b) {  // values [a, b)
-    double len = static_cast<double>(b - a);
-    double sum = s1[b] - s1[a];
-    return std::max(0.0, (s2[b] - s2[a]) - sum * sum / len);
-  };
-  const double beta = options.penalty_per_ln_n * std::log(static_cast<double>(n));
+namespace {
+
+// Past this many runs the exact search costs too much (PELT's pruning keeps
+// every split inside a long stable stretch, so it turns quadratic) and binary
+// segmentation with the same cost and penalty takes over: O(n log n), the
+// same answer for well separated shifts, possibly fewer for short ones.
+constexpr std::size_t kExactUpTo = 2000;
+
+template <class Cost>
+std::vector<std::size_t> pelt(std::size_t n, std::size_t m, double beta, const Cost& cost) {
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> best(n + 1, inf);
   std::vector<std::size_t> last(n + 1, 0);
@@ -67,6 +57,58 @@ std::vector<ChangePoint> find_change_points(std::span<const double> x, ChangePoi
   for (std::size_t t = n; t > 0; t = last[t])
     if (last[t] > 0) splits.push_back(last[t]);
   std::reverse(splits.begin(), splits.end());
+  return splits;
+}
+
+template <class Cost>
+void binary_segmentation(std::size_t a, std::size_t b, std::size_t m, double beta, const Cost& cost,
+                         std::vector<std::size_t>& splits) {
+  if (b - a < 2 * m) return;
+  const double whole = cost(a, b);
+  double gain = 0;
+  std::size_t at = 0;
+  for (std::size_t k = a + m; k + m <= b; ++k) {
+    double g = whole - cost(a, k) - cost(k, b);
+    if (g > gain) { gain = g; at = k; }
+  }
+  if (gain <= beta) return;
+  splits.push_back(at);
+  binary_segmentation(a, at, m, beta, cost, splits);
+  binary_segmentation(at, b, m, beta, cost, splits);
+}
+
+}  // namespace
+
+std::vector<ChangePoint> find_change_points(std::span<const double> x, ChangePointOptions options) {
+  const std::size_t n = x.size();
+  const std::size_t m = std::max<std::size_t>(options.min_segment, 1);
+  if (n < 2 * m) return {};
+  const double sigma = difference_noise_scale(x);
+  if (!(sigma > 0)) return {};
+  // Prefix sums of the standardised values make a segment's cost O(1);
+  // centring first keeps sum(z^2) - sum(z)^2 / n from cancelling away when
+  // the level is large against the noise.
+  const double centre = mean(x);
+  std::vector<double> s1(n + 1, 0), s2(n + 1, 0), raw(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    double z = (x[i] - centre) / sigma;
+    s1[i + 1] = s1[i] + z;
+    s2[i + 1] = s2[i] + z * z;
+    raw[i + 1] = raw[i] + x[i];
+  }
+  auto cost = [&](std::size_t a, std::size_t b) {  // values [a, b)
+    double len = static_cast<double>(b - a);
+    double sum = s1[b] - s1[a];
+    return std::max(0.0, (s2[b] - s2[a]) - sum * sum / len);
+  };
+  const double beta = options.penalty_per_ln_n * std::log(static_cast<double>(n));
+  std::vector<std::size_t> splits;
+  if (n <= kExactUpTo) {
+    splits = pelt(n, m, beta, cost);
+  } else {
+    binary_segmentation(0, n, m, beta, cost, splits);
+    std::sort(splits.begin(), splits.end());
+  }
   std::vector<ChangePoint> out;
   std::size_t start = 0;
   for (std::size_t k = 0; k < splits.size(); ++k) {

@@ -26,7 +26,8 @@ struct ChangePointOptions {
   double penalty_per_ln_n = 3;  // penalty = this * ln(n), in units of sigma^2
 };
 
-// Expected time linear in n (pruning), worst case quadratic.
+// Exact (PELT) up to 2,000 values; beyond, binary segmentation with the same
+// cost and penalty (O(n log n)): 10,000 runs take milliseconds.
 std::vector<ChangePoint> find_change_points(std::span<const double> values, ChangePointOptions options = {});
 
 // The noise scale used: 1.4826 * median |x[i] - x[i-1]| / sqrt(2), falling back

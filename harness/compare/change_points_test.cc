@@ -61,6 +61,19 @@ TEST(ChangePoints, DeclaredValuesThatChangedOnce) {
   EXPECT_EQ(c[0].after, 6.0);
 }
 
+TEST(ChangePoints, LongHistoriesFindTheSameShifts) {
+  // 10,000 nightly runs (binary segmentation) with two well separated shifts.
+  std::vector<double> v = noise(10000, 100, 2, 11);
+  for (std::size_t i = 4000; i < v.size(); ++i) v[i] += 5;
+  for (std::size_t i = 7500; i < v.size(); ++i) v[i] -= 8;
+  std::vector<ChangePoint> c = find_change_points(v);
+  ASSERT_EQ(c.size(), 2u);
+  // A shift of 2.5 and 4 noise sd: located to within a run or two.
+  EXPECT_NEAR(static_cast<double>(c[0].index), 4000, 2);
+  EXPECT_NEAR(static_cast<double>(c[1].index), 7500, 2);
+  EXPECT_NEAR(c[1].after, 97, 0.2);
+}
+
 TEST(ChangePoints, TooShortOrConstantGivesNothing) {
   EXPECT_TRUE(find_change_points(std::vector<double>{1, 2, 3, 4, 5}).empty());
   EXPECT_TRUE(find_change_points(std::vector<double>(50, 3.0)).empty());

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include <boost/math/distributions/normal.hpp>
+#include <boost/sort/spreadsort/float_sort.hpp>
 
 namespace harness {
 
@@ -45,8 +46,8 @@ MannWhitney mann_whitney_u_sorted(std::span<const double> x, std::span<const dou
 }
 
 MannWhitney mann_whitney_u(std::vector<double> x, std::vector<double> y) {
-  std::sort(x.begin(), x.end());
-  std::sort(y.begin(), y.end());
+  boost::sort::spreadsort::float_sort(x.begin(), x.end());
+  boost::sort::spreadsort::float_sort(y.begin(), y.end());
   return mann_whitney_u_sorted(x, y);
 }
 
