@@ -171,13 +171,24 @@ class Judge {
     }
     std::string set = backing_set(r.name, cur_sets_);
     std::string note;
-    bool untestable = false;
-    if (!set.empty() && base_sets_.count(set)) note = sample_test(r, set, untestable);
+    bool untestable = false, needs_history = false;
+    if (!set.empty() && base_sets_.count(set)) note = sample_test(r, set, untestable, needs_history);
     if (untestable) {
       r.reason = note;
       return r;
     }
     numeric(r, *b->value, *c->value, r.kind == "from samples");
+    if (needs_history) {
+      // Computed from noisy samples, yet without a test: only the spread of
+      // earlier runs can tell a change from noise.
+      if (!r.p_history) {
+        r.verdict = Change::cannot_tell;
+        r.reason = note + fmt::format(", and there is no noise band yet (needs {} earlier live runs)",
+                                      config_.min_history_runs);
+        return r;
+      }
+      note += ", judged against the noise band; ";
+    }
     r.reason = note;
     return r;
   }
@@ -235,8 +246,9 @@ class Judge {
 
   // Picks and runs the test for the statistic a metric takes of sample set
   // `set`; returns a note when the metric falls back to a single value.
-  // Sets `untestable` when no judgement is possible at all.
-  std::string sample_test(MetricComparison& r, const std::string& set, bool& untestable) {
+  // Sets `untestable` when no judgement is possible at all, `needs_history`
+  // when only the history's noise band can judge the metric.
+  std::string sample_test(MetricComparison& r, const std::string& set, bool& untestable, bool& needs_history) {
     const std::vector<double>& x = base_sets_.at(set).sorted;
     const std::vector<double>& y = cur_sets_.at(set).sorted;
     r.baseline_samples = x.size();
@@ -249,11 +261,13 @@ class Judge {
       if (percent > 0 && percent < 100) q = percent / 100;
     }
     if (!stat.empty() && !q && stat != "mean") {
-      return fmt::format("'{}' of sample set '{}' has no test of its own, judged as a single value; ", stat, set);
+      needs_history = true;
+      return fmt::format("'{}' of sample set '{}' has no test of its own", stat, set);
     }
     if (std::min(x.size(), y.size()) < config_.min_samples) {
-      return fmt::format("{} and {} samples are too few for a test (needs {}), judged as a single value; ", x.size(),
-                         y.size(), config_.min_samples);
+      needs_history = true;
+      return fmt::format("{} and {} samples are too few for a test (needs {})", x.size(), y.size(),
+                         config_.min_samples);
     }
     if (stat.empty()) {
       r.p_samples = samples_p(set);

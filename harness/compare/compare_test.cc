@@ -138,13 +138,18 @@ TEST(Compare, EachStatisticOfASampleSetGetsItsOwnTest) {
   EXPECT_EQ(row(c, "latency_p99").reason,
             "too few samples in that tail: 300 and 300 samples give fewer than 5 beyond the 99th percentile on a "
             "side");
-  EXPECT_EQ(row(c, "latency_max").kind, "single");
-  EXPECT_EQ(row(c, "latency_max").verdict, Change::regressed);
-  EXPECT_EQ(row(c, "latency_max").reason.rfind(
-                "'max' of sample set 'latency' has no test of its own, judged as a single value; ", 0),
-            0u);
-  EXPECT_EQ(row(c, "latency_p95_over_p50").kind, "single");
+  EXPECT_EQ(row(c, "latency_max").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "latency_max").reason,
+            "'max' of sample set 'latency' has no test of its own, and there is no noise band yet (needs 5 earlier "
+            "live runs)");
+  EXPECT_EQ(row(c, "latency_p95_over_p50").verdict, Change::cannot_tell);
   EXPECT_EQ(c.tests, 3u);
+  // With a history, the maximum that jumped from 2 to 3 ms is judged by it.
+  std::vector<double> maxima = {2e-3, 2.2e-3, 1.9e-3, 2.1e-3, 2e-3};
+  c = compare_analyses(a, b, CompareConfig{}, [&](const std::string& m) {
+    return m == "latency_max" ? maxima : std::vector<double>{};
+  });
+  EXPECT_EQ(row(c, "latency_max").verdict, Change::regressed);
   CompareConfig config;
   config.ignore = {"latency_max"};
   c = compare_analyses(a, b, config);
@@ -174,15 +179,22 @@ TEST(Compare, TooFewSamples) {
   Comparison c = compare_analyses(a, b, CompareConfig{});
   EXPECT_EQ(c.metrics[0].verdict, Change::cannot_tell);
   EXPECT_EQ(c.metrics[0].reason, "too few samples: 5 and 5 (the U test needs 10 on each side)");
-  // A metric of the same name is judged as a single value instead.
+  // A metric of the same name (the median of 5 repetitions) can only be
+  // judged against the noise band of earlier runs.
   a.metrics = {value("dram", 3)};
   b.metrics = {value("dram", 8)};
   c = compare_analyses(a, b, CompareConfig{});
+  EXPECT_EQ(c.metrics[0].verdict, Change::cannot_tell);
+  EXPECT_EQ(c.metrics[0].reason,
+            "5 and 5 samples are too few for a test (needs 10), and there is no noise band yet (needs 5 earlier "
+            "live runs)");
+  c = compare_analyses(a, b, CompareConfig{}, [](const std::string&) { return std::vector<double>{3, 3.1, 2.9, 3, 3.05}; });
   EXPECT_EQ(c.metrics[0].kind, "single");
   EXPECT_EQ(c.metrics[0].verdict, Change::regressed);
-  EXPECT_EQ(c.metrics[0].reason,
-            "5 and 5 samples are too few for a test (needs 10), judged as a single value; "
-            "+166.7 % is beyond the ±10 % threshold (no test: a single value without history)");
+  EXPECT_EQ(c.metrics[0].reason.rfind(
+                "5 and 5 samples are too few for a test (needs 10), judged against the noise band; +166.7 % is "
+                "beyond the ±10 % threshold; noise band of 5 earlier runs p = ", 0),
+            0u) << c.metrics[0].reason;
 }
 
 TEST(Compare, TheHistoryNoiseBandKeepsUsualWobbleFromBeingARegression) {

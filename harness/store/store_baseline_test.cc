@@ -138,3 +138,36 @@ TEST_F(StoreBaselineTest, HistoryMetricsCountsRuns) {
 
 }  // namespace
 }  // namespace harness
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "harness/store/schema.h"
+
+namespace harness {
+namespace {
+
+TEST(StoreMigration, AVersion1StoreGainsBaselinesAndKeepsItsRuns) {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("harness-migrate-" + std::to_string(::getpid()) + ".sqlite");
+  std::filesystem::remove(path);
+  {
+    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(kMigrations[0]);
+    db.exec("PRAGMA user_version = 1");
+    db.exec("INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, "
+            "started_at) VALUES ('host', 'h.toml', 'x', '', 'lab', 'live', 'passed', 't')");
+  }
+  {
+    Result<Store> s = Store::open(path.string());
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_EQ(s->schema_version(), 2);
+    ASSERT_TRUE(s->set_baseline("nightly", 1, "t").ok());
+    EXPECT_EQ(s->list_baselines()->size(), 1u);
+  }
+  std::filesystem::remove(path);
+  std::filesystem::remove(path.string() + "-wal");
+  std::filesystem::remove(path.string() + "-shm");
+}
+
+}  // namespace
+}  // namespace harness
