@@ -79,9 +79,10 @@ std::string backing_set(const std::string& metric, const std::map<std::string, S
 
 std::string percent(double rel) { return fmt::format("{:+.1f} %", 100 * rel); }
 
+// "= 0.0123", "= 1.2e-09", or "< 1e-300" when the tail underflowed.
 std::string p_text(double p) {
-  if (p == 0) return "< 1e-300";  // below the smallest double the tails give
-  return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p);
+  if (p == 0) return "< 1e-300";
+  return p < 1e-4 ? fmt::format("= {:.1e}", p) : fmt::format("= {:.4f}", p);
 }
 
 class Judge {
@@ -359,17 +360,17 @@ class Judge {
   std::string evidence_text(const MetricComparison& r) const {
     std::vector<std::string> parts;
     if (r.p_samples) {
-      parts.push_back(fmt::format("{} on {} vs {} samples p = {}", r.sample_test, r.baseline_samples,
+      parts.push_back(fmt::format("{} on {} vs {} samples p {}", r.sample_test, r.baseline_samples,
                                   r.current_samples, p_text(*r.p_samples)));
     }
     if (r.p_history) {
-      parts.push_back(fmt::format("noise band of {} earlier runs p = {}", r.history_runs, p_text(*r.p_history)));
+      parts.push_back(fmt::format("noise band of {} earlier runs p {}", r.history_runs, p_text(*r.p_history)));
     }
     if (parts.empty()) return "";
     std::string s = parts[0];
     for (std::size_t i = 1; i < parts.size(); ++i) s += ", " + parts[i];
     if (r.p_adjusted) {
-      s += fmt::format(", adjusted ({}) p = {} vs alpha {:g}", correction_name(config_.method),
+      s += fmt::format(", adjusted ({}) p {} vs alpha {:g}", correction_name(config_.method),
                        p_text(*r.p_adjusted), config_.alpha);
     }
     return s;
