@@ -13,6 +13,8 @@ namespace harness {
 namespace {
 
 std::string value_text(const std::optional<double>& v, const std::string& text, const std::string& unit) {
+  // The reason is in the row's "why"; the value cell only says so.
+  if (text.rfind("unavailable: ", 0) == 0) return "unavailable";
   if (!text.empty()) return text;
   if (!v) return "-";
   if (unit.empty() || unit == "1") return fmt::format("{:.4g}", *v);
