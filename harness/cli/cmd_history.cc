@@ -22,8 +22,9 @@ struct HistoryOptions {
 };
 
 constexpr const char* kChangeMethod =
-    "PELT penalised step fit for changes in mean, penalty 3 ln(n) x sigma^2, sigma from the median absolute "
-    "difference of consecutive runs, >= 3 runs per level, live runs only";
+    "penalised step fit for changes in mean (PELT, exact, up to 2000 runs; binary segmentation beyond), penalty "
+    "3 ln(n) x sigma^2, sigma from the median absolute difference of consecutive runs, >= 3 runs per level, live "
+    "runs only";
 
 struct Shift {
   std::int64_t run_id = 0;
