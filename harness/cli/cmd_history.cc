@@ -1,12 +1,192 @@
-// Not implemented yet: says so and exits 2, so no script mistakes it for a result.
+// harness history [--scenario S] [--rig R] [--metric M] [--changes]: a metric
+// across stored runs, and where its level shifted (harness/compare/change_points.h).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/base/units.h"
 #include "harness/cli/commands.h"
+#include "harness/compare/change_points.h"
+#include "harness/scenario/toml_reader.h"
+#include "harness/store/store.h"
 
 namespace harness {
+namespace {
 
-Action setup_history(CLI::App& app, const GlobalOptions&, Io) {
-  app.allow_extras();
-  return []() -> Result<ExitCode> {
-    return Error::input("'harness history' is not implemented in this build yet");
+struct HistoryOptions {
+  std::string scenario, rig, metric;
+  bool changes = false;
+  int limit = 0;
+};
+
+constexpr const char* kChangeMethod =
+    "penalised step fit for changes in mean (PELT, exact, up to 2000 runs; binary segmentation beyond), penalty "
+    "3 ln(n) x sigma^2, sigma from the median absolute difference of consecutive runs, >= 3 runs per level, live "
+    "runs only";
+
+struct Shift {
+  std::int64_t run_id = 0;
+  std::string scenario, rig;
+  double before = 0, after = 0;
+};
+
+std::string number_text(double v, const std::string& unit) {
+  if (unit.empty() || unit == "1") return fmt::format("{:.4g}", v);
+  return format_quantity(v, unit);
+}
+
+// Change points per (scenario, rig) series: a level only means something on
+// one rig, and a replay repeats a recording rather than adding a night.
+std::vector<Shift> find_shifts(const std::vector<HistoryPoint>& points) {
+  std::map<std::pair<std::string, std::string>, std::vector<const HistoryPoint*>> series;
+  for (const HistoryPoint& p : points)
+    if (p.value && p.origin == "live") series[{p.scenario_name, p.rig}].push_back(&p);
+  std::vector<Shift> out;
+  for (const auto& [key, pts] : series) {
+    std::vector<double> values;
+    for (const HistoryPoint* p : pts) values.push_back(*p->value);
+    for (const ChangePoint& c : find_change_points(values))
+      out.push_back({pts[c.index]->run_id, key.first, key.second, c.before, c.after});
+  }
+  std::sort(out.begin(), out.end(), [](const Shift& a, const Shift& b) { return a.run_id < b.run_id; });
+  return out;
+}
+
+std::string shift_text(const Shift& s, const std::string& unit) {
+  std::string rel = s.before != 0 ? fmt::format(" ({:+.1f} %)", 100 * (s.after - s.before) / std::fabs(s.before)) : "";
+  return fmt::format("level shift {} -> {}{}", number_text(s.before, unit), number_text(s.after, unit), rel);
+}
+
+nlohmann::json shift_to_json(const Shift& s) {
+  return {{"run", s.run_id}, {"scenario", s.scenario}, {"rig", s.rig}, {"before", s.before}, {"after", s.after}};
+}
+
+Result<std::vector<HistoryPoint>> load_points(const Store& store, const HistoryOptions& o, const std::string& metric) {
+  HistoryQuery q;
+  q.metric = metric;
+  q.scenario = o.scenario;
+  q.rig = o.rig;
+  q.limit = o.limit;
+  return store.metric_history(q);
+}
+
+Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const GlobalOptions& global, Io io) {
+  Result<std::vector<HistoryPoint>> points = load_points(store, o, o.metric);
+  if (!points) return points.error();
+  if (points->empty()) {
+    Result<std::vector<HistoryMetric>> known = store.history_metrics(o.scenario, o.rig);
+    if (!known) return known.error();
+    std::vector<std::string> names;
+    for (const HistoryMetric& m : *known) names.push_back(m.name);
+    std::optional<std::string> near = closest_match(o.metric, names);
+    return Error::input(fmt::format("no stored run{} has a metric '{}'{}",
+                                    o.scenario.empty() && o.rig.empty() ? "" : " matching the filters", o.metric,
+                                    near ? fmt::format("; did you mean '{}'?", *near) : ""));
+  }
+  std::vector<Shift> shifts;
+  if (o.changes) shifts = find_shifts(*points);
+  const std::string unit = points->back().unit;
+  if (global.json) {
+    nlohmann::json j = {{"metric", o.metric}, {"unit", unit}, {"points", nlohmann::json::array()}};
+    for (const HistoryPoint& p : *points) {
+      j["points"].push_back({{"run", p.run_id}, {"started_at", p.started_at}, {"scenario", p.scenario_name},
+                             {"rig", p.rig}, {"origin", p.origin},
+                             {"value", p.value ? nlohmann::json(*p.value) : nlohmann::json(nullptr)},
+                             {"provenance", p.provenance}, {"unavailable", p.unavailable}});
+    }
+    if (o.changes) {
+      j["changes"] = nlohmann::json::array();
+      for (const Shift& s : shifts) j["changes"].push_back(shift_to_json(s));
+      j["change_method"] = kChangeMethod;
+    }
+    io.out << j.dump(2) << "\n";
+    return ExitCode::ok;
+  }
+  std::map<std::int64_t, const Shift*> at;
+  for (const Shift& s : shifts) at[s.run_id] = &s;
+  std::string out = fmt::format("{} ({}) across {} runs\n", o.metric, unit.empty() ? "no unit" : unit, points->size());
+  out += fmt::format("{:>6}  {:<24}  {:<16}  {:<16}  {:<6}  {:>14}  {}\n", "run", "started", "scenario", "rig",
+                     "origin", "value", "provenance");
+  for (const HistoryPoint& p : *points) {
+    std::string value = p.value ? number_text(*p.value, p.unit) : "unavailable";
+    out += fmt::format("{:>6}  {:<24}  {:<16}  {:<16}  {:<6}  {:>14}  {}", p.run_id, p.started_at, p.scenario_name,
+                       p.rig, p.origin, value, p.value ? p.provenance : p.unavailable);
+    if (auto it = at.find(p.run_id); it != at.end()) out += "  <- " + shift_text(*it->second, unit);
+    out += "\n";
+  }
+  if (o.changes) {
+    out += fmt::format("\n{} level shift{} found; method: {}\n", shifts.size(), shifts.size() == 1 ? "" : "s",
+                       kChangeMethod);
+  }
+  io.out << out;
+  return ExitCode::ok;
+}
+
+Result<ExitCode> all_metrics(const Store& store, const HistoryOptions& o, const GlobalOptions& global, Io io) {
+  Result<std::vector<HistoryMetric>> known = store.history_metrics(o.scenario, o.rig);
+  if (!known) return known.error();
+  if (known->empty()) {
+    return Error::input(o.scenario.empty() && o.rig.empty() ? "no completed runs stored"
+                                                             : "no completed runs match the filters");
+  }
+  std::map<std::string, std::vector<Shift>> shifts;
+  if (o.changes) {
+    for (const HistoryMetric& m : *known) {
+      Result<std::vector<HistoryPoint>> points = load_points(store, o, m.name);
+      if (!points) return points.error();
+      shifts[m.name] = find_shifts(*points);
+    }
+  }
+  if (global.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const HistoryMetric& m : *known) {
+      nlohmann::json row = {{"metric", m.name}, {"unit", m.unit}, {"runs", m.runs},
+                            {"available", m.with_value}, {"last_run", m.last_run}};
+      if (o.changes) {
+        row["changes"] = nlohmann::json::array();
+        for (const Shift& s : shifts[m.name]) row["changes"].push_back(shift_to_json(s));
+      }
+      j.push_back(row);
+    }
+    io.out << j.dump(2) << "\n";
+    return ExitCode::ok;
+  }
+  std::size_t w = 6;
+  for (const HistoryMetric& m : *known) w = std::max(w, m.name.size());
+  std::string out = fmt::format("{:<{}}  {:<8}  {:>6}  {:>9}  {:>8}{}\n", "metric", w, "unit", "runs", "available",
+                                "last run", o.changes ? "  level shifts" : "");
+  for (const HistoryMetric& m : *known) {
+    out += fmt::format("{:<{}}  {:<8}  {:>6}  {:>9}  {:>8}", m.name, w, m.unit, m.runs, m.with_value, m.last_run);
+    if (o.changes) {
+      std::string s;
+      for (const Shift& x : shifts[m.name]) s += fmt::format("{}run {}: {}", s.empty() ? "" : "; ", x.run_id,
+                                                             shift_text(x, m.unit));
+      out += "  " + (s.empty() ? std::string("none") : s);
+    }
+    out += "\n";
+  }
+  if (o.changes) out += fmt::format("\nmethod: {}\n", kChangeMethod);
+  out += "show one metric across runs with --metric NAME\n";
+  io.out << out;
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+Action setup_history(CLI::App& app, const GlobalOptions& global, Io io) {
+  auto o = std::make_shared<HistoryOptions>();
+  app.add_option("--scenario", o->scenario, "Only runs of this scenario (its [scenario] name)");
+  app.add_option("--rig", o->rig, "Only runs on this rig (its [rig] name)");
+  app.add_option("--metric", o->metric, "The metric to list across runs");
+  app.add_flag("--changes", o->changes, "Mark where the metric's level shifted (PELT change points)");
+  app.add_option("--limit", o->limit, "Only the newest N runs")->check(CLI::Range(1, 100000000));
+  return [=, &global]() -> Result<ExitCode> {
+    Result<Store> store = Store::open(resolve_database_path(global.db));
+    if (!store) return store.error();
+    if (o->metric.empty()) return all_metrics(*store, *o, global, io);
+    return one_metric(*store, *o, global, io);
   };
 }
 

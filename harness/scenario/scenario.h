@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/base/result.h"
+#include "harness/scenario/compare_config.h"
 #include "harness/scenario/counters_config.h"
 #include "harness/scenario/ddr_config.h"
 #include "harness/scenario/latency_config.h"
@@ -50,6 +51,7 @@ struct Scenario {
   std::optional<CountersConfig> counters;  // level 2
   std::optional<DdrConfig> ddr;            // level 3
   std::optional<LatencyConfig> latency;    // level 4
+  std::optional<CompareConfig> compare;    // how `harness compare` judges runs
 };
 
 // Parses scenario text; `path` is used in error messages only.

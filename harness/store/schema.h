@@ -6,7 +6,7 @@
 
 namespace harness {
 
-inline constexpr std::array<const char*, 1> kMigrations = {
+inline constexpr std::array<const char*, 2> kMigrations = {
     // 0 -> 1: runs and what they produced.
     R"sql(
 CREATE TABLE runs (
@@ -76,6 +76,20 @@ CREATE TABLE hints (
   text   TEXT NOT NULL,
   PRIMARY KEY (run_id, seq)
 );
+)sql",
+    // 1 -> 2: named baselines. A name is unique per scenario and rig, so each
+    // rig keeps its own "nightly" and a run is never judged against another
+    // rig's numbers by accident.
+    R"sql(
+CREATE TABLE baselines (
+  scenario_name TEXT NOT NULL,
+  rig           TEXT NOT NULL,
+  name          TEXT NOT NULL,
+  run_id        INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  set_at        TEXT NOT NULL,
+  PRIMARY KEY (scenario_name, rig, name)
+);
+CREATE INDEX baselines_by_name ON baselines (name);
 )sql",
 };
 

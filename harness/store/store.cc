@@ -1,5 +1,6 @@
 #include "harness/store/store.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -303,6 +304,138 @@ Result<RunRecord> Store::load_run(std::int64_t id) const {
     h.bind(1, id);
     while (h.executeStep()) r.analysis.hints.push_back(h.getColumn(0).getString());
     return r;
+  });
+}
+
+}  // namespace harness
+
+namespace harness {
+
+Result<std::optional<std::int64_t>> Store::set_baseline(const std::string& name, std::int64_t run_id,
+                                                        const std::string& set_at) {
+  return guarded(path_, "set baseline", [&]() -> Result<std::optional<std::int64_t>> {
+    SQLite::Transaction tx(*db_);
+    SQLite::Statement run(*db_, "SELECT scenario_name, rig, status FROM runs WHERE id = ?");
+    run.bind(1, run_id);
+    if (!run.executeStep()) return Error::input(fmt::format("store {}: no run with id {}", path_, run_id));
+    std::string scenario = run.getColumn(0).getString();
+    std::string rig = run.getColumn(1).getString();
+    std::string status = run.getColumn(2).getString();
+    if (status != "passed" && status != "failed") {
+      return Error::input(fmt::format("run {} is {}: only a completed run (passed or failed) can be a baseline",
+                                      run_id, status));
+    }
+    std::optional<std::int64_t> previous;
+    SQLite::Statement old(*db_, "SELECT run_id FROM baselines WHERE scenario_name = ? AND rig = ? AND name = ?");
+    old.bind(1, scenario);
+    old.bind(2, rig);
+    old.bind(3, name);
+    if (old.executeStep()) previous = old.getColumn(0).getInt64();
+    SQLite::Statement put(*db_,
+                          "INSERT INTO baselines (scenario_name, rig, name, run_id, set_at) VALUES (?,?,?,?,?) "
+                          "ON CONFLICT (scenario_name, rig, name) DO UPDATE SET run_id = excluded.run_id, "
+                          "set_at = excluded.set_at");
+    put.bind(1, scenario);
+    put.bind(2, rig);
+    put.bind(3, name);
+    put.bind(4, run_id);
+    put.bind(5, set_at);
+    put.exec();
+    tx.commit();
+    return previous;
+  });
+}
+
+Result<std::vector<Baseline>> Store::list_baselines(const std::string& name) const {
+  return guarded(path_, "list baselines", [&]() -> Result<std::vector<Baseline>> {
+    SQLite::Statement q(*db_,
+                        "SELECT name, scenario_name, rig, run_id, set_at FROM baselines "
+                        "WHERE ? = '' OR name = ? ORDER BY name, scenario_name, rig");
+    q.bind(1, name);
+    q.bind(2, name);
+    std::vector<Baseline> out;
+    while (q.executeStep()) {
+      out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString(),
+                     q.getColumn(3).getInt64(), q.getColumn(4).getString()});
+    }
+    return out;
+  });
+}
+
+Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) const {
+  return guarded(path_, "metric history", [&]() -> Result<std::vector<HistoryPoint>> {
+    // Optional filters are written as "? = '' OR column = ?" so that one
+    // statement serves every combination; SQLite still walks the metric index.
+    SQLite::Statement q(*db_,
+                        "SELECT r.id, r.started_at, r.origin, r.scenario_name, r.rig, m.value, m.unit, "
+                        "m.provenance, m.unavailable FROM metrics m JOIN runs r ON r.id = m.run_id "
+                        "WHERE m.name = ? AND (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
+                        "AND (? <= 0 OR r.id < ?) AND (? = 0 OR r.origin = 'live') "
+                        "AND r.status IN ('passed', 'failed') ORDER BY m.run_id DESC LIMIT ?");
+    q.bind(1, h.metric);
+    q.bind(2, h.scenario);
+    q.bind(3, h.scenario);
+    q.bind(4, h.rig);
+    q.bind(5, h.rig);
+    q.bind(6, h.before_run);
+    q.bind(7, h.before_run);
+    q.bind(8, h.live_only ? 1 : 0);
+    q.bind(9, h.limit > 0 ? h.limit : -1);
+    std::vector<HistoryPoint> out;
+    while (q.executeStep()) {
+      HistoryPoint p;
+      p.run_id = q.getColumn(0).getInt64();
+      p.started_at = q.getColumn(1).getString();
+      p.origin = q.getColumn(2).getString();
+      p.scenario_name = q.getColumn(3).getString();
+      p.rig = q.getColumn(4).getString();
+      if (!q.getColumn(5).isNull()) p.value = q.getColumn(5).getDouble();
+      p.unit = q.getColumn(6).getString();
+      p.provenance = q.getColumn(7).getString();
+      p.unavailable = q.getColumn(8).getString();
+      out.push_back(std::move(p));
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+  });
+}
+
+Result<std::map<std::string, std::vector<double>>> Store::recent_values(const std::string& scenario,
+                                                                         const std::string& rig,
+                                                                         std::int64_t before_run, int runs) const {
+  return guarded(path_, "recent values", [&]() -> Result<std::map<std::string, std::vector<double>>> {
+    SQLite::Statement q(*db_,
+                        "SELECT m.name, m.value FROM metrics m WHERE m.value IS NOT NULL AND m.run_id IN "
+                        "(SELECT id FROM runs WHERE scenario_name = ? AND rig = ? AND origin = 'live' "
+                        "AND status IN ('passed', 'failed') AND id < ? ORDER BY id DESC LIMIT ?) "
+                        "ORDER BY m.run_id");
+    q.bind(1, scenario);
+    q.bind(2, rig);
+    q.bind(3, before_run);
+    q.bind(4, runs);
+    std::map<std::string, std::vector<double>> out;
+    while (q.executeStep()) out[q.getColumn(0).getString()].push_back(q.getColumn(1).getDouble());
+    return out;
+  });
+}
+
+Result<std::vector<HistoryMetric>> Store::history_metrics(const std::string& scenario, const std::string& rig) const {
+  return guarded(path_, "history metrics", [&]() -> Result<std::vector<HistoryMetric>> {
+    SQLite::Statement q(*db_,
+                        "SELECT m.name, max(m.unit), count(*), count(m.value), max(r.id) "
+                        "FROM metrics m JOIN runs r ON r.id = m.run_id "
+                        "WHERE (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
+                        "AND r.status IN ('passed', 'failed') GROUP BY m.name ORDER BY m.name");
+    q.bind(1, scenario);
+    q.bind(2, scenario);
+    q.bind(3, rig);
+    q.bind(4, rig);
+    std::vector<HistoryMetric> out;
+    while (q.executeStep()) {
+      out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt(),
+                     q.getColumn(3).getInt(), q.getColumn(4).getInt64()});
+    }
+    return out;
   });
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,47 @@ class Database;
 
 namespace harness {
 
+// A run named as the reference for later runs of the same scenario on the
+// same rig.
+struct Baseline {
+  std::string name;
+  std::string scenario_name;
+  std::string rig;
+  std::int64_t run_id = 0;
+  std::string set_at;  // ISO 8601 UTC
+};
+
+// One run's value of one metric, for `harness history` and change points.
+struct HistoryPoint {
+  std::int64_t run_id = 0;
+  std::string started_at;
+  std::string origin;  // "live" or "replay"
+  std::string scenario_name;
+  std::string rig;
+  std::optional<double> value;  // absent: unavailable, see `unavailable`
+  std::string unit;
+  std::string provenance;
+  std::string unavailable;
+};
+
+struct HistoryQuery {
+  std::string metric;            // required
+  std::string scenario;          // empty: any
+  std::string rig;               // empty: any
+  std::int64_t before_run = 0;   // > 0: only runs with a smaller id
+  bool live_only = false;        // leave out replays (they repeat a recording)
+  int limit = 0;                 // > 0: only the newest `limit` runs
+};
+
+// A metric seen in the stored runs, for `harness history` without --metric.
+struct HistoryMetric {
+  std::string name;
+  std::string unit;
+  int runs = 0;         // runs that report the metric
+  int with_value = 0;   // of those, runs where it was available
+  std::int64_t last_run = 0;
+};
+
 // Where runs go when neither --db nor HARNESS_DB says otherwise.
 constexpr const char* kDefaultDatabase = "harness-runs.sqlite";
 // --db, else $HARNESS_DB, else kDefaultDatabase.
@@ -25,7 +67,7 @@ std::string resolve_database_path(const std::string& flag);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens (creating when absent) and migrates to kSchemaVersion. A database
   // written by a newer harness is refused.
@@ -48,6 +90,25 @@ class Store {
   Result<std::vector<RunSummary>> list_runs(int limit = 50) const;
   // The run, or an error naming the id when there is none.
   Result<RunRecord> load_run(std::int64_t id) const;
+
+  // Names run `run_id` as baseline `name` of its scenario and rig, replacing
+  // an earlier run of that name; returns the replaced run's id. Only a
+  // completed (passed or failed) run can be a baseline.
+  Result<std::optional<std::int64_t>> set_baseline(const std::string& name, std::int64_t run_id,
+                                                   const std::string& set_at);
+  // Every baseline, or those called `name`, ordered by name, scenario, rig.
+  Result<std::vector<Baseline>> list_baselines(const std::string& name = "") const;
+
+  // Completed runs' values of one metric, oldest first. Uses the index on
+  // (name, run_id): tens of thousands of runs take milliseconds.
+  Result<std::vector<HistoryPoint>> metric_history(const HistoryQuery& query) const;
+  // Numeric values of every metric in the newest `runs` completed live runs of
+  // a scenario on a rig before run `before_run`, oldest first: the noise band.
+  Result<std::map<std::string, std::vector<double>>> recent_values(const std::string& scenario,
+                                                                    const std::string& rig,
+                                                                    std::int64_t before_run, int runs) const;
+  // The metrics stored for completed runs matching the filters, by name.
+  Result<std::vector<HistoryMetric>> history_metrics(const std::string& scenario, const std::string& rig) const;
 
  private:
   explicit Store(std::string path, std::unique_ptr<SQLite::Database> db);

@@ -1,0 +1,179 @@
+// compare, baseline and history through the command line, in-process, on a
+// store filled with synthetic runs (the real runs are in tests/compare_e2e_test.cc).
+#include <filesystem>
+#include <fstream>
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/cli/commands.h"
+#include "harness/store/store.h"
+
+namespace harness {
+namespace {
+
+const char* kScenario =
+    "[scenario]\nname = \"npu\"\n[rig]\nname = \"lab-a\"\n[workload]\nbuiltin = \"gemm\"\nm = 8\nn = 8\nk = 8\n"
+    "[latency]\niterations = 100\n";
+
+class CompareCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("harness-cmp-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    db_ = (dir_ / "runs.sqlite").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // A run whose latency samples have the given median.
+  std::int64_t add(double median_s, const std::string& rig = "lab-a", std::uint64_t seed = 1,
+                   const std::string& scenario = "npu") {
+    Result<Store> store = Store::open(db_);
+    EXPECT_TRUE(store) << store.error().message;
+    RunRecord r;
+    r.scenario_name = scenario;
+    r.scenario_path = "npu.toml";
+    r.scenario_text = kScenario;
+    r.scenario_hash = "h";
+    r.rig = rig;
+    r.status = RunStatus::passed;
+    r.started_at = "2026-11-29T00:00:00Z";
+    std::mt19937_64 rng(seed);
+    std::lognormal_distribution<double> d(std::log(median_s), 0.1);
+    SampleSet s{Level::latency, "latency", "s", Provenance::measured, "builtin:gemm", Better::lower, {}};
+    for (int i = 0; i < 200; ++i) s.values.push_back(d(rng));
+    r.analysis.samples.push_back(s);
+    Metric m;
+    m.level = Level::latency;
+    m.name = "latency_p50";
+    m.unit = "s";
+    m.value = median_s;
+    m.better = Better::lower;
+    r.analysis.metrics.push_back(m);
+    Result<std::int64_t> id = store->insert_run(r);
+    EXPECT_TRUE(id) << id.error().message;
+    return id ? *id : 0;
+  }
+
+  int cli(std::vector<std::string> args) {
+    args.insert(args.begin(), {"harness", "--db", db_});
+    std::vector<const char*> argv;
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+    out_ = out.str();
+    err_ = err.str();
+    return code;
+  }
+
+  std::filesystem::path dir_;
+  std::string db_, out_, err_;
+};
+
+TEST_F(CompareCliTest, BaselineSetListShow) {
+  std::int64_t a = add(1e-3), b = add(1e-3, "lab-a", 2);
+  ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0) << err_;
+  EXPECT_EQ(out_, "baseline 'nightly' of scenario 'npu' on rig 'lab-a' is now run 1\n");
+  ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(b)}), 0) << err_;
+  EXPECT_EQ(out_, "baseline 'nightly' of scenario 'npu' on rig 'lab-a' is now run 2 (was run 1)\n");
+  ASSERT_EQ(cli({"baseline", "list"}), 0) << err_;
+  EXPECT_NE(out_.find("nightly  npu       lab-a      2  "), std::string::npos) << out_;
+  ASSERT_EQ(cli({"baseline", "show", "nightly"}), 0) << err_;
+  EXPECT_EQ(out_.rfind("baseline 'nightly' of scenario 'npu' on rig 'lab-a': run 2, set ", 0), 0u) << out_;
+  EXPECT_EQ(cli({"baseline", "show", "weekly"}), 2);
+  EXPECT_EQ(err_, "harness: error: no baseline named 'weekly' (see 'harness baseline list')\n");
+  ASSERT_EQ(cli({"baseline", "list", "--json"}), 0) << err_;
+  EXPECT_NE(out_.find("\"run\": 2"), std::string::npos);
+}
+
+TEST_F(CompareCliTest, UnchangedRunExitsZero) {
+  std::int64_t a = add(1e-3, "lab-a", 1), b = add(1e-3, "lab-a", 2);
+  ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0);
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly"}), 0) << err_ << out_;
+  EXPECT_NE(out_.find("run 2 against baseline 'nightly' (run 1), scenario npu, rig lab-a"), std::string::npos);
+  EXPECT_NE(out_.find("result: no regression (0 regressed, 0 improved, 0 changed, 2 unchanged, 0 cannot tell)"),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("method: Holm step-down (family-wise error rate) over 2 tests at alpha 0.05"),
+            std::string::npos);
+}
+
+TEST_F(CompareCliTest, RegressionExitsOneAndWritesJunitAndMarkdown) {
+  std::int64_t a = add(1e-3, "lab-a", 1), b = add(1.2e-3, "lab-a", 2);
+  std::string junit = (dir_ / "cmp.xml").string(), md = (dir_ / "cmp.md").string();
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--against", std::to_string(a), "--junit", junit, "--markdown", md}),
+            1)
+      << err_;
+  EXPECT_NE(out_.find("result: REGRESSED (2 regressed"), std::string::npos) << out_;
+  std::ifstream j(junit), m(md);
+  std::stringstream js, ms;
+  js << j.rdbuf();
+  ms << m.rdbuf();
+  EXPECT_NE(js.str().find("<testsuite name=\"harness compare npu\" tests=\"2\" failures=\"2\" skipped=\"0\">"),
+            std::string::npos)
+      << js.str();
+  EXPECT_NE(js.str().find("<testcase classname=\"compare.latency\" name=\"latency_p50\">\n      <failure "
+                          "message=\"regressed: baseline 1 ms, new 1.2 ms (+20.0 %)"),
+            std::string::npos)
+      << js.str();
+  EXPECT_EQ(ms.str().rfind("### harness compare: regression found\n", 0), 0u) << ms.str();
+  EXPECT_NE(ms.str().find("| `latency_p50` | 1 ms | 1.2 ms | +200 us | +20.0 % | lower | **regressed** |"),
+            std::string::npos)
+      << ms.str();
+  ASSERT_EQ(cli({"--json", "compare", std::to_string(b), "--against", std::to_string(a)}), 1);
+  nlohmann::json out = nlohmann::json::parse(out_);
+  EXPECT_EQ(out["method"]["correction"], "holm");
+  EXPECT_EQ(out["summary"]["regressed"], 2);
+  EXPECT_EQ(out["regressed"], true);
+}
+
+TEST_F(CompareCliTest, AnotherRigsBaselineIsAnErrorUnlessAllowed) {
+  std::int64_t a = add(1e-3, "lab-b"), b = add(1e-3, "lab-a", 2);
+  ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0);
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly"}), 2);
+  EXPECT_EQ(err_,
+            "harness: error: baseline 'nightly' (run 1) does not match run 2: rig ('lab-b' vs 'lab-a') differ; "
+            "pass --allow-mismatch to compare anyway\n");
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--against", std::to_string(a)}), 2);
+  EXPECT_EQ(err_,
+            "harness: error: run 1 does not match run 2: rig ('lab-b' vs 'lab-a') differ; pass --allow-mismatch "
+            "to compare anyway\n");
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly", "--allow-mismatch"}), 0) << err_;
+  EXPECT_NE(out_.find("note: --allow-mismatch: baseline and run differ in rig ('lab-b' vs 'lab-a')"),
+            std::string::npos);
+}
+
+TEST_F(CompareCliTest, BadInputExitsTwo) {
+  std::int64_t a = add(1e-3);
+  EXPECT_EQ(cli({"compare", "42", "--against", std::to_string(a)}), 2);
+  EXPECT_NE(err_.find(": no run with id 42\n"), std::string::npos) << err_;
+  EXPECT_EQ(cli({"compare", std::to_string(a), "--baseline", "nope"}), 2);
+  EXPECT_EQ(err_, "harness: error: no baseline named 'nope' (see 'harness baseline list')\n");
+  EXPECT_EQ(cli({"compare", std::to_string(a)}), 2);
+  EXPECT_EQ(err_, "harness: error: compare needs a baseline: --baseline NAME or --against RUN\n");
+}
+
+TEST_F(CompareCliTest, HistoryListsAMetricAndMarksTheShift) {
+  for (int i = 0; i < 8; ++i) add(1e-3 * (1 + 0.002 * (i % 3)), "lab-a", static_cast<std::uint64_t>(i));
+  for (int i = 0; i < 8; ++i) add(1.3e-3 * (1 + 0.002 * (i % 3)), "lab-a", static_cast<std::uint64_t>(i));
+  ASSERT_EQ(cli({"history", "--metric", "latency_p50", "--changes"}), 0) << err_;
+  EXPECT_EQ(out_.rfind("latency_p50 (s) across 16 runs\n", 0), 0u) << out_;
+  EXPECT_NE(out_.find("<- level shift 1.002 ms -> 1.302 ms (+30.0 %)"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("\n1 level shift found; method: penalised step fit for changes in mean (PELT"), std::string::npos);
+  ASSERT_EQ(cli({"history", "--changes"}), 0) << err_;
+  EXPECT_NE(out_.find("latency_p50  s             16         16        16  run 9: level shift"), std::string::npos)
+      << out_;
+  EXPECT_EQ(cli({"history", "--metric", "latency_p05"}), 2);
+  EXPECT_EQ(err_, "harness: error: no stored run has a metric 'latency_p05'; did you mean 'latency_p50'?\n");
+}
+
+}  // namespace
+}  // namespace harness

@@ -1,0 +1,125 @@
+#include "harness/compare/change_points.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "harness/base/stats.h"
+
+namespace harness {
+
+double difference_noise_scale(std::span<const double> x) {
+  if (x.size() < 3) return 0;
+  std::vector<double> d(x.size() - 1);
+  for (std::size_t i = 1; i < x.size(); ++i) d[i - 1] = x[i] - x[i - 1];
+  std::vector<double> abs_d(d.size());
+  std::transform(d.begin(), d.end(), abs_d.begin(), [](double v) { return std::fabs(v); });
+  double mad = median(abs_d);
+  if (mad > 0) return 1.4826 * mad / std::sqrt(2.0);
+  double sd = stddev(d);
+  return sd > 0 ? sd / std::sqrt(2.0) : 0;
+}
+
+namespace {
+
+// Past this many runs the exact search costs too much (PELT's pruning keeps
+// every split inside a long stable stretch, so it turns quadratic) and binary
+// segmentation with the same cost and penalty takes over: O(n log n), the
+// same answer for well separated shifts, possibly fewer for short ones.
+constexpr std::size_t kExactUpTo = 2000;
+
+template <class Cost>
+std::vector<std::size_t> pelt(std::size_t n, std::size_t m, double beta, const Cost& cost) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> best(n + 1, inf);
+  std::vector<std::size_t> last(n + 1, 0);
+  best[0] = -beta;
+  std::vector<std::size_t> candidates, kept;
+  for (std::size_t t = m; t <= n; ++t) {
+    std::size_t fresh = t - m;  // the newest split that leaves >= m values after it
+    if (best[fresh] < inf) candidates.push_back(fresh);
+    double f = inf;
+    std::size_t arg = 0;
+    for (std::size_t tau : candidates) {
+      double v = best[tau] + cost(tau, t) + beta;
+      if (v < f) { f = v; arg = tau; }
+    }
+    best[t] = f;
+    last[t] = arg;
+    // PELT pruning: a split that is already worse than the best fit up to t
+    // (before paying for another change) can never become optimal later.
+    kept.clear();
+    for (std::size_t tau : candidates)
+      if (best[tau] + cost(tau, t) <= f) kept.push_back(tau);
+    candidates.swap(kept);
+  }
+  std::vector<std::size_t> splits;
+  for (std::size_t t = n; t > 0; t = last[t])
+    if (last[t] > 0) splits.push_back(last[t]);
+  std::reverse(splits.begin(), splits.end());
+  return splits;
+}
+
+template <class Cost>
+void binary_segmentation(std::size_t a, std::size_t b, std::size_t m, double beta, const Cost& cost,
+                         std::vector<std::size_t>& splits) {
+  if (b - a < 2 * m) return;
+  const double whole = cost(a, b);
+  double gain = 0;
+  std::size_t at = 0;
+  for (std::size_t k = a + m; k + m <= b; ++k) {
+    double g = whole - cost(a, k) - cost(k, b);
+    if (g > gain) { gain = g; at = k; }
+  }
+  if (gain <= beta) return;
+  splits.push_back(at);
+  binary_segmentation(a, at, m, beta, cost, splits);
+  binary_segmentation(at, b, m, beta, cost, splits);
+}
+
+}  // namespace
+
+std::vector<ChangePoint> find_change_points(std::span<const double> x, ChangePointOptions options) {
+  const std::size_t n = x.size();
+  const std::size_t m = std::max<std::size_t>(options.min_segment, 1);
+  if (n < 2 * m) return {};
+  const double sigma = difference_noise_scale(x);
+  if (!(sigma > 0)) return {};
+  // Prefix sums of the standardised values make a segment's cost O(1);
+  // centring first keeps sum(z^2) - sum(z)^2 / n from cancelling away when
+  // the level is large against the noise.
+  const double centre = mean(x);
+  std::vector<double> s1(n + 1, 0), s2(n + 1, 0), raw(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    double z = (x[i] - centre) / sigma;
+    s1[i + 1] = s1[i] + z;
+    s2[i + 1] = s2[i] + z * z;
+    raw[i + 1] = raw[i] + x[i];
+  }
+  auto cost = [&](std::size_t a, std::size_t b) {  // values [a, b)
+    double len = static_cast<double>(b - a);
+    double sum = s1[b] - s1[a];
+    return std::max(0.0, (s2[b] - s2[a]) - sum * sum / len);
+  };
+  const double beta = options.penalty_per_ln_n * std::log(static_cast<double>(n));
+  std::vector<std::size_t> splits;
+  if (n <= kExactUpTo) {
+    splits = pelt(n, m, beta, cost);
+  } else {
+    binary_segmentation(0, n, m, beta, cost, splits);
+    std::sort(splits.begin(), splits.end());
+  }
+  std::vector<ChangePoint> out;
+  std::size_t start = 0;
+  for (std::size_t k = 0; k < splits.size(); ++k) {
+    std::size_t split = splits[k];
+    std::size_t end = k + 1 < splits.size() ? splits[k + 1] : n;
+    double before = (raw[split] - raw[start]) / static_cast<double>(split - start);
+    double after = (raw[end] - raw[split]) / static_cast<double>(end - split);
+    out.push_back({split, before, after});
+    start = split;
+  }
+  return out;
+}
+
+}  // namespace harness

@@ -1,0 +1,87 @@
+// Judging a run against a baseline, metric by metric. Pure: the caller loads
+// both analyses and the history from the store.
+//
+// For each metric both runs have:
+//  - computed from samples (a sample set of the same name, or a statistic
+//    "<set>_<stat>" of one) with >= min_samples on both sides: a test suited
+//    to the statistic says whether the samples differ in it (the set or a
+//    metric of its name: Mann-Whitney U; "_p95", "_median": quantile test;
+//    "_mean": Welch's t; any other statistic such as "_max" or a ratio has no
+//    test and is a single value), and the effect must also reach
+//    sample_threshold (for the set itself the Hodges-Lehmann shift relative
+//    to the baseline median, for a metric its own relative change);
+//  - a single value: its relative change must reach default_threshold;
+//  - either way, when the history holds >= min_history_runs earlier live runs,
+//    the value must also leave the history's noise band (both tests must
+//    reject: an intersection-union test, valid at alpha);
+//  - the p-values of all metrics form one family, adjusted by Holm or BH.
+// Verdicts: regressed / improved (by Metric::better), changed (a metric with no
+// better direction), unchanged, cannot tell (missing or unavailable on a
+// side, provenance of a different kind, too few samples for a set).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/model/metric.h"
+#include "harness/scenario/compare_config.h"
+
+namespace harness {
+
+enum class Change { regressed, improved, changed, unchanged, cannot_tell };
+std::string_view change_name(Change c);  // "regressed", ..., "cannot tell"
+
+// Measured and replayed figures are the same kind of evidence (a replay
+// re-analyses a measurement); declared and model figures are not.
+bool same_kind_of_evidence(Provenance a, Provenance b);
+
+struct MetricComparison {
+  std::string name;
+  Level level = Level::roofline;
+  std::string unit;
+  Better better = Better::none;
+  std::string kind;  // "samples" (a sample set's median), "from samples", "single", "text"
+  std::optional<double> baseline, current;
+  std::string baseline_text, current_text;  // categorical value or "unavailable: why"
+  std::optional<Provenance> baseline_provenance, current_provenance;
+  std::optional<double> change;           // current - baseline
+  std::optional<double> relative_change;  // change / |baseline|
+  // What is held against the threshold: the relative change, or for a
+  // sample set the Hodges-Lehmann shift relative to the baseline median.
+  std::optional<double> effect;
+  std::string effect_name;  // "change" or "Hodges-Lehmann shift"
+  double threshold = 0;     // relative
+  std::size_t baseline_samples = 0, current_samples = 0;
+  std::optional<double> p_samples;  // the sample test's two-sided p
+  std::string sample_test;          // "U test", "quantile test", "Welch t test"
+  std::optional<double> p_history;  // noise band
+  std::size_t history_runs = 0;
+  std::optional<double> p;           // the one in the family: max of the above
+  std::optional<double> p_adjusted;  // after Holm / BH
+  Change verdict = Change::cannot_tell;
+  std::string reason;  // why, in words
+};
+
+struct Comparison {
+  CompareConfig config;
+  std::vector<MetricComparison> metrics;
+  std::size_t tests = 0;           // size of the family the correction saw
+  std::vector<Verdict> expectations;  // baseline-relative scenario expectations
+
+  std::size_t count(Change c) const;
+  bool failed_expectations() const;
+  // Exit code 1: any regression or failed baseline expectation.
+  bool regressed() const { return count(Change::regressed) > 0 || failed_expectations(); }
+};
+
+// Earlier values of a metric on the same scenario and rig, oldest first (empty
+// when there are none). Supplied by the caller so the judgement stays pure.
+using HistoryLookup = std::function<std::vector<double>(const std::string& metric)>;
+
+Comparison compare_analyses(const Analysis& baseline, const Analysis& current, const CompareConfig& config,
+                            const HistoryLookup& history = {});
+
+}  // namespace harness

@@ -1,0 +1,245 @@
+#include "harness/compare/compare.h"
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+Metric value(const std::string& name, double v, Better better = Better::lower,
+             Provenance p = Provenance::measured) {
+  Metric m;
+  m.level = Level::latency;
+  m.name = name;
+  m.value = v;
+  m.unit = "s";
+  m.provenance = p;
+  m.better = better;
+  return m;
+}
+
+std::vector<double> lognormal(std::size_t n, double median, double sigma, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> d(std::log(median), sigma);
+  std::vector<double> v(n);
+  for (double& x : v) x = d(rng);
+  return v;
+}
+
+SampleSet samples(const std::string& name, std::vector<double> v, Provenance p = Provenance::measured) {
+  return {Level::latency, name, "s", p, "test", Better::lower, std::move(v)};
+}
+
+const MetricComparison& row(const Comparison& c, const std::string& name) {
+  for (const MetricComparison& m : c.metrics)
+    if (m.name == name) return m;
+  ADD_FAILURE() << "no row " << name;
+  return c.metrics.front();
+}
+
+TEST(Compare, SingleValuesUseTheRelativeThreshold) {
+  Analysis a, b;
+  a.metrics = {value("small", 1.0), value("slower", 1.0), value("faster", 1.0), value("bw", 100, Better::higher)};
+  b.metrics = {value("small", 1.05), value("slower", 1.2), value("faster", 0.8), value("bw", 80, Better::higher)};
+  Comparison c = compare_analyses(a, b, CompareConfig{});
+  EXPECT_EQ(row(c, "small").verdict, Change::unchanged);
+  EXPECT_EQ(row(c, "small").reason, "+5.0 % is within the ±10 % threshold");
+  EXPECT_EQ(row(c, "slower").verdict, Change::regressed);
+  EXPECT_EQ(row(c, "slower").reason,
+            "+20.0 % is beyond the ±10 % threshold (no test: a single value without history)");
+  EXPECT_EQ(row(c, "faster").verdict, Change::improved);
+  EXPECT_EQ(row(c, "bw").verdict, Change::regressed);
+  EXPECT_NEAR(*row(c, "bw").relative_change, -0.2, 1e-12);
+  EXPECT_EQ(c.tests, 0u);
+  EXPECT_TRUE(c.regressed());
+}
+
+TEST(Compare, PerMetricThresholdOverridesTheDefault) {
+  Analysis a, b;
+  a.metrics = {value("latency_p95", 1.0)};
+  b.metrics = {value("latency_p95", 1.2)};
+  CompareConfig config;
+  config.metric_threshold["latency_p95"] = 0.25;
+  EXPECT_EQ(compare_analyses(a, b, config).metrics[0].verdict, Change::unchanged);
+}
+
+TEST(Compare, CannotTellWhenMissingUnavailableOrDifferentEvidence) {
+  Analysis a, b;
+  a.metrics = {value("only_base", 1), Metric::missing(Level::latency, "power_mean", "W", "no power source"),
+               value("ceiling", 5e10, Better::higher, Provenance::declared), value("replayed", 2.0)};
+  b.metrics = {value("only_new", 1), Metric::missing(Level::latency, "power_mean", "W", "no power source"),
+               value("ceiling", 3e10, Better::higher, Provenance::measured),
+               value("replayed", 2.0, Better::lower, Provenance::replayed)};
+  Comparison c = compare_analyses(a, b, CompareConfig{});
+  EXPECT_EQ(row(c, "only_base").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "only_base").reason, "missing in the new run");
+  EXPECT_EQ(row(c, "only_new").reason, "missing in the baseline run");
+  EXPECT_EQ(row(c, "power_mean").reason, "unavailable in both runs: no power source");
+  EXPECT_EQ(row(c, "ceiling").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "ceiling").reason, "provenance differs: declared vs measured");
+  // A replay re-analyses a measurement: the same kind of evidence.
+  EXPECT_EQ(row(c, "replayed").verdict, Change::unchanged);
+  EXPECT_FALSE(c.regressed());
+}
+
+TEST(Compare, CategoricalMetricsChangeWithoutADirection) {
+  Analysis a, b;
+  Metric m = value("gemm.bound", 0, Better::none);
+  m.text = "memory";
+  a.metrics = {m};
+  m.text = "compute";
+  b.metrics = {m};
+  Comparison c = compare_analyses(a, b, CompareConfig{});
+  EXPECT_EQ(c.metrics[0].verdict, Change::changed);
+  EXPECT_EQ(c.metrics[0].reason, "memory -> compute");
+  EXPECT_FALSE(c.regressed());
+}
+
+TEST(Compare, SampleSetsUseTheUTestAndGateTheirPercentiles) {
+  Analysis a, b;
+  a.samples = {samples("latency", lognormal(400, 1e-3, 0.2, 1))};
+  b.samples = {samples("latency", lognormal(400, 1.5e-3, 0.2, 2))};
+  a.metrics = {value("latency_p95", 1.39e-3), value("throughput", 900, Better::higher)};
+  b.metrics = {value("latency_p95", 2.08e-3), value("throughput", 610, Better::higher)};
+  Comparison c = compare_analyses(a, b, CompareConfig{});
+  const MetricComparison& set = row(c, "latency");
+  EXPECT_EQ(set.kind, "samples");
+  EXPECT_EQ(set.verdict, Change::regressed);
+  ASSERT_TRUE(set.p_samples);
+  EXPECT_LT(*set.p_samples, 1e-20);
+  EXPECT_EQ(set.baseline_samples, 400u);
+  const MetricComparison& p95 = row(c, "latency_p95");
+  EXPECT_EQ(p95.kind, "from samples");
+  EXPECT_EQ(p95.threshold, 0.03);
+  EXPECT_EQ(p95.verdict, Change::regressed);
+  EXPECT_EQ(row(c, "throughput").kind, "single");
+  EXPECT_EQ(row(c, "throughput").verdict, Change::regressed);
+  EXPECT_EQ(c.tests, 2u);  // the set and its percentile; throughput has no test
+  EXPECT_TRUE(c.regressed());
+}
+
+TEST(Compare, EachStatisticOfASampleSetGetsItsOwnTest) {
+  Analysis a, b;
+  a.samples = {samples("latency", lognormal(300, 1e-3, 0.2, 5))};
+  b.samples = {samples("latency", lognormal(300, 1e-3, 0.2, 6))};
+  for (Analysis* x : {&a, &b}) {
+    x->metrics = {value("latency_p50", 1e-3), value("latency_p99", 1.6e-3), value("latency_mean", 1e-3),
+                  value("latency_max", 2e-3), value("latency_p95_over_p50", 1.4)};
+  }
+  b.metrics[3].value = 3e-3;  // the maximum of one run jumps
+  Comparison c = compare_analyses(a, b, CompareConfig{});
+  EXPECT_EQ(row(c, "latency_p50").sample_test, "quantile test");
+  EXPECT_EQ(row(c, "latency_mean").sample_test, "Welch t test");
+  EXPECT_EQ(row(c, "latency").sample_test, "U test");
+  // 300 x 0.99 x 0.01 < 5: too few samples in that tail for a quantile test.
+  EXPECT_EQ(row(c, "latency_p99").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "latency_p99").reason,
+            "too few samples in that tail: 300 and 300 samples give fewer than 5 beyond the 99th percentile on a "
+            "side");
+  EXPECT_EQ(row(c, "latency_max").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "latency_max").reason,
+            "'max' of sample set 'latency' has no test of its own, and there is no noise band yet (needs 5 earlier "
+            "live runs)");
+  EXPECT_EQ(row(c, "latency_p95_over_p50").verdict, Change::cannot_tell);
+  EXPECT_EQ(c.tests, 3u);
+  // With a history, the maximum that jumped from 2 to 3 ms is judged by it.
+  std::vector<double> maxima = {2e-3, 2.2e-3, 1.9e-3, 2.1e-3, 2e-3};
+  c = compare_analyses(a, b, CompareConfig{}, [&](const std::string& m) {
+    return m == "latency_max" ? maxima : std::vector<double>{};
+  });
+  EXPECT_EQ(row(c, "latency_max").verdict, Change::regressed);
+  CompareConfig config;
+  config.ignore = {"latency_max"};
+  c = compare_analyses(a, b, config);
+  EXPECT_EQ(row(c, "latency_max").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "latency_max").reason, "ignored: listed in [compare] ignore");
+}
+
+TEST(Compare, ATinyButSignificantShiftIsNotARegression) {
+  // 1 % slower with 20,000 samples each: the U test is sure, the change is
+  // below the 3 % effect threshold.
+  Analysis a, b;
+  a.samples = {samples("latency", lognormal(20000, 1e-3, 0.1, 3))};
+  b.samples = {samples("latency", lognormal(20000, 1.01e-3, 0.1, 4))};
+  Comparison c = compare_analyses(a, b, CompareConfig{});
+  ASSERT_EQ(c.metrics.size(), 1u);
+  EXPECT_LT(*c.metrics[0].p_samples, 1e-6);
+  EXPECT_EQ(c.metrics[0].verdict, Change::unchanged);
+  EXPECT_NE(c.metrics[0].reason.find("is within the ±3 % threshold; U test on 20000 vs 20000 samples"),
+            std::string::npos)
+      << c.metrics[0].reason;
+}
+
+TEST(Compare, TooFewSamples) {
+  Analysis a, b;
+  a.samples = {samples("dram", {1, 2, 3, 4, 5})};
+  b.samples = {samples("dram", {6, 7, 8, 9, 10})};
+  Comparison c = compare_analyses(a, b, CompareConfig{});
+  EXPECT_EQ(c.metrics[0].verdict, Change::cannot_tell);
+  EXPECT_EQ(c.metrics[0].reason, "too few samples: 5 and 5 (the U test needs 10 on each side)");
+  // A metric of the same name (the median of 5 repetitions) can only be
+  // judged against the noise band of earlier runs.
+  a.metrics = {value("dram", 3)};
+  b.metrics = {value("dram", 8)};
+  c = compare_analyses(a, b, CompareConfig{});
+  EXPECT_EQ(c.metrics[0].verdict, Change::cannot_tell);
+  EXPECT_EQ(c.metrics[0].reason,
+            "5 and 5 samples are too few for a test (needs 10), and there is no noise band yet (needs 5 earlier "
+            "live runs)");
+  c = compare_analyses(a, b, CompareConfig{}, [](const std::string&) { return std::vector<double>{3, 3.1, 2.9, 3, 3.05}; });
+  EXPECT_EQ(c.metrics[0].kind, "single");
+  EXPECT_EQ(c.metrics[0].verdict, Change::regressed);
+  EXPECT_EQ(c.metrics[0].reason.rfind(
+                "5 and 5 samples are too few for a test (needs 10), judged against the noise band; +166.7 % is "
+                "beyond the ±10 % threshold; noise band of 5 earlier runs p = ", 0),
+            0u) << c.metrics[0].reason;
+}
+
+TEST(Compare, TheHistoryNoiseBandKeepsUsualWobbleFromBeingARegression) {
+  Analysis a, b;
+  a.metrics = {value("throughput", 1000, Better::higher)};
+  b.metrics = {value("throughput", 850, Better::higher)};  // -15 %
+  CompareConfig config;
+  // This rig's throughput wanders by ~10 % from night to night.
+  std::vector<double> wobbly = {1000, 880, 1090, 920, 1010, 870, 1100, 950};
+  Comparison c = compare_analyses(a, b, config, [&](const std::string&) { return wobbly; });
+  EXPECT_EQ(c.metrics[0].verdict, Change::unchanged);
+  EXPECT_EQ(c.metrics[0].history_runs, 8u);
+  // On a quiet rig the same drop is far outside the band.
+  std::vector<double> quiet = {1000, 1004, 998, 1001, 997, 1003};
+  c = compare_analyses(a, b, config, [&](const std::string&) { return quiet; });
+  EXPECT_EQ(c.metrics[0].verdict, Change::regressed);
+  EXPECT_LT(*c.metrics[0].p_adjusted, 1e-6);
+}
+
+TEST(Compare, TheCorrectionCoversEveryTestedMetric) {
+  // 20 metrics, each with a history p of about 0.02 on its own: without a
+  // correction all 20 are called improved; Holm over the family calls none.
+  Analysis a, b;
+  for (int i = 0; i < 20; ++i) {
+    a.metrics.push_back(value("m" + std::to_string(i), 100));
+    b.metrics.push_back(value("m" + std::to_string(i), 76));
+  }
+  auto history = [&](const std::string&) { return std::vector<double>{100, 110, 95, 104, 90, 101}; };
+  CompareConfig none;
+  none.method = Correction::none;
+  Comparison n = compare_analyses(a, b, none, history);
+  ASSERT_LT(*n.metrics[0].p, 0.05);
+  ASSERT_GT(*n.metrics[0].p, 0.05 / 20);
+  EXPECT_EQ(n.count(Change::improved), 20u);
+  Comparison h = compare_analyses(a, b, CompareConfig{}, history);
+  EXPECT_EQ(h.tests, 20u);
+  EXPECT_EQ(h.count(Change::unchanged), 20u);
+  EXPECT_NE(h.metrics[0].reason.find("but not significant: noise band of 6 earlier runs p = 0.0"),
+            std::string::npos) << h.metrics[0].reason;
+  EXPECT_NE(h.metrics[0].reason.find("adjusted (holm) p = "), std::string::npos);
+  CompareConfig bh;
+  bh.method = Correction::bh;
+  // Equal p-values: BH keeps each at p * 20 / 20, so all 20 are discoveries.
+  EXPECT_EQ(compare_analyses(a, b, bh, history).count(Change::improved), 20u);
+}
+
+}  // namespace
+}  // namespace harness

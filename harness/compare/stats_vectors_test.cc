@@ -1,0 +1,105 @@
+// The statistics against reference values computed outside the project with
+// SciPy (scripts/gen-stats-vectors.py wrote tests/data/stats_vectors.json).
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/compare/mann_whitney.h"
+#include "harness/compare/multiple_testing.h"
+#include "harness/compare/noise_band.h"
+#include "harness/compare/sample_statistics.h"
+
+namespace harness {
+namespace {
+
+nlohmann::json vectors() {
+  std::ifstream in(std::string(HARNESS_SOURCE_DIR) + "/tests/data/stats_vectors.json");
+  EXPECT_TRUE(in) << "tests/data/stats_vectors.json is missing";
+  return nlohmann::json::parse(in);
+}
+
+TEST(StatsVectors, MannWhitneyMatchesScipy) {
+  nlohmann::json v = vectors();
+  ASSERT_GE(v["mann_whitney"].size(), 8u);
+  for (const auto& c : v["mann_whitney"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    MannWhitney r = mann_whitney_u(c["x"].get<std::vector<double>>(), c["y"].get<std::vector<double>>());
+    EXPECT_DOUBLE_EQ(r.u, c["u"].get<double>());
+    EXPECT_NEAR(r.p, c["p"].get<double>(), 1e-6);
+    // Tiny p-values must agree relatively too, or 1e-6 says nothing.
+    EXPECT_NEAR(r.p, c["p"].get<double>(), 1e-9 + 1e-6 * c["p"].get<double>());
+  }
+}
+
+TEST(StatsVectors, HodgesLehmannShiftIsTheMedianDifference) {
+  nlohmann::json v = vectors();
+  int checked = 0;
+  for (const auto& c : v["mann_whitney"]) {
+    if (!c.contains("hl_lower")) continue;
+    SCOPED_TRACE(c["name"].get<std::string>());
+    auto x = c["x"].get<std::vector<double>>();
+    auto y = c["y"].get<std::vector<double>>();
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    double expected = c["hl_lower"].get<double>();
+    double tolerance = 1e-9 * std::max(1.0, std::fabs(expected));
+    EXPECT_NEAR(hodges_lehmann_shift_sorted(x, y, tolerance), expected, 2 * tolerance);
+    ++checked;
+  }
+  EXPECT_GE(checked, 8);
+}
+
+TEST(StatsVectors, MannWhitneyIsSymmetric) {
+  nlohmann::json v = vectors();
+  for (const auto& c : v["mann_whitney"]) {
+    auto x = c["x"].get<std::vector<double>>();
+    auto y = c["y"].get<std::vector<double>>();
+    MannWhitney a = mann_whitney_u(x, y), b = mann_whitney_u(y, x);
+    EXPECT_DOUBLE_EQ(a.u + b.u, static_cast<double>(x.size() * y.size()));
+    EXPECT_DOUBLE_EQ(a.p, b.p);
+  }
+}
+
+TEST(StatsVectors, NoiseBandMatchesScipyStudentT) {
+  nlohmann::json v = vectors();
+  ASSERT_GE(v["noise_band"].size(), 4u);
+  for (const auto& c : v["noise_band"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    auto h = c["history"].get<std::vector<double>>();
+    std::optional<NoiseBand> b = noise_band(h, c["value"].get<double>(), 5);
+    ASSERT_TRUE(b);
+    EXPECT_NEAR(b->t, c["t"].get<double>(), 1e-9 * std::max(1.0, std::fabs(c["t"].get<double>())));
+    EXPECT_NEAR(b->p, c["p"].get<double>(), 1e-9 + 1e-6 * c["p"].get<double>());
+  }
+}
+
+TEST(StatsVectors, WelchTMatchesScipy) {
+  nlohmann::json v = vectors();
+  ASSERT_GE(v["welch"].size(), 3u);
+  for (const auto& c : v["welch"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    std::optional<double> p = welch_t_p(c["x"].get<std::vector<double>>(), c["y"].get<std::vector<double>>());
+    ASSERT_TRUE(p);
+    EXPECT_NEAR(*p, c["p"].get<double>(), 1e-9 + 1e-6 * c["p"].get<double>());
+  }
+}
+
+TEST(StatsVectors, HolmAndBenjaminiHochbergMatchTheDefinitions) {
+  nlohmann::json v = vectors();
+  for (const auto& c : v["p_adjust"]) {
+    auto p = c["p"].get<std::vector<double>>();
+    std::vector<double> holm = adjust_p_values(p, Correction::holm);
+    std::vector<double> bh = adjust_p_values(p, Correction::bh);
+    ASSERT_EQ(holm.size(), p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      EXPECT_NEAR(holm[i], c["holm"][i].get<double>(), 1e-12) << "holm " << i;
+      EXPECT_NEAR(bh[i], c["bh"][i].get<double>(), 1e-12) << "bh " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace harness

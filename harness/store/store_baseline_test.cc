@@ -1,0 +1,173 @@
+// Baselines and history queries of the store (schema migration 2).
+#include <filesystem>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "harness/store/store.h"
+
+namespace harness {
+namespace {
+
+class StoreBaselineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("harness-store-baseline-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    Result<Store> s = Store::open((dir_ / "runs.sqlite").string());
+    ASSERT_TRUE(s) << s.error().message;
+    store_.emplace(std::move(*s));
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::int64_t add(const std::string& scenario, const std::string& rig, std::optional<double> latency,
+                   RunStatus status = RunStatus::passed, const std::string& origin = "live") {
+    RunRecord r;
+    r.scenario_name = scenario;
+    r.scenario_path = scenario + ".toml";
+    r.scenario_text = "";
+    r.scenario_hash = "h";
+    r.rig = rig;
+    r.origin = origin;
+    r.status = status;
+    r.started_at = "2026-11-29T00:00:00Z";
+    Metric m;
+    m.level = Level::latency;
+    m.name = "latency_p50";
+    m.unit = "s";
+    m.value = latency;
+    if (!latency) m.unavailable = "no samples";
+    r.analysis.metrics.push_back(m);
+    Result<std::int64_t> id = store_->insert_run(r);
+    EXPECT_TRUE(id) << id.error().message;
+    return id ? *id : 0;
+  }
+
+  std::filesystem::path dir_;
+  std::optional<Store> store_;
+};
+
+TEST_F(StoreBaselineTest, SchemaIsMigratedToVersion2) { EXPECT_EQ(store_->schema_version(), 2); }
+
+TEST_F(StoreBaselineTest, ABaselineIsKeyedByScenarioAndRig) {
+  std::int64_t a = add("host", "lab-a", 1.0);
+  std::int64_t b = add("host", "lab-b", 2.0);
+  std::int64_t a2 = add("host", "lab-a", 1.1);
+  ASSERT_TRUE(store_->set_baseline("nightly", a, "t1").ok());
+  ASSERT_TRUE(store_->set_baseline("nightly", b, "t2").ok());
+  Result<std::optional<std::int64_t>> replaced = store_->set_baseline("nightly", a2, "t3");
+  ASSERT_TRUE(replaced);
+  EXPECT_EQ(*replaced, a);
+  Result<std::vector<Baseline>> all = store_->list_baselines("nightly");
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].rig, "lab-a");
+  EXPECT_EQ((*all)[0].run_id, a2);
+  EXPECT_EQ((*all)[0].set_at, "t3");
+  EXPECT_EQ((*all)[1].rig, "lab-b");
+  EXPECT_EQ((*all)[1].run_id, b);
+  EXPECT_TRUE(store_->list_baselines("weekly")->empty());
+}
+
+TEST_F(StoreBaselineTest, OnlyCompletedRunsCanBeBaselines) {
+  std::int64_t aborted = add("host", "lab-a", 1.0, RunStatus::aborted);
+  Result<std::optional<std::int64_t>> r = store_->set_baseline("nightly", aborted, "t");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "run " + std::to_string(aborted) + " is aborted: only a completed run (passed or failed) can be a baseline");
+  r = store_->set_baseline("nightly", 999, "t");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ExitCode::bad_input);
+  EXPECT_NE(r.error().message.find("no run with id 999"), std::string::npos);
+}
+
+TEST_F(StoreBaselineTest, MetricHistoryFiltersAndOrdersOldestFirst) {
+  std::int64_t r1 = add("host", "lab-a", 1.0);
+  add("host", "lab-b", 5.0);
+  std::int64_t r3 = add("host", "lab-a", std::nullopt);
+  add("host", "lab-a", 9.0, RunStatus::aborted);
+  std::int64_t r5 = add("host", "lab-a", 1.2, RunStatus::passed, "replay");
+  std::int64_t r6 = add("host", "lab-a", 1.3, RunStatus::failed);
+  HistoryQuery q;
+  q.metric = "latency_p50";
+  q.rig = "lab-a";
+  Result<std::vector<HistoryPoint>> h = store_->metric_history(q);
+  ASSERT_TRUE(h);
+  std::vector<std::int64_t> ids;
+  for (const HistoryPoint& p : *h) ids.push_back(p.run_id);
+  EXPECT_EQ(ids, (std::vector<std::int64_t>{r1, r3, r5, r6}));
+  EXPECT_FALSE((*h)[1].value);
+  EXPECT_EQ((*h)[1].unavailable, "no samples");
+  q.live_only = true;
+  q.limit = 2;
+  h = store_->metric_history(q);
+  ids.clear();
+  for (const HistoryPoint& p : *h) ids.push_back(p.run_id);
+  EXPECT_EQ(ids, (std::vector<std::int64_t>{r3, r6}));
+}
+
+TEST_F(StoreBaselineTest, RecentValuesAreTheNoiseBandInput) {
+  add("host", "lab-a", 1.0);
+  add("host", "lab-a", 1.1);
+  add("host", "lab-a", 1.2, RunStatus::passed, "replay");  // repeats a recording: left out
+  add("host", "lab-b", 7.0);
+  add("host", "lab-a", 1.3);
+  std::int64_t now = add("host", "lab-a", 1.4);
+  Result<std::map<std::string, std::vector<double>>> v = store_->recent_values("host", "lab-a", now, 2);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->at("latency_p50"), (std::vector<double>{1.1, 1.3}));
+}
+
+TEST_F(StoreBaselineTest, HistoryMetricsCountsRuns) {
+  add("host", "lab-a", 1.0);
+  add("host", "lab-a", std::nullopt);
+  Result<std::vector<HistoryMetric>> m = store_->history_metrics("host", "");
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->size(), 1u);
+  EXPECT_EQ((*m)[0].name, "latency_p50");
+  EXPECT_EQ((*m)[0].runs, 2);
+  EXPECT_EQ((*m)[0].with_value, 1);
+}
+
+}  // namespace
+}  // namespace harness
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "harness/store/schema.h"
+
+namespace harness {
+namespace {
+
+TEST(StoreMigration, AVersion1StoreGainsBaselinesAndKeepsItsRuns) {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("harness-migrate-" + std::to_string(::getpid()) + ".sqlite");
+  std::filesystem::remove(path);
+  {
+    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(kMigrations[0]);
+    db.exec("PRAGMA user_version = 1");
+    db.exec("INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, "
+            "started_at) VALUES ('host', 'h.toml', 'x', '', 'lab', 'live', 'passed', 't')");
+  }
+  {
+    Result<Store> s = Store::open(path.string());
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_EQ(s->schema_version(), 2);
+    ASSERT_TRUE(s->set_baseline("nightly", 1, "t").ok());
+    EXPECT_EQ(s->list_baselines()->size(), 1u);
+  }
+  std::filesystem::remove(path);
+  std::filesystem::remove(path.string() + "-wal");
+  std::filesystem::remove(path.string() + "-shm");
+}
+
+}  // namespace
+}  // namespace harness

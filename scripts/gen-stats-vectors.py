@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+"""Writes tests/data/stats_vectors.json: reference values for harness/compare,
+computed outside the project with SciPy (Debian 12: apt-get install python3-scipy).
+
+  scripts/gen-stats-vectors.py            # rewrite the file
+  scripts/gen-stats-vectors.py --check    # fail if the file is out of date
+
+Mann-Whitney U: scipy.stats.mannwhitneyu(x, y, use_continuity=True,
+alternative="two-sided", method="asymptotic") -> U of x and the p-value;
+with it the Hodges-Lehmann shift (lower median of all y_j - x_i, numpy).
+Noise band: two-sided p of Student's t for a new value against a history,
+t = (v - mean) / (sd * sqrt(1 + 1/n)), n - 1 degrees of freedom.
+Welch's t: scipy.stats.ttest_ind(x, y, equal_var=False).
+Holm and Benjamini-Hochberg adjusted p-values come from a direct O(m^2)
+transcription of the definitions (SciPy 1.10 has neither), independent of
+the C++ code's sort-and-sweep.
+"""
+import json
+import math
+import pathlib
+import sys
+
+import numpy as np
+import scipy
+from scipy import stats
+
+OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "stats_vectors.json"
+
+
+def mwu_cases(rng):
+    cases = []
+
+    def add(name, x, y):
+        x = [float(v) for v in x]
+        y = [float(v) for v in y]
+        r = stats.mannwhitneyu(x, y, use_continuity=True, alternative="two-sided", method="asymptotic")
+        case = {"name": name, "x": x, "y": y, "u": float(r.statistic), "p": float(r.pvalue)}
+        if len(x) * len(y) <= 1_000_000:
+            # Hodges-Lehmann shift as the lower median of all y_j - x_i.
+            d = np.sort(np.subtract.outer(np.asarray(y), np.asarray(x)).ravel())
+            case["hl_lower"] = float(d[(len(d) + 1) // 2 - 1])
+        cases.append(case)
+
+    add("textbook small with ties", [1, 2, 2, 3, 4, 5, 5, 5], [3, 4, 4, 6, 7, 8, 9, 9, 10])
+    add("identical samples", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    add("complete separation", list(range(1, 21)), list(range(21, 41)))
+    add("heavy ties (integer ms)", rng.integers(10, 14, 60), rng.integers(10, 15, 45))
+    add("lognormal same n=200", rng.lognormal(0, 0.2, 200), rng.lognormal(0, 0.2, 200))
+    add("lognormal 5% shift n=300", rng.lognormal(0, 0.2, 300), 1.05 * rng.lognormal(0, 0.2, 300))
+    add("unequal sizes 12 vs 500", rng.normal(5, 1, 12), rng.normal(5.3, 1, 500))
+    add("latency-like seconds", 1e-3 * rng.gamma(9, 0.11, 150), 1e-3 * rng.gamma(9, 0.12, 160))
+    add("one side constant", [2.0] * 15, rng.normal(2, 0.5, 15))
+    add("large n=1500", rng.lognormal(0, 0.3, 1500), rng.lognormal(0.03, 0.3, 1500))
+    return cases
+
+
+def band_cases(rng):
+    cases = []
+
+    def add(name, history, value):
+        h = np.asarray(history, dtype=float)
+        n = len(h)
+        t = (value - h.mean()) / (h.std(ddof=1) * math.sqrt(1 + 1 / n))
+        p = 2 * stats.t.sf(abs(t), n - 1)
+        cases.append({"name": name, "history": [float(v) for v in h], "value": float(value),
+                      "t": float(t), "p": float(p)})
+
+    add("five runs, value inside", [10.1, 9.8, 10.3, 10.0, 9.9], 10.2)
+    add("five runs, value outside", [10.1, 9.8, 10.3, 10.0, 9.9], 11.5)
+    add("twenty noisy runs", rng.normal(48e9, 1.5e9, 20), 44e9)
+    add("twelve runs, lower", rng.normal(0.71, 0.02, 12), 0.62)
+    return cases
+
+
+def welch_cases(rng):
+    cases = []
+
+    def add(name, x, y):
+        x = [float(v) for v in x]
+        y = [float(v) for v in y]
+        r = stats.ttest_ind(x, y, equal_var=False)
+        cases.append({"name": name, "x": x, "y": y, "p": float(r.pvalue)})
+
+    add("equal spread", rng.normal(10, 1, 40), rng.normal(10.5, 1, 50))
+    add("unequal spread and size", rng.normal(1e-3, 1e-4, 12), rng.normal(1.1e-3, 4e-4, 300))
+    add("lognormal latencies", rng.lognormal(0, 0.5, 200), rng.lognormal(0.05, 0.5, 180))
+    return cases
+
+
+def holm(p):
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    rank = {i: k for k, i in enumerate(order)}
+    out = []
+    for i in range(m):
+        k = rank[i]
+        out.append(min(1.0, max((m - j) * p[order[j]] for j in range(k + 1))))
+    return out
+
+
+def bh(p):
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    rank = {i: k for k, i in enumerate(order)}
+    out = []
+    for i in range(m):
+        k = rank[i]
+        out.append(min(1.0, min(m / (j + 1) * p[order[j]] for j in range(k, m))))
+    return out
+
+
+def adjust_cases(rng):
+    sets = [
+        [0.01, 0.04, 0.03, 0.005],
+        [0.2, 0.001, 0.04, 0.04, 0.9, 0.0001, 0.3],
+        list(rng.uniform(0, 0.1, 25)),
+        [0.5],
+    ]
+    return [{"p": [float(v) for v in s], "holm": holm(s), "bh": bh(s)} for s in sets]
+
+
+def build():
+    rng = np.random.default_rng(20261129)
+    return {
+        "generator": f"scripts/gen-stats-vectors.py, scipy {scipy.__version__}, numpy {np.__version__}",
+        "mann_whitney": mwu_cases(rng),
+        "noise_band": band_cases(rng),
+        "p_adjust": adjust_cases(rng),
+        "welch": welch_cases(rng),
+    }
+
+
+def main():
+    text = json.dumps(build(), indent=1) + "\n"
+    if "--check" in sys.argv:
+        if OUT.read_text() != text:
+            sys.exit(f"{OUT} is out of date; run {sys.argv[0]}")
+        return
+    OUT.write_text(text)
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
