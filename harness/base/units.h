@@ -38,6 +38,6 @@ Result<Quantity> parse_quantity(std::string_view text);
 Result<double> parse_quantity(std::string_view text, Dimension expected);
 
 // Human formatting with an engineering prefix: 3.1e10 B/s -> "31.0 GB/s".
-std::string format_quantity(double si_value, std::string_view si_unit);
+std::string format_quantity(double value_in_si, std::string_view unit);
 
 }  // namespace harness
