@@ -5,14 +5,14 @@
 #include <fmt/format.h>
 
 #include "harness/base/units.h"
+#include "reports/report_model.h"
 
 namespace harness {
 
 std::string metric_value_text(const Metric& m) {
   if (!m.value) return "unavailable: " + m.unavailable;
   if (!m.text.empty()) return m.text;
-  if (m.unit.empty() || m.unit == "1") return fmt::format("{:.4g}", *m.value);
-  return format_quantity(*m.value, m.unit);
+  return figure_text(m.value, m.unit);
 }
 
 

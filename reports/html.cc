@@ -129,6 +129,13 @@ std::string roofline_section(const ReportInput& in) {
   RooflineLayout layout = layout_roofline(data);
   for (const std::string& s : layout.skipped) notes.push_back(s);
   out += "<div class=\"charts\">\n" + render_roofline(data) + "</div>\n";
+  if (layout.points.size() > kNamedPoints) {
+    out += "<table class=\"point-key\">\n<tr><th>#</th><th>kernel or layer</th></tr>\n";
+    for (std::size_t i = 0; i < layout.points.size(); ++i) {
+      out += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td></tr>\n", i + 1, escape_xml(layout.points[i].label));
+    }
+    out += "</table>\n";
+  }
   return out + notes_html(notes);
 }
 

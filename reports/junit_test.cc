@@ -95,7 +95,7 @@ TEST(JunitReport, JudgedComparisonAddsASuite) {
                      "skipped=\"1\""),
             std::string::npos)
       << xml;
-  EXPECT_NE(xml.find("<failure message=\"regressed against run 1: baseline 1.9e+09, this run 2.5e+09 (+31.6 %)\" "
+  EXPECT_NE(xml.find("<failure message=\"regressed against run 1: baseline 1.9 G, this run 2.5 G (+31.6 %)\" "
                      "type=\"verdict\">U test</failure>"),
             std::string::npos)
       << xml;

@@ -38,7 +38,7 @@ TEST(MarkdownReport, JudgedComparisonShowsVerdicts) {
   std::string md = render_markdown({run, std::nullopt, c});
   EXPECT_NE(md.find("### Comparison with baseline 'day1' (run 1)\n\nMann-Whitney U, alpha 0.05\n"), std::string::npos);
   EXPECT_NE(md.find("| latency_p95 | 1.9 s | 700 ms | -63.2 % | improved |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| counter.l2_miss_cycles | 1.9e+09 | 2.5e+09 | +31.6 % | **regressed** |"), std::string::npos)
+  EXPECT_NE(md.find("| counter.l2_miss_cycles | 1.9 G | 2.5 G | +31.6 % | **regressed** |"), std::string::npos)
       << md;
 }
 

@@ -40,6 +40,12 @@ Comparison value_differences(const RunRecord& baseline, const RunRecord& run, st
 std::string figure_text(std::optional<double> value, const std::string& unit) {
   if (!value) return "unavailable";
   if (!std::isfinite(*value)) return "not a number";
+  if (unit.empty() && std::fabs(*value) >= 1e4) {
+    // Counts (cycles, misses) read better with a prefix: "8.7 G", not "8.7e+09".
+    for (auto [scale, prefix] : {std::pair{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}) {
+      if (std::fabs(*value) >= scale) return fmt::format("{:.4g} {}", *value / scale, prefix);
+    }
+  }
   if (unit.empty() || unit == "1") return fmt::format("{:.4g}", *value);
   return format_quantity(*value, unit);
 }

@@ -151,7 +151,12 @@ std::string render_roofline(const RooflineData& data, double width, double heigh
       c.arrow(*p.baseline_x, *p.baseline_y, p.x, p.y, {"#c0392b", 1.6});
     }
     c.circle(p.x, p.y, 5, {"#1f6fb2", 1.5, "#1f6fb2"});
-    c.text(p.x + 8, p.y - 7, p.label, svg::Anchor::start, 11, "#1f4f82");
+  }
+  // Names beside a few points; numbers (keyed under the chart) for many layers.
+  for (std::size_t i = 0; i < L.points.size(); ++i) {
+    const auto& p = L.points[i];
+    std::string label = L.points.size() <= kNamedPoints ? p.label : std::to_string(i + 1);
+    c.text(p.x + 8, p.y - 7, label, svg::Anchor::start, L.points.size() <= kNamedPoints ? 11 : 9, "#1f4f82");
   }
   double ly = height - 5;
   c.circle(f.left + 6, ly - 4, 4, {"#1f6fb2", 1.5, "#1f6fb2"});

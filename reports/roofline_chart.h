@@ -57,6 +57,10 @@ struct RooflineLayout {
   std::vector<std::string> skipped;  // points that could not be placed, with why
 };
 
+// Up to this many points are labelled with their names; beyond, with their
+// index (1-based, in the order of RooflineLayout::points).
+constexpr std::size_t kNamedPoints = 12;
+
 // Ceilings and points that are not positive and finite are left out (and
 // listed in `skipped` for points): a log axis has no place for them.
 RooflineLayout layout_roofline(const RooflineData& data, double width = 760, double height = 480);

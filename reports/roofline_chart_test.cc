@@ -128,5 +128,16 @@ TEST(RooflineChart, UnplaceablePointsAndCeilingsStayOffTheChart) {
   EXPECT_FALSE(has_non_finite(render_roofline(RooflineData{})));
 }
 
+TEST(RooflineChart, ManyLayersAreNumberedNotNamed) {
+  RooflineData d = one_roof();
+  d.points.clear();
+  for (int i = 0; i < 13; ++i) d.points.push_back({"layer.l" + std::to_string(i), 0.5 + i, 1e9, std::nullopt, std::nullopt});
+  std::string svg = render_roofline(d);
+  EXPECT_EQ(svg.find(">layer.l0</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">13</text>"), std::string::npos);
+  d.points.resize(kNamedPoints);
+  EXPECT_NE(render_roofline(d).find(">layer.l0</text>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace harness
