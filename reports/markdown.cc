@@ -27,6 +27,20 @@ std::string result_text(VerdictStatus s) {
   return "?";
 }
 
+// The figures a reviewer looks at first: placement, efficiency, tail
+// latency and bus activity. Everything else is in the folded table.
+bool is_key_figure(std::string_view name) {
+  for (std::string_view exact : {"latency_p50", "latency_p95", "latency_p99", "latency_p95_over_p50", "throughput",
+                                 "power_mean", "efficiency", "ddr.dq_active_ratio"}) {
+    if (name == exact) return true;
+  }
+  auto ends = [&](std::string_view suffix) {
+    return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+  };
+  if (name.substr(0, 5) == "load." && (ends(".latency_p95") || ends(".latency_p95_over_p50"))) return true;
+  return ends(".intensity") || ends(".utilisation") || ends(".bound");
+}
+
 }  // namespace
 
 std::string render_markdown(const ReportInput& in) {
@@ -60,7 +74,19 @@ std::string render_markdown(const ReportInput& in) {
     }
   }
 
-  out += "\n### Figures\n";
+  std::string key;
+  for (const Metric& m : run.analysis.metrics) {
+    if (!is_key_figure(m.name)) continue;
+    key += fmt::format("- {}: {}{}\n", m.name, metric_value_text(m),
+                       m.value ? fmt::format(" ({})", provenance_name(m.provenance)) : "");
+  }
+  if (!key.empty()) out += "\n### Key figures\n\n" + key;
+
+  // The full table folds away so that a CI comment stays short.
+  int available = 0, unavailable = 0;
+  for (const Metric& m : run.analysis.metrics) (m.value ? available : unavailable) += 1;
+  out += fmt::format("\n<details><summary>All figures with provenance: {} with a value, {} unavailable</summary>\n",
+                     available, unavailable);
   for (Level level : kAllLevels) {
     std::string rows;
     for (const Metric& m : run.analysis.metrics) {
@@ -72,10 +98,11 @@ std::string render_markdown(const ReportInput& in) {
         rows += fmt::format("| {} | unavailable: {} | | |\n", cell(m.name), cell(m.unavailable));
       }
     }
-    out += fmt::format("\n#### {}\n\n", level_name(level));
+    out += fmt::format("\n**{}**\n\n", level_name(level));
     out += rows.empty() ? std::string("No figures.\n")
                         : "| metric | value | provenance | source |\n|---|---|---|---|\n" + rows;
   }
+  out += "\n</details>\n";
   if (!run.analysis.hints.empty()) {
     out += "\n### Hints\n\n";
     for (const std::string& h : run.analysis.hints) out += "- " + h + "\n";
