@@ -77,7 +77,7 @@ h3{font-size:15px;margin:16px 0 6px}
 .badge.passed{background:#2e7d32}.badge.failed{background:#c62828}.badge.aborted{background:#6d4c41}.badge.running{background:#757575}
 table{border-collapse:collapse;font-size:13px;margin:6px 0 12px}
 th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.status{font-weight:bold} td.pass,td.improved{color:#2e7d32} td.fail,td.regressed{color:#c62828}
 td.unavailable,td.undecided{color:#8a6d00} td.unchanged{color:#555}
 .unavailable{color:#8a6d00} .notes{font-size:13px;color:#555}
@@ -99,19 +99,53 @@ std::string verdict_table_html(const std::vector<Verdict>& verdicts) {
   return out + "</table>\n";
 }
 
-std::string comparison_html(const Comparison& c) {
-  std::string out = fmt::format("<h2>Comparison with {}</h2>\n<p class=\"meta\">{}</p>\n", escape_xml(c.baseline_label),
-                                escape_xml(c.method));
-  out += "<table class=\"comparison\">\n<tr><th>level</th><th>metric</th><th>baseline</th><th>this run</th>"
-         "<th>change</th><th>verdict</th><th>detail</th></tr>\n";
+std::string comparison_row(const MetricChange& m) {
+  return fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                     "<td class=\"num\">{}</td>{}<td>{}</td></tr>\n",
+                     level_name(m.level), escape_xml(m.name), escape_xml(figure_text(m.baseline, m.unit)),
+                     escape_xml(figure_text(m.current, m.unit)), change_text(m.change_pct),
+                     m.verdict.empty() ? "<td>-</td>" : status_cell(m.verdict), escape_xml(m.detail));
+}
+
+constexpr const char* kComparisonHead =
+    "<table class=\"comparison\">\n<tr><th>level</th><th>metric</th><th>baseline</th><th>this run</th>"
+    "<th>change</th><th>verdict</th><th>detail</th></tr>\n";
+
+// At the top: what the comparison concluded, and the metrics that moved.
+std::string comparison_summary_html(const Comparison& c) {
+  std::map<std::string, int> counts;
+  std::string rows;
   for (const MetricChange& m : c.changes) {
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-                       "<td class=\"num\">{}</td>{}<td>{}</td></tr>\n",
-                       level_name(m.level), escape_xml(m.name), escape_xml(figure_text(m.baseline, m.unit)),
-                       escape_xml(figure_text(m.current, m.unit)), change_text(m.change_pct),
-                       m.verdict.empty() ? "<td>not judged</td>" : status_cell(m.verdict), escape_xml(m.detail));
+    if (m.verdict.empty()) continue;
+    ++counts[m.verdict];
+    if (m.verdict == "regressed" || m.verdict == "improved") rows += comparison_row(m);
   }
-  return out + "</table>\n";
+  std::string out = fmt::format("<h2>Comparison with {}</h2>\n<p class=\"meta\">{}", escape_xml(c.baseline_label),
+                                escape_xml(c.method));
+  if (counts.empty()) return out + "; the per-metric differences are listed below the charts.</p>\n";
+  std::string tally;
+  for (const auto& [verdict, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, verdict);
+  out += ": " + escape_xml(tally) + ".</p>\n";
+  if (!rows.empty()) out += kComparisonHead + rows + "</table>\n";
+  return out;
+}
+
+// Below the charts: every metric either run has a value for.
+std::string comparison_table_html(const Comparison& c) {
+  std::string rows;
+  int neither = 0;
+  for (const MetricChange& m : c.changes) {
+    if (!m.baseline && !m.current) {
+      ++neither;
+      continue;
+    }
+    rows += comparison_row(m);
+  }
+  std::string out = fmt::format("<h2>All differences from {}</h2>\n", escape_xml(c.baseline_label));
+  out += rows.empty() ? "<p>No metric has a value in either run.</p>\n" : kComparisonHead + rows + "</table>\n";
+  if (neither > 0) out += fmt::format("<p class=\"notes\">{} metrics are unavailable in both runs; their reasons are in the "
+                                      "figures table.</p>\n", neither);
+  return out;
 }
 
 // ---- level sections -----------------------------------------------------------
@@ -470,11 +504,12 @@ std::string render_html(const ReportInput& in) {
                                  : "");
   if (!run.reason.empty()) out += "<p class=\"unavailable\">" + escape_xml(run.reason) + "</p>\n";
   out += "<h2>Verdicts</h2>\n" + verdict_table_html(run.analysis.verdicts);
-  if (in.comparison) out += comparison_html(*in.comparison);
+  if (in.comparison) out += comparison_summary_html(*in.comparison);
   out += roofline_section(in);
   out += counters_section(in);
   out += ddr_section(in);
   out += latency_section(in);
+  if (in.comparison) out += comparison_table_html(*in.comparison);
   if (!run.analysis.hints.empty()) {
     out += "<h2>Hints</h2>\n" + notes_html(run.analysis.hints);
   }

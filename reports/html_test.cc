@@ -117,6 +117,33 @@ TEST(HtmlReport, RunWithNoSourcesSaysUnavailablePerLevel) {
   EXPECT_FALSE(has_non_finite(html));
 }
 
+TEST(HtmlReport, JudgedComparisonSummarisesAtTheTopAndListsAllBelow) {
+  ReportInput in = day6_vs_day1();
+  Comparison c;
+  c.baseline_label = "baseline 'day1' (run 1)";
+  c.method = "Mann-Whitney U for samples, tolerance for single values";
+  c.changes.push_back({Level::latency, "latency_p95", "s", 1.9, 0.7, -63.2, "improved", "p = 0.001"});
+  c.changes.push_back({Level::counters, "counter.l2_miss_cycles", "", 1.9e9, 2.5e9, 31.6, "regressed", "U test"});
+  c.changes.push_back({Level::ddr, "ddr.dq_active_ratio", "1", 0.32, 0.33, 3.1, "unchanged", ""});
+  c.changes.push_back({Level::latency, "power_mean", "W", std::nullopt, std::nullopt, std::nullopt, "undecided", ""});
+  in.comparison = c;
+  std::string html = render_html(in);
+  std::size_t top = html.find("<h2>Comparison with baseline &apos;day1&apos; (run 1)</h2>");
+  std::size_t charts = html.find("<h2>Level 1: roofline</h2>");
+  std::size_t all = html.find("<h2>All differences from baseline &apos;day1&apos; (run 1)</h2>");
+  ASSERT_NE(top, std::string::npos);
+  ASSERT_NE(all, std::string::npos);
+  EXPECT_LT(top, charts);
+  EXPECT_LT(charts, all);
+  EXPECT_NE(html.find("Mann-Whitney U for samples, tolerance for single values: 1 improved, 1 regressed, 1 unchanged, "
+                      "1 undecided.</p>"),
+            std::string::npos);
+  std::size_t regressed = html.find("<td class=\"status regressed\">regressed</td>");
+  ASSERT_NE(regressed, std::string::npos);
+  EXPECT_LT(regressed, charts);  // the regression is in the summary
+  EXPECT_NE(html.find("1 metrics are unavailable in both runs", all), std::string::npos);
+}
+
 // Writes the case-study report where HARNESS_REPORT_SAMPLE says, for
 // scripts/render-report-screenshot; otherwise checks it renders.
 TEST(HtmlReport, CaseStudySample) {

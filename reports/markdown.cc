@@ -66,12 +66,18 @@ std::string render_markdown(const ReportInput& in) {
     const Comparison& c = *in.comparison;
     out += fmt::format("\n### Comparison with {}\n\n{}\n\n", cell(c.baseline_label), c.method);
     out += "| metric | baseline | this run | change | verdict |\n|---|---:|---:|---:|---|\n";
+    int neither = 0;
     for (const MetricChange& m : c.changes) {
+      if (!m.baseline && !m.current) {
+        ++neither;
+        continue;
+      }
       out += fmt::format("| {} | {} | {} | {} | {} |\n", cell(m.name), figure_text(m.baseline, m.unit),
                          figure_text(m.current, m.unit),
                          m.change_pct ? fmt::format("{:+.1f} %", *m.change_pct) : std::string("-"),
-                         m.verdict.empty() ? "not judged" : (m.verdict == "regressed" ? "**regressed**" : m.verdict));
+                         m.verdict.empty() ? "-" : (m.verdict == "regressed" ? "**regressed**" : m.verdict));
     }
+    if (neither > 0) out += fmt::format("\n{} metrics are unavailable in both runs.\n", neither);
   }
 
   std::string key;

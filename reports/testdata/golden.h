@@ -21,7 +21,23 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
   ASSERT_TRUE(in) << "missing golden file " << path << " (run with HARNESS_UPDATE_GOLDEN=1 to create it)";
   std::stringstream expected;
   expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
+  if (actual == expected.str()) return;
+  // Name the first line that differs rather than printing both texts whole.
+  std::istringstream a(actual), e(expected.str());
+  std::string la, le;
+  int line = 0;
+  while (true) {
+    ++line;
+    bool more_a = static_cast<bool>(std::getline(a, la)), more_e = static_cast<bool>(std::getline(e, le));
+    if (!more_a && !more_e) break;
+    if (la != le || more_a != more_e) {
+      ADD_FAILURE() << path << ":" << line << ": differs\n  expected: " << (more_e ? le : "<end of file>")
+                    << "\n  actual:   " << (more_a ? la : "<end of file>")
+                    << "\n(HARNESS_UPDATE_GOLDEN=1 rewrites the file; review the diff)";
+      return;
+    }
+  }
+  ADD_FAILURE() << path << ": differs only in the final line break";
 }
 
 }  // namespace harness::testing_golden
