@@ -1,5 +1,9 @@
 #include "reports/junit.h"
 
+#include <cstdio>
+#include <ctime>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "reports/svg.h"
@@ -34,6 +38,27 @@ struct Suite {
 // "2026-11-29T17:40:12.345Z" -> "2026-11-29T17:40:12".
 std::string junit_timestamp(const std::string& iso) { return iso.substr(0, 19); }
 
+// Seconds since the epoch of "2026-11-29T17:40:12.345Z"; nullopt when the
+// text is not of that shape (a run that never ended has no end time).
+std::optional<double> epoch_seconds(const std::string& iso) {
+  std::tm tm{};
+  double seconds = 0;
+  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &seconds) != 6) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm)) + seconds;
+}
+
+// The suite's time is the run's wall time, when the run recorded both ends.
+std::string time_attribute(const RunRecord& run) {
+  std::optional<double> start = epoch_seconds(run.started_at), end = epoch_seconds(run.ended_at);
+  if (!start || !end || *end < *start) return "";
+  return fmt::format(" time=\"{:.3f}\"", *end - *start);
+}
+
 // The machine harness ran on, when the run recorded it; else the rig's name.
 std::string host_of(const RunRecord& run) {
   auto it = run.context.find("host");
@@ -44,9 +69,9 @@ std::string host_of(const RunRecord& run) {
 std::string suite_xml(const Suite& s, const RunRecord& run) {
   std::string out = fmt::format(
       "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" timestamp=\"{}\" "
-      "hostname=\"{}\">\n",
+      "hostname=\"{}\"{}>\n",
       escape_xml(s.name), s.cases.size(), s.failures(), s.skipped(), escape_xml(junit_timestamp(run.started_at)),
-      escape_xml(host_of(run)));
+      escape_xml(host_of(run)), time_attribute(run));
   out += "    <properties>\n";
   out += fmt::format("      <property name=\"rig\" value=\"{}\"/>\n", escape_xml(run.rig));
   out += fmt::format("      <property name=\"run\" value=\"{}\"/>\n", run.id);

@@ -107,6 +107,8 @@ TEST(JunitReport, NoVerdictsIsAnEmptyValidSuite) {
   std::string xml = render_junit({run, std::nullopt, std::nullopt});
   expect_valid_junit(xml);
   EXPECT_NE(xml.find("name=\"harness.s&lt;&amp;&gt;\" tests=\"0\""), std::string::npos) << xml;
+  // A run with no recorded start and end has no wall time to report.
+  EXPECT_EQ(xml.find(" time="), std::string::npos) << xml;
 }
 
 }  // namespace

@@ -123,7 +123,7 @@ std::string render_roofline(const RooflineData& data, double width, double heigh
     c.line(s.x1, s.y1, s.x2, s.y2, {"#2e7d32", 2.2});
     // Label along the diagonal, rotated to its on-screen slope.
     double angle = std::atan2(s.y2 - s.y1, s.x2 - s.x1) * 180 / M_PI;
-    double t = 0.35 + 0.12 * static_cast<double>(i);
+    double t = 0.62 - 0.12 * static_cast<double>(i);  // clear of the low-intensity points
     double lx = s.x1 + (s.x2 - s.x1) * t, ly = s.y1 + (s.y2 - s.y1) * t;
     const RooflineCeiling* m = nullptr;
     for (const RooflineCeiling& x : memory)

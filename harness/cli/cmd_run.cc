@@ -35,7 +35,7 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
       // The run is stored already: a report that cannot be written is said, not fatal.
       Status w = write_report_file(path, render_report({outcome->run, std::nullopt, std::nullopt}, ReportFormat::html));
       if (w) written = path;
-      else io.err << "harness: " << w.error().message << "\n";
+      else io.err << "harness: warning: " << w.error().message << "\n";
     }
     if (global.json) {
       io.out << run_to_json(outcome->run).dump(2) << "\n";
