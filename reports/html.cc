@@ -226,7 +226,7 @@ std::string latency_section(const ReportInput& in) {
     if (base) spread(find_samples(*base, p.samples));
   }
   int bins = 0;
-  if (std::isfinite(narrowest) && hi > lo) bins = std::clamp(static_cast<int>(std::ceil(12 * (hi - lo) / narrowest)), 12, 80);
+  if (std::isfinite(narrowest) && hi > lo) bins = static_cast<int>(std::clamp(std::ceil(12 * (hi - lo) / narrowest), 12.0, 80.0));
   out += "<div class=\"charts\">\n";
   for (const Panel& p : panels) {
     svg::HistogramSpec spec;

@@ -128,7 +128,10 @@ std::vector<double> Scale::ticks() const {
     int first = static_cast<int>(std::ceil(std::log10(lo_) - 1e-9));
     int last = static_cast<int>(std::floor(std::log10(hi_) + 1e-9));
     bool fine = last - first <= 2;
+    // At most about ten labelled decades, so that labels never overlap.
+    int every = std::max(1, (last - first + 9) / 10);
     for (int e = first - 1; e <= last; ++e) {
+      if ((e - first) % every != 0) continue;
       for (double m : {1.0, 2.0, 5.0}) {
         if (m != 1 && !fine) continue;
         double v = m * std::pow(10.0, e);
@@ -270,8 +273,9 @@ std::vector<int> histogram_counts(const std::vector<double>& values, double lo, 
   double width = (hi - lo) / static_cast<double>(counts.size());
   for (double v : values) {
     if (!std::isfinite(v)) continue;
-    long i = width > 0 ? static_cast<long>(std::floor((v - lo) / width)) : 0;
-    i = std::clamp<long>(i, 0, static_cast<long>(counts.size()) - 1);
+    // Clamped as a double: a far outlier must not overflow the integer cast.
+    double i = width > 0 ? std::floor((v - lo) / width) : 0;
+    i = std::clamp(i, 0.0, static_cast<double>(counts.size() - 1));
     ++counts[static_cast<std::size_t>(i)];
   }
   return counts;

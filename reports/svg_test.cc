@@ -51,6 +51,14 @@ TEST(SvgScale, LogTicksAreDecadesOrOneTwoFive) {
   EXPECT_DOUBLE_EQ(fine[6], 100);
 }
 
+TEST(SvgScale, WideLogAxesLabelEveryOtherDecade) {
+  std::vector<double> t = Scale::log10(1e-6, 1e14, 0, 1).ticks();  // 20 decades
+  ASSERT_EQ(t.size(), 11u);
+  EXPECT_DOUBLE_EQ(t[0], 1e-6);
+  EXPECT_DOUBLE_EQ(t[1], 1e-4);
+  EXPECT_DOUBLE_EQ(t[10], 1e14);
+}
+
 TEST(SvgScale, LinearTicksUseOneTwoFiveSteps) {
   EXPECT_EQ(Scale::linear(0, 10, 0, 1).ticks(), (std::vector<double>{0, 2, 4, 6, 8, 10}));
   EXPECT_EQ(Scale::linear(0, 1, 0, 1).ticks(), (std::vector<double>{0, 0.2, 0.4, 0.6, 0.8, 1}));
@@ -104,6 +112,8 @@ TEST(SvgHistogram, CountsEverySampleOnce) {
   std::vector<int> counts = histogram_counts({0, 0.5, 1, 1.5, 2, 10, -3, kNaN}, 0, 2, 4);
   // -3 clamps into the first bin, 10 and the upper edge into the last; NaN is not a sample.
   EXPECT_EQ(counts, (std::vector<int>{2, 1, 1, 3}));
+  // Far outliers land in the end bins instead of overflowing an index.
+  EXPECT_EQ(histogram_counts({1e300, -1e300}, 0, 1e-9, 3), (std::vector<int>{1, 0, 1}));
 }
 
 TEST(SvgCharts, NoNonFiniteNumberReachesTheSvg) {
