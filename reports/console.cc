@@ -5,18 +5,16 @@
 #include <fmt/format.h>
 
 #include "harness/base/units.h"
+#include "reports/report_model.h"
 
 namespace harness {
-namespace {
 
-std::string value_text(const Metric& m) {
+std::string metric_value_text(const Metric& m) {
   if (!m.value) return "unavailable: " + m.unavailable;
   if (!m.text.empty()) return m.text;
-  if (m.unit.empty() || m.unit == "1") return fmt::format("{:.4g}", *m.value);
-  return format_quantity(*m.value, m.unit);
+  return figure_text(m.value, m.unit);
 }
 
-}  // namespace
 
 std::string render_verdict_table(const std::vector<Verdict>& verdicts) {
   if (verdicts.empty()) return "verdicts: none (the scenario sets no expectations)\n";
@@ -37,6 +35,16 @@ std::string render_verdict_table(const std::vector<Verdict>& verdicts) {
 }
 
 std::string render_run_text(const RunRecord& run) {
+  return render_run_details_text(run) + "\n" + render_verdicts_and_hints_text(run);
+}
+
+std::string render_verdicts_and_hints_text(const RunRecord& run) {
+  std::string out = render_verdict_table(run.analysis.verdicts);
+  for (const std::string& h : run.analysis.hints) out += "hint: " + h + "\n";
+  return out;
+}
+
+std::string render_run_details_text(const RunRecord& run) {
   std::string out = fmt::format("run {}  scenario {}  rig {}  {}  {}\n", run.id, run.scenario_name, run.rig,
                                 run.origin, run_status_name(run.status));
   if (!run.reason.empty()) out += fmt::format("reason: {}\n", run.reason);
@@ -53,22 +61,20 @@ std::string render_run_text(const RunRecord& run) {
     std::size_t w_name = 4, w_value = 5;
     for (const Metric* m : metrics) {
       w_name = std::max(w_name, m->name.size());
-      if (m->value) w_value = std::max(w_value, value_text(*m).size());
+      if (m->value) w_value = std::max(w_value, metric_value_text(*m).size());
     }
     for (const Metric* m : metrics) {
       if (m->value) {
-        out += fmt::format("  {:<{}} {:>{}}  {:<8} {}\n", m->name, w_name, value_text(*m), w_value,
+        out += fmt::format("  {:<{}} {:>{}}  {:<8} {}\n", m->name, w_name, metric_value_text(*m), w_value,
                            provenance_name(m->provenance), m->source);
       } else {
-        out += fmt::format("  {:<{}} {}\n", m->name, w_name, value_text(*m));
+        out += fmt::format("  {:<{}} {}\n", m->name, w_name, metric_value_text(*m));
       }
     }
   }
   for (const Artifact& a : run.artifacts) {
     out += fmt::format("artifact {} {} ({} B, sha256 {})\n", a.name, a.path, a.size, a.sha256);
   }
-  out += "\n" + render_verdict_table(run.analysis.verdicts);
-  for (const std::string& h : run.analysis.hints) out += "hint: " + h + "\n";
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "harness/scenario/scenario.h"
 #include "reports/console.h"
 #include "reports/json.h"
+#include "reports/report.h"
 
 namespace harness {
 
@@ -16,6 +17,12 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
   auto record_dir = std::make_shared<std::string>();
   app.add_option("scenario", *scenario_path, "Scenario file (TOML); reference: scenarios/README.md")->required();
   app.add_option("--record", *record_dir, "Also write the run as a recording bundle into this folder (empty or absent)");
+  auto report_path = std::make_shared<std::string>();
+  auto no_report = std::make_shared<bool>(false);
+  auto* report = app.add_option("--report", *report_path,
+                                "Write the HTML report here (default: harness-report-<run id>.html next to the "
+                                "run store)");
+  app.add_flag("--no-report", *no_report, "Write no HTML report")->excludes(report);
   return [=, &global]() -> Result<ExitCode> {
     Result<Scenario> scenario = load_scenario(*scenario_path);
     if (!scenario) return scenario.error();
@@ -29,11 +36,21 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
     options.progress = [&](const std::string& line) { io.err << "harness: " << line << "\n" << std::flush; };
     Result<RunOutcome> outcome = run_scenario(*scenario, *store, options);
     if (!outcome) return outcome.error();
+    std::string written;
+    if (!*no_report && outcome->run.id != 0) {
+      std::string path = report_path->empty() ? default_report_path(store->path(), outcome->run.id) : *report_path;
+      // The run is stored already: a report that cannot be written is said, not fatal.
+      Status w = write_report_file(path, render_report({outcome->run, std::nullopt, std::nullopt}, ReportFormat::html));
+      if (w) written = path;
+      else io.err << "harness: warning: " << w.error().message << "\n";
+    }
     if (global.json) {
       io.out << run_to_json(outcome->run).dump(2) << "\n";
     } else {
-      io.out << render_run_text(outcome->run);
-      io.out << fmt::format("stored as run {} in {}\n", outcome->run.id, store->path());
+      io.out << render_run_details_text(outcome->run);
+      io.out << fmt::format("\nstored as run {} in {}\n\n", outcome->run.id, store->path());
+      io.out << render_verdicts_and_hints_text(outcome->run);
+      if (!written.empty()) io.out << fmt::format("report: {}\n", written);
     }
     return outcome->exit;
   };

@@ -1,0 +1,95 @@
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "harness/cli/commands.h"
+#include "harness/store/store.h"
+#include "reports/testdata/case_study_runs.h"
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReportCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("harness-report-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "runs.sqlite").string();
+    Result<Store> store = Store::open(db_);
+    ASSERT_TRUE(store) << store.error().message;
+    Result<std::int64_t> a = store->insert_run(testdata::case_study_run(1));
+    Result<std::int64_t> b = store->insert_run(testdata::case_study_run(6));
+    ASSERT_TRUE(a && b);
+    day1_ = *a;
+    day6_ = *b;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  int run(std::vector<std::string> args) {
+    std::vector<std::string> argv = {"harness", "--db", db_, "report"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<const char*> c;
+    for (const std::string& a : argv) c.push_back(a.c_str());
+    out_.str("");
+    err_.str("");
+    return run_cli(static_cast<int>(c.size()), c.data(), out_, err_);
+  }
+
+  static std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  fs::path dir_;
+  std::string db_;
+  std::int64_t day1_ = 0, day6_ = 0;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(ReportCommand, WritesHtmlAgainstAnotherRun) {
+  fs::path html = dir_ / "r.html";
+  ASSERT_EQ(run({std::to_string(day6_), "--against", std::to_string(day1_), "-o", html.string()}), 0) << err_.str();
+  EXPECT_EQ(err_.str(), "harness: wrote " + html.string() + "\n");
+  std::string text = slurp(html);
+  EXPECT_NE(text.find("<h2>Comparison with run " + std::to_string(day1_) + "</h2>"), std::string::npos);
+  EXPECT_NE(text.find("baseline (arrow: baseline to this run)"), std::string::npos);
+  EXPECT_FALSE(fs::exists(html.string() + ".tmp"));
+}
+
+TEST_F(ReportCommand, MarkdownAndJunitAndJsonOnStandardOutput) {
+  ASSERT_EQ(run({std::to_string(day6_), "--format", "md"}), 0) << err_.str();
+  EXPECT_NE(out_.str().find("### Verdicts"), std::string::npos);
+  ASSERT_EQ(run({std::to_string(day6_), "--format", "junit"}), 0) << err_.str();
+  EXPECT_EQ(out_.str().rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 0), 0u);
+  ASSERT_EQ(run({std::to_string(day6_), "--format", "json", "--against", std::to_string(day1_)}), 0) << err_.str();
+  EXPECT_NE(out_.str().find("\"comparison\""), std::string::npos);
+  EXPECT_NE(out_.str().find("\"values\": ["), std::string::npos);  // raw samples are in the full data
+}
+
+TEST_F(ReportCommand, UnknownFormatIsBadInput) {
+  EXPECT_EQ(run({std::to_string(day6_), "--format", "pdf"}), 2);
+  EXPECT_EQ(err_.str(), "harness: error: unknown report format 'pdf': choose html, md, json or junit\n");
+}
+
+TEST_F(ReportCommand, NamedBaselineNeedsTheBaselineCommand) {
+  EXPECT_EQ(run({std::to_string(day6_), "--baseline", "day1"}), 2);
+  EXPECT_EQ(err_.str(),
+            "harness: error: cannot resolve baseline 'day1': named baselines are not in this build; use --against "
+            "RUN\n");
+}
+
+TEST_F(ReportCommand, UnwritablePathNamesIt) {
+  std::string path = (dir_ / "no-such-dir" / "r.html").string();
+  EXPECT_EQ(run({std::to_string(day6_), "-o", path}), 2);
+  EXPECT_EQ(err_.str(), "harness: error: cannot write report " + path + ": No such file or directory\n");
+}
+
+}  // namespace
+}  // namespace harness

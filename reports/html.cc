@@ -1,0 +1,523 @@
+#include "reports/html.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/base/stats.h"
+#include "harness/base/units.h"
+#include "reports/console.h"
+#include "reports/svg.h"
+
+namespace harness {
+namespace {
+
+using svg::escape_xml;
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::optional<double> finite_value(const Metric* m) {
+  if (!m || !m->value || !std::isfinite(*m->value)) return std::nullopt;
+  return *m->value;
+}
+
+const SampleSet* find_samples(const Analysis& a, std::string_view name) {
+  for (const SampleSet& s : a.samples)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string change_text(std::optional<double> pct) {
+  if (!pct) return "";
+  return fmt::format("{:+.1f} %", *pct);
+}
+
+// Tick formats for time axes, chosen by the largest value on the axis.
+std::string ticks_s(double v) { return fmt::format("{:g} s", std::round(v * 1e4) / 1e4); }
+std::string ticks_ms(double v) { return fmt::format("{:g} ms", std::round(v * 1e7) / 1e4); }
+std::string ticks_us(double v) { return fmt::format("{:g} us", std::round(v * 1e10) / 1e4); }
+std::string ticks_ns(double v) { return fmt::format("{:g} ns", std::round(v * 1e13) / 1e4); }
+svg::TickFormat time_format(double largest) {
+  if (largest >= 1) return &ticks_s;
+  if (largest >= 1e-3) return &ticks_ms;
+  if (largest >= 1e-6) return &ticks_us;
+  return &ticks_ns;
+}
+std::string ticks_percent(double v) { return fmt::format("{:g} %", std::round(v * 1000) / 10); }
+
+std::string notes_html(const std::vector<std::string>& notes) {
+  if (notes.empty()) return "";
+  std::string out = "<ul class=\"notes\">\n";
+  for (const std::string& n : notes) out += "<li>" + escape_xml(n) + "</li>\n";
+  return out + "</ul>\n";
+}
+
+std::string unavailable_html(const std::vector<std::string>& reasons) {
+  std::string out;
+  for (const std::string& r : reasons) out += "<p class=\"unavailable\">unavailable: " + escape_xml(r) + "</p>\n";
+  return out;
+}
+
+std::string status_cell(std::string_view status) {
+  return fmt::format("<td class=\"status {0}\">{0}</td>", escape_xml(status));
+}
+
+constexpr const char* kCss = R"(
+body{font-family:Helvetica,Arial,sans-serif;color:#222;margin:24px auto;max-width:1180px;padding:0 16px;line-height:1.4}
+h1{font-size:22px;margin:0 0 4px} h2{font-size:18px;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}
+h3{font-size:15px;margin:16px 0 6px}
+.meta{color:#555;font-size:13px}
+.badge{display:inline-block;padding:2px 10px;border-radius:10px;font-size:13px;font-weight:bold;color:#fff;vertical-align:middle}
+.badge.passed{background:#2e7d32}.badge.failed{background:#c62828}.badge.aborted{background:#6d4c41}.badge.running{background:#757575}
+table{border-collapse:collapse;font-size:13px;margin:6px 0 12px}
+th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.status{font-weight:bold} td.pass,td.improved{color:#2e7d32} td.fail,td.regressed{color:#c62828}
+td.unavailable,td.undecided{color:#8a6d00} td.unchanged{color:#555}
+.unavailable{color:#8a6d00} .notes{font-size:13px;color:#555}
+.charts{display:flex;flex-wrap:wrap;gap:12px} .charts svg{border:1px solid #eee;background:#fff}
+pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:12px}
+footer{margin-top:32px;color:#777;font-size:12px}
+)";
+
+std::string verdict_table_html(const std::vector<Verdict>& verdicts) {
+  if (verdicts.empty()) return "<p>No verdicts: the scenario sets no expectations.</p>\n";
+  std::string out =
+      "<table class=\"verdicts\">\n<tr><th>level</th><th>check</th><th>expected</th><th>measured</th>"
+      "<th>result</th><th>detail</th></tr>\n";
+  for (const Verdict& v : verdicts) {
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td></tr>\n",
+                       level_name(v.level), escape_xml(v.check), escape_xml(v.expected), escape_xml(v.measured),
+                       status_cell(verdict_status_name(v.status)), escape_xml(v.detail));
+  }
+  return out + "</table>\n";
+}
+
+std::string comparison_row(const MetricChange& m) {
+  return fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                     "<td class=\"num\">{}</td>{}<td>{}</td></tr>\n",
+                     level_name(m.level), escape_xml(m.name), escape_xml(figure_text(m.baseline, m.unit)),
+                     escape_xml(figure_text(m.current, m.unit)), change_text(m.change_pct),
+                     m.verdict.empty() ? "<td>-</td>" : status_cell(m.verdict), escape_xml(m.detail));
+}
+
+constexpr const char* kComparisonHead =
+    "<table class=\"comparison\">\n<tr><th>level</th><th>metric</th><th>baseline</th><th>this run</th>"
+    "<th>change</th><th>verdict</th><th>detail</th></tr>\n";
+
+// At the top: what the comparison concluded, and the metrics that moved.
+std::string comparison_summary_html(const Comparison& c) {
+  std::map<std::string, int> counts;
+  std::string rows;
+  for (const MetricChange& m : c.changes) {
+    if (m.verdict.empty()) continue;
+    ++counts[m.verdict];
+    if (m.verdict == "regressed" || m.verdict == "improved") rows += comparison_row(m);
+  }
+  std::string out = fmt::format("<h2>Comparison with {}</h2>\n<p class=\"meta\">{}", escape_xml(c.baseline_label),
+                                escape_xml(c.method));
+  if (counts.empty()) return out + "; the per-metric differences are listed below the charts.</p>\n";
+  std::string tally;
+  for (const auto& [verdict, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, verdict);
+  out += ": " + escape_xml(tally) + ".</p>\n";
+  if (!rows.empty()) out += kComparisonHead + rows + "</table>\n";
+  return out;
+}
+
+// Below the charts: every metric either run has a value for.
+std::string comparison_table_html(const Comparison& c) {
+  std::string rows;
+  int neither = 0;
+  for (const MetricChange& m : c.changes) {
+    if (!m.baseline && !m.current) {
+      ++neither;
+      continue;
+    }
+    rows += comparison_row(m);
+  }
+  std::string out = fmt::format("<h2>All differences from {}</h2>\n", escape_xml(c.baseline_label));
+  out += rows.empty() ? "<p>No metric has a value in either run.</p>\n" : kComparisonHead + rows + "</table>\n";
+  if (neither > 0) out += fmt::format("<p class=\"notes\">{} metrics are unavailable in both runs; their reasons are in the "
+                                      "figures table.</p>\n", neither);
+  return out;
+}
+
+// ---- level sections -----------------------------------------------------------
+
+std::string roofline_section(const ReportInput& in) {
+  std::string out = "<h2>Level 1: roofline</h2>\n";
+  std::vector<std::string> notes;
+  const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
+  RooflineData data = roofline_data(in.run.analysis, base, notes);
+  if (data.compute.empty() && data.memory.empty() && data.points.empty()) {
+    std::vector<std::string> reasons = level_unavailable_reasons(in.run.analysis, Level::roofline);
+    if (reasons.empty()) reasons.push_back("no ceilings or kernels in this run");
+    return out + unavailable_html(reasons) + notes_html(notes);
+  }
+  RooflineLayout layout = layout_roofline(data);
+  for (const std::string& s : layout.skipped) notes.push_back(s);
+  out += "<div class=\"charts\">\n" + render_roofline(data) + "</div>\n";
+  if (layout.points.size() > kNamedPoints) {
+    out += "<table class=\"point-key\">\n<tr><th>#</th><th>kernel or layer</th></tr>\n";
+    for (std::size_t i = 0; i < layout.points.size(); ++i) {
+      out += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td></tr>\n", i + 1, escape_xml(layout.points[i].label));
+    }
+    out += "</table>\n";
+  }
+  return out + notes_html(notes);
+}
+
+std::string latency_section(const ReportInput& in) {
+  std::string out = "<h2>Level 4: latency</h2>\n";
+  const Analysis& a = in.run.analysis;
+  const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
+  struct Panel {
+    std::string title, samples, prefix;
+  };
+  std::vector<Panel> panels;
+  bool loaded = false;
+  for (const SampleSet& s : a.samples) {
+    if (starts_with(s.name, "load.") && ends_with(s.name, ".latency")) loaded = true;
+  }
+  if (find_samples(a, "latency")) panels.push_back({loaded ? "without load" : "latency", "latency", "latency_"});
+  for (const SampleSet& s : a.samples) {
+    if (starts_with(s.name, "load.") && ends_with(s.name, ".latency")) {
+      std::string cond = s.name.substr(5, s.name.size() - 5 - 8);
+      panels.push_back({"under load: " + cond, s.name, "load." + cond + ".latency_"});
+    }
+  }
+  if (panels.empty()) {
+    std::vector<std::string> reasons = level_unavailable_reasons(a, Level::latency);
+    if (reasons.empty()) reasons.push_back("no latency samples in this run");
+    return out + unavailable_html(reasons);
+  }
+  // One x range for all panels, so that with and without load read side by side.
+  double lo = INFINITY, hi = -INFINITY;
+  auto extend = [&](const SampleSet* s) {
+    if (!s) return;
+    for (double v : s->values)
+      if (std::isfinite(v)) { lo = std::min(lo, v); hi = std::max(hi, v); }
+  };
+  for (const Panel& p : panels) {
+    extend(find_samples(a, p.samples));
+    if (base) extend(find_samples(*base, p.samples));
+  }
+  // Bins fine enough that the narrowest distribution still shows its shape
+  // when a slow baseline stretches the shared axis.
+  double narrowest = INFINITY;
+  auto spread = [&](const SampleSet* s) {
+    if (!s || s->values.size() < 2) return;
+    std::vector<double> v;
+    for (double x : s->values)
+      if (std::isfinite(x)) v.push_back(x);
+    if (v.size() < 2) return;
+    std::sort(v.begin(), v.end());
+    double w = percentile_sorted(v, 99) - v.front();
+    if (w > 0) narrowest = std::min(narrowest, w);
+  };
+  for (const Panel& p : panels) {
+    spread(find_samples(a, p.samples));
+    if (base) spread(find_samples(*base, p.samples));
+  }
+  int bins = 0;
+  if (std::isfinite(narrowest) && hi > lo) bins = static_cast<int>(std::clamp(std::ceil(12 * (hi - lo) / narrowest), 12.0, 80.0));
+  out += "<div class=\"charts\">\n";
+  for (const Panel& p : panels) {
+    svg::HistogramSpec spec;
+    spec.title = p.title;
+    spec.values = find_samples(a, p.samples)->values;
+    if (base)
+      if (const SampleSet* b = find_samples(*base, p.samples)) spec.baseline = b->values;
+    if (std::isfinite(lo) && std::isfinite(hi)) spec.range = std::make_pair(lo, hi);
+    spec.x_title = "latency";
+    spec.bins = bins;
+    spec.x_format = time_format(std::isfinite(hi) ? hi : 0);
+    for (const char* q : {"p50", "p95", "p99"}) {
+      if (auto v = finite_value(a.find_metric(p.prefix + q))) spec.markers.push_back({q, *v});
+    }
+    out += svg::histogram_chart(spec);
+  }
+  return out + "</div>\n";
+}
+
+// A categorical histogram: one bar per distinct value (bytes per
+// transaction are few distinct sizes).
+std::vector<svg::Bar> discrete_bars(const std::vector<double>& values, const std::vector<double>* baseline) {
+  std::map<double, std::pair<double, double>> counts;
+  for (double v : values)
+    if (std::isfinite(v)) counts[v].first += 1;
+  if (baseline)
+    for (double v : *baseline)
+      if (std::isfinite(v)) counts[v].second += 1;
+  std::vector<svg::Bar> bars;
+  for (auto& [v, c] : counts) {
+    svg::Bar b{svg::tick_label(v), c.first, std::nullopt};
+    if (baseline) b.baseline = c.second;
+    bars.push_back(b);
+  }
+  return bars;
+}
+
+std::string ddr_section(const ReportInput& in) {
+  std::string out = "<h2>Level 3: DDR bus</h2>\n";
+  const Analysis& a = in.run.analysis;
+  const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
+  std::string charts;
+  for (const SampleSet& s : a.samples) {
+    if (s.level != Level::ddr && !starts_with(s.name, "ddr.")) continue;
+    const SampleSet* b = base ? find_samples(*base, s.name) : nullptr;
+    if (starts_with(s.name, "ddr.burst_bytes")) {
+      std::set<double> distinct(s.values.begin(), s.values.end());
+      if (distinct.size() <= 16) {
+        svg::BarSpec spec;
+        spec.title = "bytes per transaction (" + s.name + ")";
+        spec.bars = discrete_bars(s.values, b ? &b->values : nullptr);
+        spec.y_title = "transactions";
+        charts += svg::bar_chart(spec);
+      } else {
+        svg::HistogramSpec spec;
+        spec.title = "bytes per transaction (" + s.name + ")";
+        spec.values = s.values;
+        if (b) spec.baseline = b->values;
+        spec.x_title = "bytes";
+        charts += svg::histogram_chart(spec);
+      }
+    } else if (starts_with(s.name, "ddr.read_interval")) {
+      svg::HistogramSpec spec;
+      spec.title = "read-command interval (" + s.name + ")";
+      spec.values = s.values;
+      if (b) spec.baseline = b->values;
+      double hi = 0;
+      for (double v : s.values) if (std::isfinite(v)) hi = std::max(hi, v);
+      spec.x_title = s.unit == "s" ? "interval" : "interval (" + s.unit + ")";
+      if (s.unit == "s") spec.x_format = time_format(hi);
+      charts += svg::histogram_chart(spec);
+    } else if (starts_with(s.name, "ddr.utilisation_timeline")) {
+      svg::LineSpec spec;
+      spec.title = "DQ bus utilisation over time";
+      spec.ys = s.values;
+      if (b) spec.baseline = b->values;
+      spec.x_title = "capture window";
+      spec.y_title = "utilisation";
+      if (s.unit == "1" || s.unit.empty()) {
+        spec.y_range = std::make_pair(0.0, 1.0);
+        spec.y_format = &ticks_percent;
+      }
+      charts += svg::line_chart(spec);
+    }
+  }
+  // Per-size metrics ("ddr.burst_bytes.128" = share or count) when no raw
+  // transactions were kept.
+  std::vector<std::pair<double, const Metric*>> sized;
+  for (const Metric& m : a.metrics) {
+    if (!starts_with(m.name, "ddr.burst_bytes.")) continue;
+    std::string tail = m.name.substr(std::string_view("ddr.burst_bytes.").size());
+    char* end = nullptr;
+    double size = std::strtod(tail.c_str(), &end);
+    if (end && *end == '\0' && !tail.empty()) sized.push_back({size, &m});
+  }
+  if (!sized.empty() && !find_samples(a, "ddr.burst_bytes")) {
+    std::sort(sized.begin(), sized.end(), [](auto& x, auto& y) { return x.first < y.first; });
+    svg::BarSpec spec;
+    spec.title = "bytes per transaction";
+    spec.y_title = sized.front().second->unit == "1" ? "share" : sized.front().second->unit;
+    for (auto& [size, m] : sized) {
+      svg::Bar bar{svg::tick_label(size) + " B", finite_value(m), std::nullopt};
+      if (base) bar.baseline = finite_value(base->find_metric(m->name));
+      spec.bars.push_back(bar);
+    }
+    charts += svg::bar_chart(spec);
+  }
+  if (charts.empty()) {
+    std::vector<std::string> reasons = level_unavailable_reasons(a, Level::ddr);
+    if (reasons.empty()) return out + "<p>No DDR distributions in this run; its figures are in the table below.</p>\n";
+    return out + unavailable_html(reasons);
+  }
+  return out + "<div class=\"charts\">\n" + charts + "</div>\n";
+}
+
+std::string counters_section(const ReportInput& in) {
+  std::string out = "<h2>Level 2: counters</h2>\n";
+  const Analysis& a = in.run.analysis;
+  const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
+  svg::PairedSpec spec;
+  spec.title = base ? "counters: baseline and this run" : "counters";
+  std::vector<std::string> notes;
+  for (const Metric& m : a.metrics) {
+    if (m.level != Level::counters || m.name == "counters") continue;
+    svg::PairedRow row;
+    row.label = m.name;
+    row.value = finite_value(&m);
+    row.value_text = row.value ? figure_text(row.value, m.unit) : "unavailable: " + m.unavailable;
+    if (base) {
+      const Metric* b = base->find_metric(m.name);
+      row.baseline = finite_value(b);
+      row.baseline_text = row.baseline ? figure_text(row.baseline, m.unit)
+                                       : (b ? "unavailable: " + b->unavailable : "not in the baseline");
+      if (row.baseline && row.value && *row.baseline != 0) {
+        row.value_text += fmt::format(" ({:+.1f} %)", (*row.value - *row.baseline) / std::fabs(*row.baseline) * 100);
+      }
+    }
+    if (!row.value && !row.baseline) {
+      notes.push_back(m.name + ": unavailable: " + m.unavailable);
+      continue;
+    }
+    spec.rows.push_back(row);
+  }
+  if (spec.rows.empty()) {
+    std::vector<std::string> reasons = level_unavailable_reasons(a, Level::counters);
+    if (reasons.empty()) reasons.push_back("no counters in this run");
+    return out + unavailable_html(reasons) + notes_html(notes);
+  }
+  return out + "<div class=\"charts\">\n" + svg::paired_bars(spec) + "</div>\n" + notes_html(notes);
+}
+
+std::string figures_html(const Analysis& a) {
+  std::string out = "<h2>Figures and their provenance</h2>\n";
+  for (Level level : kAllLevels) {
+    out += fmt::format("<h3>{}</h3>\n", level_name(level));
+    out += "<table class=\"figures\">\n<tr><th>metric</th><th>value</th><th>provenance</th><th>source</th></tr>\n";
+    int rows = 0;
+    for (const Metric& m : a.metrics) {
+      if (m.level != level) continue;
+      ++rows;
+      if (m.value) {
+        out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n", escape_xml(m.name),
+                           escape_xml(metric_value_text(m)), provenance_name(m.provenance), escape_xml(m.source));
+      } else {
+        out += fmt::format("<tr><td>{}</td><td class=\"unavailable\" colspan=\"3\">unavailable: {}</td></tr>\n",
+                           escape_xml(m.name), escape_xml(m.unavailable));
+      }
+    }
+    for (const SampleSet& s : a.samples) {
+      if (s.level != level) continue;
+      ++rows;
+      out += fmt::format("<tr><td>{} (samples)</td><td class=\"num\">{} values, {}</td><td>{}</td><td>{}</td></tr>\n",
+                         escape_xml(s.name), s.values.size(), escape_xml(s.unit), provenance_name(s.provenance),
+                         escape_xml(s.source));
+    }
+    if (rows == 0) out += "<tr><td colspan=\"4\">no figures</td></tr>\n";
+    out += "</table>\n";
+  }
+  return out;
+}
+
+std::string context_html(const RunRecord& run) {
+  std::string out = "<h2>Run context</h2>\n<table class=\"context\">\n";
+  auto row = [&](std::string_view k, std::string_view v) {
+    out += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", escape_xml(k), escape_xml(v));
+  };
+  row("scenario", run.scenario_name);
+  row("scenario file", run.scenario_path);
+  row("scenario sha256", run.scenario_hash);
+  row("rig", run.rig);
+  row("origin", run.origin);
+  for (const auto& [k, v] : run.context) row(k, v);
+  out += "</table>\n";
+  if (!run.artifacts.empty()) {
+    out += "<h3>Artifacts</h3>\n<table class=\"artifacts\">\n<tr><th>name</th><th>kind</th><th>path</th>"
+           "<th>size</th><th>sha256</th></tr>\n";
+    for (const Artifact& x : run.artifacts) {
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} B</td><td>{}</td></tr>\n",
+                         escape_xml(x.name), escape_xml(x.kind), escape_xml(x.path), x.size, escape_xml(x.sha256));
+    }
+    out += "</table>\n";
+  }
+  if (!run.scenario_text.empty()) {
+    out += "<details><summary>scenario file as run</summary>\n<pre>" + escape_xml(run.scenario_text) +
+           "</pre></details>\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> level_unavailable_reasons(const Analysis& a, Level level) {
+  std::vector<std::string> reasons;
+  for (const Metric& m : a.metrics) {
+    if (m.level != level) continue;
+    if (m.value) return {};
+    std::string r = m.unavailable.empty() ? "no reason recorded" : m.unavailable;
+    if (std::find(reasons.begin(), reasons.end(), r) == reasons.end()) reasons.push_back(r);
+  }
+  return reasons;
+}
+
+RooflineData roofline_data(const Analysis& a, const Analysis* base, std::vector<std::string>& notes) {
+  RooflineData data;
+  for (const Metric& m : a.metrics) {
+    if (m.level != Level::roofline) continue;
+    for (auto [prefix, list] : {std::pair{std::string_view("ceiling.compute."), &data.compute},
+                                std::pair{std::string_view("ceiling.memory."), &data.memory}}) {
+      if (!starts_with(m.name, prefix)) continue;
+      if (auto v = finite_value(&m); v && *v > 0) {
+        list->push_back({m.name.substr(prefix.size()), *v});
+      } else {
+        notes.push_back(m.name + ": " + (m.value ? "not a positive number" : "unavailable: " + m.unavailable));
+      }
+    }
+    if (!ends_with(m.name, ".intensity")) continue;
+    std::string label = m.name.substr(0, m.name.size() - std::string_view(".intensity").size());
+    const Metric* achieved = a.find_metric(label + ".achieved");
+    auto ai = finite_value(&m);
+    auto perf = finite_value(achieved);
+    if (!ai) {
+      notes.push_back(label + ": intensity: unavailable: " + m.unavailable);
+      continue;
+    }
+    if (!perf) {
+      notes.push_back(label + ": achieved: " +
+                      (achieved ? "unavailable: " + achieved->unavailable : std::string("not in this run")));
+      continue;
+    }
+    RooflinePoint p{label, *ai, *perf, std::nullopt, std::nullopt};
+    if (base) {
+      p.baseline_intensity = finite_value(base->find_metric(m.name));
+      p.baseline_achieved = finite_value(base->find_metric(label + ".achieved"));
+      if (!p.baseline_intensity || !p.baseline_achieved) {
+        p.baseline_intensity.reset();
+        p.baseline_achieved.reset();
+      }
+    }
+    data.points.push_back(p);
+  }
+  return data;
+}
+
+std::string render_html(const ReportInput& in) {
+  const RunRecord& run = in.run;
+  std::string title = fmt::format("harness run {}: {} on {}", run.id, run.scenario_name, run.rig);
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+                    escape_xml(title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n";
+  out += fmt::format("<h1>{} <span class=\"badge {}\">{}</span></h1>\n", escape_xml(title),
+                     run_status_name(run.status), run_status_name(run.status));
+  out += fmt::format("<p class=\"meta\">{} run, started {}, ended {}{}</p>\n", escape_xml(run.origin),
+                     escape_xml(run.started_at), escape_xml(run.ended_at.empty() ? "-" : run.ended_at),
+                     in.baseline ? fmt::format("; compared with run {} ({})", in.baseline->id,
+                                               escape_xml(in.baseline->started_at))
+                                 : "");
+  if (!run.reason.empty()) out += "<p class=\"unavailable\">" + escape_xml(run.reason) + "</p>\n";
+  out += "<h2>Verdicts</h2>\n" + verdict_table_html(run.analysis.verdicts);
+  if (in.comparison) out += comparison_summary_html(*in.comparison);
+  out += roofline_section(in);
+  out += counters_section(in);
+  out += ddr_section(in);
+  out += latency_section(in);
+  if (in.comparison) out += comparison_table_html(*in.comparison);
+  if (!run.analysis.hints.empty()) {
+    out += "<h2>Hints</h2>\n" + notes_html(run.analysis.hints);
+  }
+  out += figures_html(run.analysis);
+  out += context_html(run);
+  out += fmt::format("<footer>Rendered by harness {} from the stored run; no script, no network.</footer>\n",
+                     HARNESS_VERSION);
+  return out + "</body>\n</html>\n";
+}
+
+}  // namespace harness

@@ -1,0 +1,27 @@
+// The HTML report: one self-contained file (inline CSS and SVG, no script,
+// no network) with the verdict table at the top, the comparison, a chart for
+// each kind of data the run has, and every figure's provenance at the bottom.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/model/metric.h"
+#include "reports/report_model.h"
+#include "reports/roofline_chart.h"
+
+namespace harness {
+
+std::string render_html(const ReportInput& input);
+
+// The roofline chart's data taken from an analysis: ceilings that have a
+// value, and one point per kernel or layer ("<name>.intensity" with
+// "<name>.achieved"), with the baseline's point when it has one. What could
+// not be placed is said in `notes` ("gemm: achieved: unavailable: ...").
+RooflineData roofline_data(const Analysis& run, const Analysis* baseline, std::vector<std::string>& notes);
+
+// Why a level has nothing to draw: the reasons of its unavailable metrics,
+// or empty when it has at least one figure.
+std::vector<std::string> level_unavailable_reasons(const Analysis& run, Level level);
+
+}  // namespace harness

@@ -1,0 +1,46 @@
+#include "reports/markdown.h"
+
+#include <gtest/gtest.h>
+
+#include "reports/testdata/case_study_runs.h"
+#include "reports/testdata/golden.h"
+
+namespace harness {
+namespace {
+
+TEST(MarkdownReport, CaseStudyDay6AgainstDay1MatchesGolden) {
+  RunRecord day1 = testdata::case_study_run(1), day6 = testdata::case_study_run(6);
+  ReportInput in{day6, day1, value_differences(day1, day6, "run 1")};
+  testing_golden::expect_golden("case_study_day6_vs_day1.md", render_markdown(in));
+}
+
+TEST(MarkdownReport, SingleRunMatchesGolden) {
+  testing_golden::expect_golden("case_study_day1.md",
+                                render_markdown({testdata::case_study_run(1), std::nullopt, std::nullopt}));
+}
+
+TEST(MarkdownReport, PipesInCellsAreEscaped) {
+  RunRecord run;
+  run.scenario_name = "a|b";
+  run.analysis.verdicts.push_back({Level::latency, "x", "<= 1", "2 | 3", VerdictStatus::fail, ""});
+  std::string md = render_markdown({run, std::nullopt, std::nullopt});
+  EXPECT_NE(md.find("| latency | x | <= 1 | 2 \\| 3 | **FAIL** |"), std::string::npos) << md;
+  EXPECT_NE(md.find("## harness run 0: a\\|b on : running"), std::string::npos) << md;
+}
+
+TEST(MarkdownReport, JudgedComparisonShowsVerdicts) {
+  RunRecord run = testdata::case_study_run(6);
+  Comparison c;
+  c.baseline_label = "baseline 'day1' (run 1)";
+  c.method = "Mann-Whitney U, alpha 0.05";
+  c.changes.push_back({Level::latency, "latency_p95", "s", 1.9, 0.7, -63.2, "improved", "p = 0.001"});
+  c.changes.push_back({Level::counters, "counter.l2_miss_cycles", "", 1.9e9, 2.5e9, 31.6, "regressed", ""});
+  std::string md = render_markdown({run, std::nullopt, c});
+  EXPECT_NE(md.find("### Comparison with baseline 'day1' (run 1)\n\nMann-Whitney U, alpha 0.05\n"), std::string::npos);
+  EXPECT_NE(md.find("| latency_p95 | 1.9 s | 700 ms | -63.2 % | improved |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| counter.l2_miss_cycles | 1.9 G | 2.5 G | +31.6 % | **regressed** |"), std::string::npos)
+      << md;
+}
+
+}  // namespace
+}  // namespace harness

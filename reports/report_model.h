@@ -1,0 +1,50 @@
+// What a report renders: one run, optionally the baseline run it is set
+// against, and a per-metric comparison as a plain struct. The renderers
+// (HTML, Markdown, JUnit) read only this; they never query the store.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/model/run.h"
+
+namespace harness {
+
+// One metric of the new run set against the baseline.
+struct MetricChange {
+  Level level = Level::roofline;
+  std::string name;
+  std::string unit;
+  std::optional<double> baseline;
+  std::optional<double> current;
+  std::optional<double> change_pct;  // (current - baseline) / |baseline| x 100, when both exist and baseline != 0
+  // "regressed", "improved", "unchanged", "undecided"; empty when nobody
+  // judged the change (the report then shows the difference only).
+  std::string verdict;
+  std::string detail;  // the test used and its result, or why it cannot decide
+};
+
+struct Comparison {
+  std::string baseline_label;  // "baseline 'day1' (run 3)" or "run 3"
+  std::string method;          // how the verdicts were reached, shown under the table
+  std::vector<MetricChange> changes;
+
+  bool regressed() const;
+};
+
+struct ReportInput {
+  RunRecord run;
+  std::optional<RunRecord> baseline;     // its Analysis feeds the arrows and overlays
+  std::optional<Comparison> comparison;  // the per-metric table
+};
+
+// The arithmetic difference of every metric the two runs share, without any
+// verdict: what a report can say before a statistical comparison exists.
+Comparison value_differences(const RunRecord& baseline, const RunRecord& run, std::string baseline_label);
+
+// The text of a figure as people read it: "31.2 GB/s", "memory",
+// "unavailable: <reason>".
+std::string figure_text(std::optional<double> value, const std::string& unit);
+
+}  // namespace harness
