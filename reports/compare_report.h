@@ -10,19 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/compare/compare.h"
+#include "harness/compare/stored_comparison.h"
 
 namespace harness {
 
-// What was compared with what, and the judgement.
-struct CompareReport {
-  std::int64_t baseline_run = 0;
-  std::int64_t current_run = 0;
-  std::string baseline_name;  // empty for --against RUN
-  std::string scenario, rig;                    // of the new run
-  std::string baseline_scenario, baseline_rig;  // of the baseline run
-  std::vector<std::string> notes;  // e.g. key mismatch allowed, scenario text differs
-  Comparison comparison;
-};
 
 std::string render_compare_text(const CompareReport& report);
 nlohmann::json compare_to_json(const CompareReport& report);

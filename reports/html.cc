@@ -112,7 +112,7 @@ constexpr const char* kComparisonHead =
     "<th>change</th><th>verdict</th><th>detail</th></tr>\n";
 
 // At the top: what the comparison concluded, and the metrics that moved.
-std::string comparison_summary_html(const Comparison& c) {
+std::string comparison_summary_html(const ReportComparison& c) {
   std::map<std::string, int> counts;
   std::string rows;
   for (const MetricChange& m : c.changes) {
@@ -131,7 +131,7 @@ std::string comparison_summary_html(const Comparison& c) {
 }
 
 // Below the charts: every metric either run has a value for.
-std::string comparison_table_html(const Comparison& c) {
+std::string comparison_table_html(const ReportComparison& c) {
   std::string rows;
   int neither = 0;
   for (const MetricChange& m : c.changes) {

@@ -18,7 +18,7 @@ bool has_non_finite(const std::string& text) {
 
 ReportInput day6_vs_day1() {
   RunRecord day1 = testdata::case_study_run(1), day6 = testdata::case_study_run(6);
-  Comparison c = value_differences(day1, day6, "run 1");
+  ReportComparison c = value_differences(day1, day6, "run 1");
   return {day6, day1, c};
 }
 
@@ -119,7 +119,7 @@ TEST(HtmlReport, RunWithNoSourcesSaysUnavailablePerLevel) {
 
 TEST(HtmlReport, JudgedComparisonSummarisesAtTheTopAndListsAllBelow) {
   ReportInput in = day6_vs_day1();
-  Comparison c;
+  ReportComparison c;
   c.baseline_label = "baseline 'day1' (run 1)";
   c.method = "Mann-Whitney U for samples, tolerance for single values";
   c.changes.push_back({Level::latency, "latency_p95", "s", 1.9, 0.7, -63.2, "improved", "p = 0.001"});

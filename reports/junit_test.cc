@@ -83,7 +83,7 @@ TEST(JunitReport, OneCasePerVerdictAndFailuresCarryExpectedAndMeasured) {
 }
 
 TEST(JunitReport, JudgedComparisonAddsASuite) {
-  Comparison c;
+  ReportComparison c;
   c.baseline_label = "run 1";
   c.changes.push_back({Level::latency, "latency_p95", "s", 1.9, 0.7, -63.2, "improved", ""});
   c.changes.push_back({Level::counters, "counter.l2_miss_cycles", "", 1.9e9, 2.5e9, 31.6, "regressed", "U test"});

@@ -63,7 +63,7 @@ std::string render_markdown(const ReportInput& in) {
   }
 
   if (in.comparison) {
-    const Comparison& c = *in.comparison;
+    const ReportComparison& c = *in.comparison;
     out += fmt::format("\n### Comparison with {}\n\n{}\n\n", cell(c.baseline_label), c.method);
     out += "| metric | baseline | this run | change | verdict |\n|---|---:|---:|---:|---|\n";
     int neither = 0;

@@ -30,7 +30,7 @@ TEST(MarkdownReport, PipesInCellsAreEscaped) {
 
 TEST(MarkdownReport, JudgedComparisonShowsVerdicts) {
   RunRecord run = testdata::case_study_run(6);
-  Comparison c;
+  ReportComparison c;
   c.baseline_label = "baseline 'day1' (run 1)";
   c.method = "Mann-Whitney U, alpha 0.05";
   c.changes.push_back({Level::latency, "latency_p95", "s", 1.9, 0.7, -63.2, "improved", "p = 0.001"});

@@ -8,14 +8,14 @@
 
 namespace harness {
 
-bool Comparison::regressed() const {
+bool ReportComparison::regressed() const {
   for (const MetricChange& c : changes)
     if (c.verdict == "regressed") return true;
   return false;
 }
 
-Comparison value_differences(const RunRecord& baseline, const RunRecord& run, std::string baseline_label) {
-  Comparison out;
+ReportComparison value_differences(const RunRecord& baseline, const RunRecord& run, std::string baseline_label) {
+  ReportComparison out;
   out.baseline_label = std::move(baseline_label);
   out.method = "value difference only: no statistical verdict in this report";
   for (const Metric& m : run.analysis.metrics) {

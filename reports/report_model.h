@@ -25,7 +25,7 @@ struct MetricChange {
   std::string detail;  // the test used and its result, or why it cannot decide
 };
 
-struct Comparison {
+struct ReportComparison {
   std::string baseline_label;  // "baseline 'day1' (run 3)" or "run 3"
   std::string method;          // how the verdicts were reached, shown under the table
   std::vector<MetricChange> changes;
@@ -36,12 +36,12 @@ struct Comparison {
 struct ReportInput {
   RunRecord run;
   std::optional<RunRecord> baseline;     // its Analysis feeds the arrows and overlays
-  std::optional<Comparison> comparison;  // the per-metric table
+  std::optional<ReportComparison> comparison;  // the per-metric table
 };
 
 // The arithmetic difference of every metric the two runs share, without any
 // verdict: what a report can say before a statistical comparison exists.
-Comparison value_differences(const RunRecord& baseline, const RunRecord& run, std::string baseline_label);
+ReportComparison value_differences(const RunRecord& baseline, const RunRecord& run, std::string baseline_label);
 
 // The text of a figure as people read it: "31.2 GB/s", "memory",
 // "unavailable: <reason>".

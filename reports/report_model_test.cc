@@ -21,7 +21,7 @@ TEST(ValueDifferences, ChangeIsRelativeToTheBaselineMagnitude) {
                           figure(Level::roofline, "k.ridge_distance", -1.0, "decades", Provenance::model, "x"),
                           figure(Level::counters, "counter.zero", 5.0, "", Provenance::measured, "x"),
                           figure(Level::counters, "counter.new", 5.0, "", Provenance::measured, "x")};
-  Comparison c = value_differences(base, run, "run 1");
+  ReportComparison c = value_differences(base, run, "run 1");
   EXPECT_EQ(c.baseline_label, "run 1");
   EXPECT_EQ(c.method, "value difference only: no statistical verdict in this report");
   ASSERT_EQ(c.changes.size(), 3u);  // counter.new is not in the baseline
@@ -34,7 +34,7 @@ TEST(ValueDifferences, ChangeIsRelativeToTheBaselineMagnitude) {
 
 TEST(ValueDifferences, UnavailableSideSaysWhyAndCategoriesAreSkipped) {
   RunRecord base = testdata::case_study_run(1), run = testdata::case_study_run(6);
-  Comparison c = value_differences(base, run, "run 1");
+  ReportComparison c = value_differences(base, run, "run 1");
   for (const MetricChange& m : c.changes) {
     EXPECT_NE(m.name, "encoder.bound");  // "memory" has no difference
     if (m.name == "decoder.achieved") {

@@ -4,28 +4,34 @@
 #include <fmt/format.h>
 
 #include "harness/cli/commands.h"
+#include "harness/compare/multiple_testing.h"
+#include "harness/compare/stored_comparison.h"
 #include "harness/store/store.h"
 #include "reports/report.h"
 
 namespace harness {
 namespace {
 
-// MERGE(compare): the one place where a report learns how the run compares
-// with its baseline. Until harness/compare is merged this is the plain value
-// difference, without verdicts; at merge, fill the Comparison from
-// harness/compare's per-metric result (verdict, test, detail) instead.
-Comparison comparison_for_report(const Store& store, const RunRecord& baseline, const RunRecord& run,
-                                 const std::string& label) {
-  (void)store;
-  return value_differences(baseline, run, label);
-}
-
-// MERGE(compare): named baselines live with `harness baseline`, which is not
-// in this build; resolve NAME to its run id here.
-Result<std::int64_t> resolve_baseline_name(const Store& store, const std::string& name) {
-  (void)store;
-  return Error::input(fmt::format(
-      "cannot resolve baseline '{}': named baselines are not in this build; use --against RUN", name));
+// The statistical verdicts of harness/compare, as the report's table.
+ReportComparison comparison_for_report(const CompareReport& compared, const std::string& label) {
+  ReportComparison out;
+  out.baseline_label = label;
+  const Comparison& c = compared.comparison;
+  out.method = fmt::format("{} over {} tests at alpha {}", correction_description(c.config.method), c.tests,
+                           c.config.alpha);
+  for (const MetricComparison& m : c.metrics) {
+    MetricChange change;
+    change.level = m.level;
+    change.name = m.name;
+    change.unit = m.unit;
+    change.baseline = m.baseline;
+    change.current = m.current;
+    if (m.relative_change) change.change_pct = *m.relative_change * 100;
+    change.verdict = m.verdict == Change::cannot_tell ? "undecided" : std::string(change_name(m.verdict));
+    change.detail = m.reason;
+    out.changes.push_back(std::move(change));
+  }
+  return out;
 }
 
 }  // namespace
@@ -53,19 +59,15 @@ Action setup_report(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!run) return run.error();
     ReportInput input{std::move(*run), std::nullopt, std::nullopt};
 
-    std::int64_t baseline_id = o->against;
-    std::string label = fmt::format("run {}", o->against);
-    if (!o->baseline_name.empty()) {
-      Result<std::int64_t> id = resolve_baseline_name(*store, o->baseline_name);
-      if (!id) return id.error();
-      baseline_id = *id;
-      label = fmt::format("baseline '{}' (run {})", o->baseline_name, *id);
-    }
-    if (baseline_id != 0) {
-      Result<RunRecord> base = store->load_run(baseline_id);
-      if (!base) return base.error().within("baseline");
-      input.comparison = comparison_for_report(*store, *base, input.run, label);
-      input.baseline = std::move(*base);
+    if (!o->baseline_name.empty() || o->against != 0) {
+      CompareRequest request{o->run, o->baseline_name, o->against, false};
+      Result<StoredComparison> compared = compare_stored_runs(*store, request);
+      if (!compared) return compared.error();
+      std::string label = o->baseline_name.empty()
+                              ? fmt::format("run {}", compared->baseline.id)
+                              : fmt::format("baseline '{}' (run {})", o->baseline_name, compared->baseline.id);
+      input.comparison = comparison_for_report(compared->report, label);
+      input.baseline = std::move(compared->baseline);
     }
 
     std::string text = render_report(input, *format);

@@ -78,11 +78,9 @@ TEST_F(ReportCommand, UnknownFormatIsBadInput) {
   EXPECT_EQ(err_.str(), "harness: error: unknown report format 'pdf': choose html, md, json or junit\n");
 }
 
-TEST_F(ReportCommand, NamedBaselineNeedsTheBaselineCommand) {
+TEST_F(ReportCommand, UnknownNamedBaselineIsNamed) {
   EXPECT_EQ(run({std::to_string(day6_), "--baseline", "day1"}), 2);
-  EXPECT_EQ(err_.str(),
-            "harness: error: cannot resolve baseline 'day1': named baselines are not in this build; use --against "
-            "RUN\n");
+  EXPECT_EQ(err_.str(), "harness: error: no baseline named 'day1' (see 'harness baseline list')\n");
 }
 
 TEST_F(ReportCommand, UnwritablePathNamesIt) {

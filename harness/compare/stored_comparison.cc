@@ -1,0 +1,125 @@
+#include "harness/compare/stored_comparison.h"
+
+#include <fmt/format.h>
+
+#include "harness/compare/baseline_expectations.h"
+#include "harness/scenario/scenario.h"
+
+namespace harness {
+namespace {
+
+// "scenario (host vs other), rig (lab-a vs localhost)" for the keys that differ.
+std::string key_differences(const std::string& base_scenario, const std::string& base_rig,
+                            const RunRecord& run) {
+  std::vector<std::string> parts;
+  if (base_scenario != run.scenario_name)
+    parts.push_back(fmt::format("scenario ('{}' vs '{}')", base_scenario, run.scenario_name));
+  if (base_rig != run.rig) parts.push_back(fmt::format("rig ('{}' vs '{}')", base_rig, run.rig));
+  std::string s;
+  for (const std::string& p : parts) s += (s.empty() ? "" : " and ") + p;
+  return s;
+}
+
+// The baseline run: a named baseline of the run's scenario and rig, or the
+// run given with --against; other keys only with --allow-mismatch.
+Result<RunRecord> resolve_baseline(const Store& store, const CompareRequest& o, const RunRecord& run,
+                                   std::vector<std::string>& notes) {
+  std::int64_t id = o.against;
+  if (!o.baseline.empty()) {
+    Result<std::vector<Baseline>> found = store.list_baselines(o.baseline);
+    if (!found) return found.error();
+    if (found->empty()) {
+      return Error::input(fmt::format("no baseline named '{}' (see 'harness baseline list')", o.baseline));
+    }
+    const Baseline* match = nullptr;
+    for (const Baseline& b : *found)
+      if (b.scenario_name == run.scenario_name && b.rig == run.rig) match = &b;
+    if (!match) {
+      if (found->size() > 1) {
+        std::string keys;
+        for (const Baseline& b : *found) keys += fmt::format("{}scenario '{}' on rig '{}'", keys.empty() ? "" : ", ",
+                                                            b.scenario_name, b.rig);
+        return Error::input(fmt::format(
+            "baseline '{}' exists for {}, but not for run {} (scenario '{}' on rig '{}'); "
+            "compare with --against RUN to pick one", o.baseline, keys, run.id, run.scenario_name, run.rig));
+      }
+      const Baseline& b = found->front();
+      std::string diff = key_differences(b.scenario_name, b.rig, run);
+      if (!o.allow_mismatch) {
+        return Error::input(fmt::format(
+            "baseline '{}' (run {}) does not match run {}: {} differ; pass --allow-mismatch to compare anyway",
+            o.baseline, b.run_id, run.id, diff));
+      }
+      notes.push_back(fmt::format("--allow-mismatch: baseline and run differ in {}", diff));
+      match = &b;
+    }
+    id = match->run_id;
+  }
+  Result<RunRecord> base = store.load_run(id);
+  if (!base) return base.error();
+  if (o.baseline.empty()) {
+    std::string diff = key_differences(base->scenario_name, base->rig, run);
+    if (!diff.empty()) {
+      if (!o.allow_mismatch) {
+        return Error::input(fmt::format(
+            "run {} does not match run {}: {} differ; pass --allow-mismatch to compare anyway", id, run.id, diff));
+      }
+      notes.push_back(fmt::format("--allow-mismatch: baseline and run differ in {}", diff));
+    }
+  }
+  return base;
+}
+
+}  // namespace
+
+Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRequest& o) {
+  if (o.baseline.empty() && o.against == 0) {
+    return Error::input("compare needs a baseline: --baseline NAME or --against RUN");
+  }
+    Result<RunRecord> loaded = store.load_run(o.run);
+    if (!loaded) return loaded.error();
+    RunRecord& run_rec = *loaded;
+    CompareReport report;
+    Result<RunRecord> base = resolve_baseline(store, o, run_rec, report.notes);
+    if (!base) return base.error();
+    RunRecord& base_run = *base;
+
+    // The run's own scenario says how to judge it and what it expects of the
+    // baseline; a stored text that no longer parses falls back to defaults.
+    Scenario scenario;
+    Result<Scenario> parsed = parse_scenario(run_rec.scenario_text, run_rec.scenario_path);
+    if (parsed) scenario = std::move(*parsed);
+    else report.notes.push_back("the run's stored scenario does not parse (" + parsed.error().message +
+                                "): default compare settings, no baseline expectations");
+    const CompareConfig config = scenario.compare.value_or(CompareConfig{});
+    if (base_run.scenario_hash != run_rec.scenario_hash) {
+      report.notes.push_back(fmt::format("the scenario text differs between run {} and run {}", base_run.id, run_rec.id));
+    }
+    for (const RunRecord* r : {&base_run, &run_rec}) {
+      if (r->status != RunStatus::passed && r->status != RunStatus::failed) {
+        report.notes.push_back(fmt::format("run {} is {}: its metrics may be incomplete", r->id,
+                                           run_status_name(r->status)));
+      }
+    }
+
+    Result<std::map<std::string, std::vector<double>>> history = store.recent_values(
+        run_rec.scenario_name, run_rec.rig, run_rec.id, static_cast<int>(config.history_runs));
+    if (!history) return history.error();
+    HistoryLookup lookup = [&](const std::string& metric) {
+      auto it = history->find(metric);
+      return it == history->end() ? std::vector<double>{} : it->second;
+    };
+    report.comparison = compare_analyses(base_run.analysis, run_rec.analysis, config, lookup);
+    if (parsed) report.comparison.expectations = evaluate_baseline_expectations(scenario, base_run.analysis, run_rec.analysis);
+    report.baseline_run = base_run.id;
+    report.current_run = run_rec.id;
+    report.baseline_name = o.baseline;
+    report.scenario = run_rec.scenario_name;
+    report.rig = run_rec.rig;
+    report.baseline_scenario = base_run.scenario_name;
+    report.baseline_rig = base_run.rig;
+
+  return StoredComparison{std::move(report), std::move(base_run), std::move(run_rec)};
+}
+
+}  // namespace harness
