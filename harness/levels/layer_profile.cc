@@ -425,7 +425,9 @@ void analyse_layer_profile(const LayerProfile& profile, const LayerProfileConfig
   if (placed && predicted_total > 0) {
     out.metrics.push_back(metric("profile.bandwidth_bound", static_cast<double>(bandwidth_bound.size()), "",
                                  model_p, "layers below the ridge", Better::none,
-                                 bandwidth_bound.empty() ? "none" : boost::algorithm::join(bandwidth_bound, ", ")));
+                                 fmt::format("{} of {}: {}", bandwidth_bound.size(), profile.layers.size(),
+                                             bandwidth_bound.empty() ? "none"
+                                                                     : boost::algorithm::join(bandwidth_bound, ", "))));
     out.metrics.push_back(metric("profile.predicted_time", predicted_total, "s", Provenance::model,
                                  "sum of placed layers' roofline times"));
     // The factor that recalibrates the model: measured / predicted over the
@@ -453,10 +455,12 @@ void analyse_layer_profile(const LayerProfile& profile, const LayerProfileConfig
   if (total > 0) {
     out.metrics.push_back(metric("profile.top_time_share", top_time / total, "1", measured,
                                  fmt::format("share of total time in the top {} layers", by_time.size()),
-                                 Better::none, boost::algorithm::join(top_names, ", ")));
+                                 Better::none,
+                                 fmt::format("{:.1f} % in {}", 100 * top_time / total, boost::algorithm::join(top_names, ", "))));
     out.metrics.push_back(metric("profile.copy_time_share", copy_time / total, "1", measured,
                                  "time in permute/transpose/copy-like ops / total", Better::lower,
-                                 copies.empty() ? "none" : boost::algorithm::join(copies, ", ")));
+                                 fmt::format("{:.1f} % in {}", 100 * copy_time / total,
+                                             copies.empty() ? "no copy-like op" : boost::algorithm::join(copies, ", "))));
   } else {
     out.metrics.push_back(Metric::missing(Level::roofline, "profile.top_time_share", "1", "total time is 0"));
     out.metrics.push_back(Metric::missing(Level::roofline, "profile.copy_time_share", "1", "total time is 0"));

@@ -67,15 +67,15 @@ void expect_known_answers(const Analysis& a) {
   EXPECT_NEAR(value(a, "layer.softmax1.prediction_error"), 0, 1e-9);
   EXPECT_EQ(get(a, "layer.conv1.bound").text, "compute");
   EXPECT_EQ(get(a, "layer.fc1.bound").text, "memory");
-  EXPECT_EQ(get(a, "profile.bandwidth_bound").text, "permute1, fc1, transpose1, softmax1");
+  EXPECT_EQ(get(a, "profile.bandwidth_bound").text, "4 of 5: permute1, fc1, transpose1, softmax1");
   EXPECT_EQ(value(a, "profile.bandwidth_bound"), 4);
   EXPECT_NEAR(value(a, "profile.total_time"), 8.2e-3, 1e-12);
   EXPECT_NEAR(value(a, "profile.predicted_time"), 6.2e-3, 1e-12);
   EXPECT_NEAR(value(a, "profile.calibration"), 8.2 / 6.2, 1e-9);
   EXPECT_NEAR(value(a, "profile.top_time_share"), 7.0 / 8.2, 1e-9);
-  EXPECT_EQ(get(a, "profile.top_time_share").text, "fc1 6 ms, conv1 1 ms");
+  EXPECT_EQ(get(a, "profile.top_time_share").text, "85.4 % in fc1 6 ms, conv1 1 ms");
   EXPECT_NEAR(value(a, "profile.copy_time_share"), 0.8 / 8.2, 1e-9);
-  EXPECT_EQ(get(a, "profile.copy_time_share").text, "permute1, transpose1");
+  EXPECT_EQ(get(a, "profile.copy_time_share").text, "9.8 % in permute1, transpose1");
   EXPECT_NEAR(value(a, "profile.idle_time"), 0.4e-3, 1e-12);
   EXPECT_EQ(value(a, "profile.idle_gaps"), 2);
   EXPECT_NEAR(value(a, "profile.idle_gap_max"), 0.3e-3, 1e-12);

@@ -328,8 +328,18 @@ void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Prove
                                 "the ceiling that caps attainable", Better::none,
                                 binding.name.substr(std::string("ceiling.").size())));
   if (seconds && *seconds > 0) {
-    out.metrics.push_back(derived(pre + "utilisation", (flops / *seconds) / place.attainable, "1",
-                                  weakest(time_p, place_p), "achieved / attainable", Better::higher));
+    const double utilisation = (flops / *seconds) / place.attainable;
+    out.metrics.push_back(derived(pre + "utilisation", utilisation, "1", weakest(time_p, place_p),
+                                  "achieved / attainable", Better::higher));
+    // Above the roof is impossible: some input is wrong. 10 % leaves room for
+    // run-to-run noise between the ceiling's and the kernel's measurements.
+    if (utilisation > 1.1) {
+      out.hints.push_back(fmt::format(
+          "{}: achieved {} is {:.3g}x the attainable {}: the flops, bytes, time or ceilings are inconsistent "
+          "(implied traffic {} against {} {})",
+          k.name, format_quantity(flops / *seconds, "op/s"), utilisation, format_quantity(place.attainable, "op/s"),
+          format_quantity(*bytes.value / *seconds, "B/s"), B.name, format_quantity(*B.value, "B/s")));
+    }
   } else {
     out.metrics.push_back(Metric::missing(Level::roofline, pre + "utilisation", "1", "no time"));
   }

@@ -110,6 +110,11 @@ TEST(Roofline, SeedCasePlacementFromDeclaredFigures) {
   EXPECT_DOUBLE_EQ(value(a, "whisper.achieved"), 1.2e10 / 1.24);
   EXPECT_DOUBLE_EQ(value(a, "whisper.utilisation"), (1.2e10 / 1.24) / (50e9 * 1.2e10 / 1.01e12));
   EXPECT_NEAR(value(a, "whisper.ridge_distance"), std::log10(1.2e10 / 1.01e12 / 600), 1e-12);
+  // 1.01 TB in 1.24 s is 815 GB/s through a 50 GB/s memory: said, not hidden.
+  ASSERT_EQ(a.hints.size(), 1u);
+  EXPECT_EQ(a.hints[0],
+            "whisper: achieved 9.677 Gop/s is 16.3x the attainable 594.1 Mop/s: the flops, bytes, time or ceilings "
+            "are inconsistent (implied traffic 814.5 GB/s against ceiling.memory.dram 50 GB/s)");
 
   const Verdict* v = verdict(a, "whisper.expect.intensity_min");
   ASSERT_TRUE(v);
