@@ -272,6 +272,36 @@ TEST(Roofline, BytesFromCountersOrDdrAreReadFromThoseLevelsMetrics) {
   EXPECT_EQ(get(a, "d.time").unavailable, "no time: declare 'time' for a kernel the harness does not run");
 }
 
+// Replay: a recording read back from JSON (profile text and vendor output
+// included, no files, no tools) analyses to the same metrics and verdicts.
+TEST(Roofline, ReplayOfTheRecordingGivesIdenticalAnalysis) {
+  std::ifstream in(std::string(HARNESS_SOURCE_DIR) + "/fixtures/profiles/synthetic_layers.csv");
+  std::ostringstream text;
+  text << in.rdbuf();
+  Scenario s = scenario(
+      "[rig.compute]\nfp32 = \"measure\"\nint8 = \"measure\"\n[rig.memory]\ndram = \"measure\"\n",
+      std::string(kHostKernels) +
+          "[[roofline.vendor]]\nname = \"npu\"\ncommand = [\"npu\"]\n[roofline.vendor.figures]\n"
+          "\"compute.int8\" = { pattern = 'INT8 ([0-9.]+)', unit = \"TOPS\" }\n"
+          "[roofline.profile]\nfile = \"layers.csv\"\nprecision = \"int8\"\n");
+  Recording rec;
+  rec.roofline = host_recording();
+  rec.roofline->vendor.push_back({"npu", {"npu"}, "INT8 4 TOPS\n", ""});
+  rec.roofline->profile = ProfileText{"layers.csv", text.str()};
+  Analysis live = analyse(s, rec, Provenance::replayed);
+  Recording back = nlohmann::json(rec).get<Recording>();
+  Analysis replayed = analyse(s, back, Provenance::replayed);
+  ASSERT_EQ(live.metrics.size(), replayed.metrics.size());
+  for (std::size_t i = 0; i < live.metrics.size(); ++i) {
+    EXPECT_EQ(live.metrics[i].name, replayed.metrics[i].name);
+    EXPECT_EQ(live.metrics[i].value, replayed.metrics[i].value) << live.metrics[i].name;
+    EXPECT_EQ(live.metrics[i].text, replayed.metrics[i].text) << live.metrics[i].name;
+  }
+  EXPECT_EQ(live.verdicts.size(), replayed.verdicts.size());
+  EXPECT_DOUBLE_EQ(value(replayed, "layer.conv1.predicted_time"), 2e9 / 4e12);  // int8 from the vendor tool
+  EXPECT_EQ(get(replayed, "profile.bandwidth_bound").text, "4 of 5: permute1, fc1, transpose1, softmax1");
+}
+
 TEST(Roofline, RecordingRoundTripsThroughJson) {
   RooflineRecording r = host_recording();
   r.vendor.push_back({"t", {"t", "-x"}, "out", ""});
