@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -209,6 +212,30 @@ BandwidthSample random_block_read(const BandwidthBuffer& buffer, Clock& clock, s
   s.bytes = static_cast<double>(block_bytes) * static_cast<double>(count);
   g_bandwidth_sink = s.checksum;
   return s;
+}
+
+Result<std::size_t> cache_bytes(int level, const std::string& root) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
+    auto read = [&](const char* name) {
+      std::ifstream in(entry.path() / name);
+      std::string text;
+      std::getline(in, text);
+      return text;
+    };
+    if (read("level") != std::to_string(level) || read("type") == "Instruction") continue;
+    const std::string size = read("size");
+    std::size_t value = 0;
+    auto [ptr, err] = std::from_chars(size.data(), size.data() + size.size(), value);
+    std::string_view suffix(ptr, static_cast<std::size_t>(size.data() + size.size() - ptr));
+    if (err != std::errc() || value == 0) break;
+    if (suffix == "K") return value << 10;
+    if (suffix == "M") return value << 20;
+    if (suffix.empty()) return value;
+    break;
+  }
+  if (ec) return Error::infra(fmt::format("membw: cannot read {}: {}", root, ec.message()));
+  return Error::infra(fmt::format("membw: {} describes no level-{} data cache with a size", root, level));
 }
 
 std::uint64_t reference_checksum(const std::byte* data, std::size_t bytes) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "harness/base/result.h"
 #include "probes/clock.h"
@@ -52,6 +53,11 @@ BandwidthSample sequential_read(const BandwidthBuffer& buffer, Clock& clock, int
 BandwidthSample random_block_read(const BandwidthBuffer& buffer, Clock& clock,
                                   std::size_t block_bytes, std::size_t count,
                                   std::uint64_t seed = 1);
+
+// The size of the level-`level` data or unified cache of CPU 0, read from
+// sysfs (`<root>/index*/level`, `type`, `size` such as "2048K"). An error
+// says what is missing; nothing is guessed.
+Result<std::size_t> cache_bytes(int level, const std::string& root = "/sys/devices/system/cpu/cpu0/cache");
 
 // Scalar reference for the checksum of reading [data, data + bytes) once.
 std::uint64_t reference_checksum(const std::byte* data, std::size_t bytes);

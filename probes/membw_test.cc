@@ -1,6 +1,8 @@
 #include "probes/membw.h"
 
 #include <bit>
+#include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -58,6 +60,27 @@ TEST(Membw, RandomBlocksReadTheBlocksTheyDraw) {
     EXPECT_EQ(s.bytes, 1000.0 * block);
     EXPECT_NE(s.checksum, 0u) << block;
   }
+}
+
+TEST(Membw, CacheSizeComesFromSysfsOrSaysWhyNot) {
+  std::filesystem::path root = std::filesystem::temp_directory_path() / "harness_membw_cache_test";
+  std::filesystem::remove_all(root);
+  auto index = [&](const char* name, const char* level, const char* type, const char* size) {
+    std::filesystem::create_directories(root / name);
+    std::ofstream(root / name / "level") << level << "\n";
+    std::ofstream(root / name / "type") << type << "\n";
+    std::ofstream(root / name / "size") << size << "\n";
+  };
+  index("index0", "1", "Data", "48K");
+  index("index1", "1", "Instruction", "32K");
+  index("index2", "2", "Unified", "2048K");
+  EXPECT_EQ(*cache_bytes(1, root.string()), 48u << 10);
+  EXPECT_EQ(*cache_bytes(2, root.string()), 2048u << 10);
+  EXPECT_EQ(cache_bytes(3, root.string()).error().message,
+            "membw: " + root.string() + " describes no level-3 data cache with a size");
+  std::filesystem::remove_all(root);
+  EXPECT_EQ(cache_bytes(2, root.string()).error().message,
+            "membw: cannot read " + root.string() + ": No such file or directory");
 }
 
 TEST(Membw, RefusesBlocksThatAreNotWholeCacheLines) {

@@ -38,6 +38,27 @@ Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, Roofline
     out.ceilings.push_back(std::move(s));
   }
 
+  // The on-chip ceiling: sequential reads of half the L2, many passes (a
+  // rig's "l2" memory ceiling measured on a host).
+  {
+    CeilingSamples s{"bandwidth.l2", "B/s", "", {}, ""};
+    Result<std::size_t> l2 = cache_bytes(2);
+    if (!l2) {
+      s.unavailable = l2.error().message;
+    } else {
+      Result<BandwidthBuffer> small = BandwidthBuffer::allocate(*l2 / 2);
+      if (!small) return small.error();
+      const int passes = static_cast<int>(std::max<std::size_t>(1, (64u << 20) / small->size()));
+      s.source = fmt::format("membw:seq_read {} 1 thread, {} KiB buffer x {} passes", isa, small->size() >> 10, passes);
+      (void)sequential_read(*small, ctx.clock, 1, passes);
+      for (int i = 0; i < reps; ++i) {
+        if (ctx.stop.stop_requested()) return interrupted_error();
+        s.values.push_back(sequential_read(*small, ctx.clock, 1, passes).bytes_per_second());
+      }
+    }
+    out.ceilings.push_back(std::move(s));
+  }
+
   // Random reads: the 4 KiB block of seed 000 (52 vs 8.3 GB/s), then the
   // burst sweep of seed 001 (64 B .. 2 KiB).
   struct Block { std::string name; std::int64_t bytes; };

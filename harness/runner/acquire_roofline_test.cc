@@ -35,10 +35,11 @@ TEST(AcquireRoofline, HostTablesAreMeasuredAndAnalysed) {
   std::vector<std::string> names;
   for (const CeilingSamples& c : rec.roofline->ceilings) {
     names.push_back(c.name);
-    EXPECT_EQ(c.values.size(), 2u) << c.name;
+    // The L2 size comes from sysfs, which a container may hide: then it says why.
+    EXPECT_EQ(c.values.size(), c.unavailable.empty() ? 2u : 0u) << c.name << ": " << c.unavailable;
   }
   EXPECT_EQ(names, (std::vector<std::string>{
-                       "bandwidth.seq_read.1t", "bandwidth.seq_read.2t", "bandwidth.random_4k",
+                       "bandwidth.seq_read.1t", "bandwidth.seq_read.2t", "bandwidth.l2", "bandwidth.random_4k",
                        "bandwidth.burst_64B", "bandwidth.burst_128B", "bandwidth.burst_256B", "bandwidth.burst_512B",
                        "bandwidth.burst_1024B", "bandwidth.burst_2048B", "compute.fma_fp32.1t",
                        "compute.fma_fp32.2t"}));

@@ -1,5 +1,5 @@
+#include <algorithm>
 #include <filesystem>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -234,7 +234,20 @@ RooflineConfig read_roofline_section(TableReader& r) {
     std::size_t i = 0;
     for (const toml::node& node : *kernels) {
       TableReader kr(r.context(), *node.as_table(), fmt::format("roofline.kernels[{}]", i++));
-      c.kernels.push_back(read_kernel(kr, c));
+      RooflineKernel k = read_kernel(kr, c);
+      // Metric names are "<kernel>.<metric>": they must not collide with the
+      // level's own families or with another kernel.
+      static const std::vector<std::string> reserved = {"bandwidth", "compute", "ceiling", "ridge", "layer",
+                                                        "profile", "counter", "ddr", "latency"};
+      if (kr.ok() && std::find(reserved.begin(), reserved.end(), k.name) != reserved.end()) {
+        kr.fail_at("name", fmt::format("\"{}\" is reserved for the level's own metrics", k.name));
+      }
+      for (const RooflineKernel& other : c.kernels) {
+        if (kr.ok() && other.name == k.name) {
+          kr.fail_at("name", fmt::format("a kernel named \"{}\" is already declared at {}", k.name, other.where));
+        }
+      }
+      c.kernels.push_back(std::move(k));
       (void)kr.finish();
     }
   }

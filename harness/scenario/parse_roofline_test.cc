@@ -77,6 +77,14 @@ TEST(ParseRoofline, RejectsBadVendorFiguresAndProfiles) {
             "buffer");
 }
 
+TEST(ParseRoofline, KernelNamesAreUniqueAndNotReserved) {
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes = \"1 GB\"\n"
+                     "[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes = \"1 GB\"\n"),
+            "s.toml:13:8: [roofline.kernels[1]] name: a kernel named \"k\" is already declared at s.toml:8:1");
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"bandwidth\"\nflops = 1e9\nbytes = \"1 GB\"\n"),
+            "s.toml:9:8: [roofline.kernels[0]] name: \"bandwidth\" is reserved for the level's own metrics");
+}
+
 TEST(ParseRoofline, BaselineExpectationsAreKeptApart) {
   Result<Scenario> s = parse_scenario(
       with_roofline("[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes = \"1 GB\"\n"
