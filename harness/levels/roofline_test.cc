@@ -283,7 +283,8 @@ TEST(Roofline, ReplayOfTheRecordingGivesIdenticalAnalysis) {
       std::string(kHostKernels) +
           "[[roofline.vendor]]\nname = \"npu\"\ncommand = [\"npu\"]\n[roofline.vendor.figures]\n"
           "\"compute.int8\" = { pattern = 'INT8 ([0-9.]+)', unit = \"TOPS\" }\n"
-          "[roofline.profile]\nfile = \"layers.csv\"\nprecision = \"int8\"\n");
+          "[roofline.profile]\nfile = \"layers.csv\"\nprecision = \"int8\"\n"
+          "[roofline.profile.expect]\ncopy_time_share_max = 0.05\nidle_time_max = \"1 ms\"\n");
   Recording rec;
   rec.roofline = host_recording();
   rec.roofline->vendor.push_back({"npu", {"npu"}, "INT8 4 TOPS\n", ""});
@@ -300,6 +301,11 @@ TEST(Roofline, ReplayOfTheRecordingGivesIdenticalAnalysis) {
   EXPECT_EQ(live.verdicts.size(), replayed.verdicts.size());
   EXPECT_DOUBLE_EQ(value(replayed, "layer.conv1.predicted_time"), 2e9 / 4e12);  // int8 from the vendor tool
   EXPECT_EQ(get(replayed, "profile.bandwidth_bound").text, "4 of 5: permute1, fc1, transpose1, softmax1");
+  const Verdict* copies = verdict(replayed, "profile.expect.copy_time_share_max");
+  ASSERT_TRUE(copies);
+  EXPECT_EQ(copies->status, VerdictStatus::fail);  // 9.8 % of the time in permute/transpose
+  EXPECT_EQ(copies->measured, "0.09756");
+  EXPECT_EQ(verdict(replayed, "profile.expect.idle_time_max")->status, VerdictStatus::pass);
 }
 
 TEST(Roofline, RecordingRoundTripsThroughJson) {

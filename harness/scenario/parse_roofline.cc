@@ -15,6 +15,19 @@ const std::vector<ExpectableMetric>& kernel_expectables() {
       {"utilisation", "utilisation", std::nullopt, false, {}},
       {"achieved", "achieved", Dimension::compute, false, {}},
       {"bound", "bound", std::nullopt, true, {"memory", "compute"}},
+      {"ridge_distance", "ridge_distance", std::nullopt, false, {}},
+  };
+  return k;
+}
+
+const std::vector<ExpectableMetric>& profile_expectables() {
+  static const std::vector<ExpectableMetric> k = {
+      {"bandwidth_bound_layers", "profile.bandwidth_bound", std::nullopt, false, {}},
+      {"copy_time_share", "profile.copy_time_share", std::nullopt, false, {}},
+      {"top_time_share", "profile.top_time_share", std::nullopt, false, {}},
+      {"idle_time", "profile.idle_time", Dimension::time, false, {}},
+      {"total_time", "profile.total_time", Dimension::time, false, {}},
+      {"calibration", "profile.calibration", std::nullopt, false, {}},
   };
   return k;
 }
@@ -178,7 +191,7 @@ VendorTool read_vendor(TableReader& r) {
   return v;
 }
 
-LayerProfileConfig read_profile(TableReader& r) {
+LayerProfileConfig read_profile(TableReader& r, std::vector<Expectation>& expectations) {
   LayerProfileConfig p;
   p.where = r.context().where(r.table().source());
   p.written = r.required_string("file");
@@ -197,6 +210,13 @@ LayerProfileConfig read_profile(TableReader& r) {
   if (auto b = r.number("element_bytes")) {
     if (*b <= 0) r.fail_at("element_bytes", "must be positive");
     p.element_bytes = *b;
+  }
+  if (const toml::table* t = r.table("expect")) {
+    TableReader er(r.context(), *t, "roofline.profile.expect");
+    for (Expectation& e : read_expectations(er, Level::roofline, profile_expectables())) {
+      expectations.push_back(std::move(e));
+    }
+    (void)er.finish();
   }
   return p;
 }
@@ -261,7 +281,7 @@ RooflineConfig read_roofline_section(TableReader& r) {
   }
   if (const toml::table* t = r.table("profile")) {
     TableReader pr(r.context(), *t, "roofline.profile");
-    c.profile = read_profile(pr);
+    c.profile = read_profile(pr, c.expectations);
     (void)pr.finish();
   }
   if (const toml::table* t = r.table("expect")) {
