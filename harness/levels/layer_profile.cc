@@ -284,6 +284,8 @@ class JsonCells final : public Cells {
   const nlohmann::json& object_;
 };
 
+Result<LayerProfile> read_json_layers(const nlohmann::json& doc, const std::string& path, double element_bytes);
+
 Result<LayerProfile> parse_json(const std::string& text, const std::string& path, double element_bytes) {
   nlohmann::json doc;
   try {
@@ -293,9 +295,19 @@ Result<LayerProfile> parse_json(const std::string& text, const std::string& path
     std::size_t upto = std::min<std::size_t>(e.byte, text.size());
     int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upto), '\n'));
     return Error::input(fmt::format("{}:{}: invalid JSON: {}", path, line, e.what()));
+  } catch (const nlohmann::json::exception& e) {  // a number out of range
+    return Error::input(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }
+  try {
+    return read_json_layers(doc, path, element_bytes);
+  } catch (const nlohmann::json::exception& e) {  // e.g. a string that is not UTF-8
+    return Error::input(fmt::format("{}: invalid JSON: {}", path, e.what()));
+  }
+}
+
+Result<LayerProfile> read_json_layers(const nlohmann::json& doc, const std::string& path, double element_bytes) {
   const nlohmann::json* layers = &doc;
-  if (doc.is_object() && doc.contains("layers")) layers = &doc["layers"];
+  if (doc.is_object() && doc.contains("layers")) layers = &doc.at("layers");
   if (!layers->is_array()) {
     return Error::input(fmt::format("{}: expected an array of layers or an object with \"layers\": [...]", path));
   }
