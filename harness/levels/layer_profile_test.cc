@@ -166,6 +166,8 @@ TEST(LayerProfile, BadFilesNameFileAndLine) {
             "bad.json: layers[0]: column 'time_ms': \"x\" is not a number");
   EXPECT_EQ(error("{\"layers\": [\n{\"layer\": \"a\",\n \"time_ms\": }]}", "bad.json").substr(0, 30),
             "bad.json:3: invalid JSON: [jso");
+  EXPECT_EQ(error("[{\"layer\": \"a\", \"time_ms\": 1e999}]", "bad.json"),
+            "bad.json: invalid JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
   EXPECT_EQ(error("layer,time_us\n", "p.txt"), "p.txt: unknown profile format: expected a .csv or .json file");
 }
 
