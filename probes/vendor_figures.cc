@@ -1,6 +1,7 @@
 #include "probes/vendor_figures.h"
 
 #include <regex>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -42,10 +43,15 @@ Status check_vendor_pattern(const std::string& pattern) {
 Result<double> extract_vendor_figure(const std::string& text, const std::string& pattern,
                                      const std::string& unit, Dimension dimension) {
   HARNESS_TRY(check_vendor_pattern(pattern));
+  // Line by line: std::regex recurses per character, so one search over a
+  // megabyte of output could exhaust the stack; a figure sits on one line.
+  const std::regex re(pattern);
   std::smatch match;
-  if (!std::regex_search(text, match, std::regex(pattern))) {
-    return Error::input(fmt::format("pattern /{}/ not found in the tool's output", pattern));
-  }
+  std::istringstream lines(text);
+  std::string line;
+  bool found = false;
+  while (!found && std::getline(lines, line)) found = std::regex_search(line, match, re);
+  if (!found) return Error::input(fmt::format("pattern /{}/ not found in the tool's output", pattern));
   Result<double> q = parse_quantity(match[1].str() + " " + unit, dimension);
   if (!q) return q.error().within(fmt::format("pattern /{}/ matched \"{}\"", pattern, match[1].str()));
   return *q;

@@ -26,7 +26,7 @@ VendorOutput run_vendor_tool(const std::string& tool, const std::vector<std::str
                              double timeout_s);
 
 // The first match of `pattern` (ECMAScript regex with one capture group
-// holding a number) in `text`, read as "<number> <unit>" in `dimension`.
+// holding a number) in a line of `text`, read as "<number> <unit>" in `dimension`.
 // Errors say what was not found.
 Result<double> extract_vendor_figure(const std::string& text, const std::string& pattern,
                                      const std::string& unit, Dimension dimension);
