@@ -148,6 +148,38 @@ Result<BandwidthBuffer> BandwidthBuffer::allocate(std::size_t bytes) {
   return BandwidthBuffer(data, bytes);
 }
 
+Result<std::size_t> BandwidthBuffer::huge_page_bytes() const {
+  std::ifstream smaps("/proc/self/smaps");
+  if (!smaps) return Error::infra(fmt::format("membw: cannot open /proc/self/smaps: {}", std::strerror(errno)));
+  const auto begin = reinterpret_cast<std::uintptr_t>(data());
+  const auto end = begin + size();
+  std::size_t total = 0;
+  bool inside = false;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    // A mapping's header: "start-end perms offset dev inode path"; its fields follow.
+    std::uintptr_t lo = 0, hi = 0;
+    const char* p = line.data();
+    const char* e = p + line.size();
+    auto [dash, ec1] = std::from_chars(p, e, lo, 16);
+    if (ec1 == std::errc() && dash < e && *dash == '-') {
+      auto [after, ec2] = std::from_chars(dash + 1, e, hi, 16);
+      if (ec2 == std::errc() && after < e && *after == ' ') {
+        inside = lo < end && hi > begin;
+        continue;
+      }
+    }
+    if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+      std::size_t kb = 0;
+      std::string_view rest(line.data() + 14, line.size() - 14);
+      rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
+      std::from_chars(rest.data(), rest.data() + rest.size(), kb);
+      total += kb << 10;
+    }
+  }
+  return std::min(total, size());
+}
+
 BandwidthSample sequential_read(const BandwidthBuffer& buffer, Clock& clock, int threads, int passes) {
   threads = std::max(1, threads);
   passes = std::max(1, passes);

@@ -24,6 +24,9 @@ class BandwidthBuffer {
 
   const std::byte* data() const { return data_.get(); }
   std::size_t size() const { return size_; }
+  // Bytes of the buffer the kernel backs with huge pages (AnonHugePages of
+  // its mapping in /proc/self/smaps), or an error saying why it is unknown.
+  Result<std::size_t> huge_page_bytes() const;
 
  private:
   struct Free { void operator()(std::byte* p) const; };

@@ -83,6 +83,15 @@ TEST(Membw, CacheSizeComesFromSysfsOrSaysWhyNot) {
             "membw: cannot read " + root.string() + ": No such file or directory");
 }
 
+TEST(Membw, HugePageBytesAreReadForTheBuffersOwnMapping) {
+  Result<BandwidthBuffer> b = BandwidthBuffer::allocate(8 << 20);
+  ASSERT_TRUE(b);
+  Result<std::size_t> huge = b->huge_page_bytes();
+  ASSERT_TRUE(huge) << huge.error().message;
+  EXPECT_LE(*huge, b->size());  // 0 where transparent huge pages are off
+  EXPECT_EQ(*huge % (2 << 20), 0u);
+}
+
 TEST(Membw, RefusesBlocksThatAreNotWholeCacheLines) {
   Result<BandwidthBuffer> b = BandwidthBuffer::allocate(1 << 20);
   ASSERT_TRUE(b);

@@ -25,11 +25,16 @@ Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, Roofline
 
   Result<BandwidthBuffer> buffer = BandwidthBuffer::allocate(static_cast<std::size_t>(c.buffer_bytes));
   if (!buffer) return buffer.error();
+  // Which pages the buffer got changes the figures (TLB misses): say it in
+  // every source.
+  Result<std::size_t> huge = buffer->huge_page_bytes();
+  const std::string pages = huge ? fmt::format("{} of {} MiB on huge pages", *huge >> 20, buffer->size() >> 20)
+                                 : "huge pages unknown";
   const std::string isa = bandwidth_instruction_set();
 
   for (int t = 1; t <= threads; ++t) {
     CeilingSamples s{fmt::format("bandwidth.seq_read.{}t", t), "B/s",
-                     fmt::format("membw:seq_read {} {} thread{}", isa, t, t == 1 ? "" : "s"), {}, ""};
+                     fmt::format("membw:seq_read {} {} thread{}, {}", isa, t, t == 1 ? "" : "s", pages), {}, ""};
     (void)sequential_read(*buffer, ctx.clock, t);  // warm the TLB, page tables and prefetchers
     for (int i = 0; i < reps; ++i) {
       if (ctx.stop.stop_requested()) return interrupted_error();
@@ -65,7 +70,7 @@ Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, Roofline
   std::vector<Block> blocks = {{"bandwidth.random_4k", 4096}};
   for (std::int64_t b : c.bursts) blocks.push_back({fmt::format("bandwidth.burst_{}B", b), b});
   for (const Block& b : blocks) {
-    CeilingSamples s{b.name, "B/s", fmt::format("membw:random_read {} blocks of {} B", isa, b.bytes), {}, ""};
+    CeilingSamples s{b.name, "B/s", fmt::format("membw:random_read {} blocks of {} B, {}", isa, b.bytes, pages), {}, ""};
     const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(1, c.random_bytes / b.bytes));
     for (int i = 0; i < reps; ++i) {
       if (ctx.stop.stop_requested()) return interrupted_error();
