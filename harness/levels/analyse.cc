@@ -64,10 +64,11 @@ RunStatus status_from_verdicts(const std::vector<Verdict>& verdicts) {
 
 Analysis analyse(const Scenario& scenario, const Recording& recording, Provenance measured) {
   Analysis a;
-  analyse_roofline(scenario, recording.roofline ? &*recording.roofline : nullptr, measured, a);
   analyse_counters(scenario, recording.counters ? &*recording.counters : nullptr, measured, a);
   analyse_ddr(scenario, recording.ddr ? &*recording.ddr : nullptr, measured, a);
   analyse_latency(scenario, recording.latency ? &*recording.latency : nullptr, measured, a);
+  // Last: a kernel's bytes may come from the counters' or the DDR bus's metrics.
+  analyse_roofline(scenario, recording.roofline ? &*recording.roofline : nullptr, measured, a);
 
   std::vector<Expectation> all;
   for (const auto* list : {scenario.roofline ? &scenario.roofline->expectations : nullptr,
@@ -76,7 +77,9 @@ Analysis analyse(const Scenario& scenario, const Recording& recording, Provenanc
                            scenario.latency ? &scenario.latency->expectations : nullptr}) {
     if (list) all.insert(all.end(), list->begin(), list->end());
   }
-  a.verdicts = evaluate_expectations(all, a);
+  // Levels may add verdicts of their own (baseline-relative ones, unavailable in a run alone).
+  std::vector<Verdict> verdicts = evaluate_expectations(all, a);
+  a.verdicts.insert(a.verdicts.begin(), verdicts.begin(), verdicts.end());
   return a;
 }
 

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/base/stats.h"
+#include "harness/base/units.h"
+#include "harness/levels/layer_profile.h"
 #include "probes/kernels.h"
 
 namespace harness {
@@ -33,6 +35,11 @@ void to_json(nlohmann::json& j, const RooflineRecording& r) {
   for (const KernelTiming& k : r.kernels) {
     j["kernels"].push_back({{"name", k.name}, {"seconds", k.seconds}, {"unavailable", k.unavailable}});
   }
+  j["vendor"] = nlohmann::json::array();
+  for (const VendorOutput& v : r.vendor) {
+    j["vendor"].push_back({{"tool", v.tool}, {"argv", v.argv}, {"out", v.out}, {"unavailable", v.unavailable}});
+  }
+  if (r.profile) j["profile"] = {{"path", r.profile->path}, {"text", r.profile->text}};
 }
 
 void from_json(const nlohmann::json& j, RooflineRecording& r) {
@@ -44,6 +51,13 @@ void from_json(const nlohmann::json& j, RooflineRecording& r) {
     r.kernels.push_back({k.at("name"), k.at("seconds").get<std::vector<double>>(),
                          k.value("unavailable", "")});
   }
+  if (j.contains("vendor")) {
+    for (const auto& v : j.at("vendor")) {
+      r.vendor.push_back({v.at("tool"), v.at("argv").get<std::vector<std::string>>(), v.value("out", ""),
+                          v.value("unavailable", "")});
+    }
+  }
+  if (j.contains("profile")) r.profile = ProfileText{j["profile"].at("path"), j["profile"].at("text")};
 }
 
 RooflinePlacement place_on_roofline(double flops, double bytes, double peak, double bandwidth) {
@@ -58,39 +72,17 @@ RooflinePlacement place_on_roofline(double flops, double bytes, double peak, dou
 
 namespace {
 
-// A ceiling's value as a metric: declared, measured (median of samples), or
-// unavailable with the reason.
-Metric ceiling_metric(const Ceiling& c, std::string_view kind, const RooflineRecording* rec,
-                      Provenance measured, Analysis& out) {
-  std::string name = fmt::format("ceiling.{}.{}", kind, c.name);
-  std::string unit = kind == "compute" ? "op/s" : "B/s";
-  if (!c.measure) {
-    Metric m;
-    m.level = Level::roofline;
-    m.name = name;
-    m.value = c.value;
-    m.unit = unit;
-    m.provenance = Provenance::declared;
-    m.source = fmt::format("scenario {}", c.where);
-    m.better = Better::higher;
-    return m;
-  }
-  const CeilingSamples* s = rec ? rec->find_ceiling(fmt::format("{}.{}", kind, c.name)) : nullptr;
-  if (!s) return Metric::missing(Level::roofline, name, unit, "not measured in this run", Better::higher);
-  if (s->values.empty()) {
-    return Metric::missing(Level::roofline, name, unit,
-                           s->unavailable.empty() ? "no samples" : s->unavailable, Better::higher);
-  }
-  SampleSet samples{Level::roofline, name, unit, measured, s->source, Better::higher, s->values};
-  out.samples.push_back(samples);
+Metric derived(const std::string& name, double value, const std::string& unit, Provenance p,
+               const std::string& source, Better better, const std::string& text = "") {
   Metric m;
   m.level = Level::roofline;
   m.name = name;
-  m.value = median(s->values);
+  m.value = value;
   m.unit = unit;
-  m.provenance = measured;
-  m.source = fmt::format("{} (median of {})", s->source, s->values.size());
-  m.better = Better::higher;
+  m.provenance = p;
+  m.source = source;
+  m.better = better;
+  m.text = text;
   return m;
 }
 
@@ -107,18 +99,284 @@ Provenance weakest(Provenance a, Provenance b) {
   return rank(a) >= rank(b) ? a : b;
 }
 
-Metric derived(const std::string& name, double value, const std::string& unit, Provenance p,
-               const std::string& source, Better better) {
-  Metric m;
-  m.level = Level::roofline;
-  m.name = name;
-  m.value = value;
-  m.unit = unit;
-  m.provenance = p;
-  m.source = source;
-  m.better = better;
-  return m;
+// The "bandwidth" and "compute" regression tables: vendor figures first (a
+// rig's own tool), then this host's microbenchmarks. Each is also a metric.
+std::map<std::string, Metric> benchmark_tables(const RooflineConfig& config, const RooflineRecording* rec,
+                                               Provenance measured, Analysis& out) {
+  std::map<std::string, Metric> tables;
+  for (const VendorTool& tool : config.vendor) {
+    const VendorOutput* output = nullptr;
+    if (rec)
+      for (const VendorOutput& v : rec->vendor)
+        if (v.tool == tool.name) output = &v;
+    for (const VendorFigure& f : tool.figures) {
+      const std::string unit(si_unit(f.dimension));
+      Metric m;
+      if (!output) {
+        m = Metric::missing(Level::roofline, f.metric, unit, fmt::format("vendor tool {} was not run", tool.name),
+                            Better::higher);
+      } else if (!output->unavailable.empty()) {
+        m = Metric::missing(Level::roofline, f.metric, unit,
+                            fmt::format("vendor tool {}: {}", tool.name, output->unavailable), Better::higher);
+      } else if (Result<double> v = extract_vendor_figure(output->out, f.pattern, f.unit, f.dimension); !v) {
+        m = Metric::missing(Level::roofline, f.metric, unit, fmt::format("vendor tool {}: {}", tool.name,
+                                                                         v.error().message), Better::higher);
+      } else {
+        m = derived(f.metric, *v, unit, measured, fmt::format("vendor tool {}: /{}/", tool.name, f.pattern),
+                    Better::higher);
+      }
+      tables[f.metric] = m;
+      out.metrics.push_back(m);
+    }
+  }
+  if (!rec) return tables;
+  for (const CeilingSamples& s : rec->ceilings) {
+    if (tables.count(s.name)) continue;  // the rig's own tool wins
+    Metric m;
+    if (s.values.empty()) {
+      m = Metric::missing(Level::roofline, s.name, s.unit, s.unavailable.empty() ? "no samples" : s.unavailable,
+                          Better::higher);
+    } else {
+      out.samples.push_back({Level::roofline, s.name, s.unit, measured, s.source, Better::higher, s.values});
+      m = derived(s.name, median(s.values), s.unit, measured,
+                  fmt::format("{} (median of {})", s.source, s.values.size()), Better::higher);
+    }
+    tables[s.name] = m;
+    out.metrics.push_back(m);
+  }
+  return tables;
 }
+
+// The best available metric among those named `prefix<...>`, e.g. the
+// thread count that reads fastest.
+const Metric* best_with_prefix(const std::map<std::string, Metric>& tables, const std::string& prefix,
+                               std::string& reason) {
+  const Metric* best = nullptr;
+  for (const auto& [name, m] : tables) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    if (!m.value) {
+      if (reason.empty()) reason = fmt::format("{}: {}", name, m.unavailable);
+      continue;
+    }
+    if (!best || *m.value > *best->value) best = &m;
+  }
+  return best;
+}
+
+// A ceiling's value: declared in the scenario, or measured. A measured memory
+// ceiling X is the figure "bandwidth.X" (a vendor tool's); for "dram" on a
+// host, the fastest sequential read. Likewise compute X is "compute.X", and
+// "fp32" on a host the fastest FMA run.
+Metric ceiling_metric(const Ceiling& c, bool memory, const std::map<std::string, Metric>& tables) {
+  const std::string name = fmt::format("ceiling.{}.{}", memory ? "memory" : "compute", c.name);
+  const std::string unit = memory ? "B/s" : "op/s";
+  if (!c.measure) {
+    return derived(name, c.value, unit, Provenance::declared, fmt::format("scenario {}", c.where), Better::higher);
+  }
+  const std::string figure = fmt::format("{}.{}", memory ? "bandwidth" : "compute", c.name);
+  const Metric* m = nullptr;
+  std::string reason;
+  if (auto it = tables.find(figure); it != tables.end()) {
+    m = &it->second;
+    if (!m->value) reason = fmt::format("{}: {}", figure, m->unavailable);
+  } else if (memory && c.name == "dram") {
+    m = best_with_prefix(tables, "bandwidth.seq_read.", reason);
+  } else if (!memory && c.name == "fp32") {
+    m = best_with_prefix(tables, "compute.fma_fp32.", reason);
+  }
+  if (!m || !m->value) {
+    if (reason.empty()) {
+      reason = fmt::format("nothing measures {} ceiling '{}': add a vendor figure \"{}\" or declare a value",
+                           memory ? "memory" : "compute", c.name, figure);
+      if ((memory && c.name == "dram") || (!memory && c.name == "fp32")) {
+        reason = fmt::format("nothing measured {} ceiling '{}' (host_benchmarks off and no vendor figure \"{}\")",
+                             memory ? "memory" : "compute", c.name, figure);
+      }
+    }
+    return Metric::missing(Level::roofline, name, unit, reason, Better::higher);
+  }
+  return derived(name, *m->value, unit, m->provenance, fmt::format("{}: {}", m->name, m->source), Better::higher);
+}
+
+struct Bytes {
+  std::optional<double> value;
+  Provenance provenance = Provenance::declared;
+  std::string source;
+  std::string missing;
+};
+
+Bytes kernel_bytes(const RooflineKernel& k, const Analysis& so_far) {
+  Bytes b;
+  switch (k.bytes_source.kind) {
+    case BytesSource::Kind::declared:
+      b.value = k.bytes;
+      b.source = "declared";
+      break;
+    case BytesSource::Kind::model:
+      if (k.builtin) {
+        b.value = kernel_cost(*k.builtin).model_bytes;
+        b.provenance = Provenance::model;
+        b.source = "model: compulsory traffic";
+      } else {
+        b.missing = "no bytes: a declared kernel needs 'bytes' or a bytes_source";
+      }
+      break;
+    case BytesSource::Kind::counters:
+    case BytesSource::Kind::ddr: {
+      const Metric* m = so_far.find_metric(k.bytes_source.metric);
+      const char* level = k.bytes_source.kind == BytesSource::Kind::ddr ? "level 3" : "level 2";
+      if (!m) {
+        b.missing = fmt::format("bytes_source \"{}\": {} produced no metric {}", k.bytes_source.written, level,
+                                k.bytes_source.metric);
+      } else if (!m->value) {
+        b.missing = fmt::format("bytes_source \"{}\": {}", k.bytes_source.written, m->unavailable);
+      } else {
+        b.value = *m->value * k.bytes_source.per_count;
+        b.provenance = m->provenance;
+        b.source = k.bytes_source.per_count == 1
+                       ? fmt::format("{}: {}", k.bytes_source.written, m->name)
+                       : fmt::format("{}: {} x {:g} B", k.bytes_source.written, m->name, k.bytes_source.per_count);
+      }
+      break;
+    }
+  }
+  return b;
+}
+
+void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Provenance measured,
+                    const std::map<std::string, Metric>& compute, const std::map<std::string, Metric>& memory,
+                    Analysis& out) {
+  const std::string pre = k.name + ".";
+  double flops = 0;
+  Provenance flops_p = Provenance::declared;
+  if (k.flops) {
+    flops = *k.flops;
+  } else {
+    flops = kernel_cost(*k.builtin).flops;
+    flops_p = Provenance::model;
+  }
+  out.metrics.push_back(derived(pre + "flops", flops, "op", flops_p,
+                                flops_p == Provenance::model ? "model: kernel formula" : "declared", Better::none));
+  Bytes bytes = kernel_bytes(k, out);
+
+  std::optional<double> seconds;
+  Provenance time_p = measured;
+  const KernelTiming* timing = rec ? rec->find_kernel(k.name) : nullptr;
+  if (k.time) {
+    seconds = *k.time;
+    time_p = Provenance::declared;
+    out.metrics.push_back(derived(pre + "time", *seconds, "s", time_p, "declared", Better::lower));
+  } else if (timing && !timing->seconds.empty()) {
+    seconds = median(timing->seconds);
+    out.samples.push_back({Level::roofline, pre + "time", "s", measured, "kernel run", Better::lower, timing->seconds});
+    out.metrics.push_back(derived(pre + "time", *seconds, "s", measured,
+                                  fmt::format("median of {} runs", timing->seconds.size()), Better::lower));
+  } else {
+    std::string why = !k.builtin ? "no time: declare 'time' for a kernel the harness does not run"
+                      : timing   ? timing->unavailable
+                                 : "not run";
+    out.metrics.push_back(Metric::missing(Level::roofline, pre + "time", "s", why, Better::lower));
+  }
+  if (seconds && *seconds > 0) {
+    out.metrics.push_back(derived(pre + "achieved", flops / *seconds, "op/s", weakest(time_p, flops_p),
+                                  "flops / time", Better::higher));
+  } else {
+    out.metrics.push_back(Metric::missing(Level::roofline, pre + "achieved", "op/s",
+                                          seconds ? "time is 0" : "no time", Better::higher));
+  }
+
+  auto p_it = compute.find(k.precision);
+  auto b_it = memory.find(k.memory);
+  std::string missing;
+  if (!bytes.value) missing = bytes.missing;
+  else if (*bytes.value <= 0) missing = fmt::format("{} gives {} bytes", bytes.source, *bytes.value);
+  else if (p_it == compute.end()) missing = fmt::format("the rig declares no compute ceiling '{}'", k.precision);
+  else if (!p_it->second.value) missing = fmt::format("compute ceiling {}: {}", k.precision, p_it->second.unavailable);
+  else if (b_it == memory.end()) missing = fmt::format("the rig declares no memory ceiling '{}'", k.memory);
+  else if (!b_it->second.value) missing = fmt::format("memory ceiling {}: {}", k.memory, b_it->second.unavailable);
+
+  if (bytes.value) {
+    out.metrics.push_back(derived(pre + "bytes", *bytes.value, "B", bytes.provenance, bytes.source, Better::none));
+    if (*bytes.value > 0) {
+      out.metrics.push_back(derived(pre + "intensity", flops / *bytes.value, "op/B", weakest(flops_p, bytes.provenance),
+                                    fmt::format("flops / bytes ({})", bytes.source), Better::higher));
+    }
+  } else {
+    out.metrics.push_back(Metric::missing(Level::roofline, pre + "bytes", "B", bytes.missing));
+    out.metrics.push_back(Metric::missing(Level::roofline, pre + "intensity", "op/B", bytes.missing, Better::higher));
+  }
+  if (!missing.empty()) {
+    for (const char* name : {"attainable", "utilisation", "ridge_distance", "bound", "binding_ceiling"}) {
+      out.metrics.push_back(Metric::missing(Level::roofline, pre + name, "", missing));
+    }
+    return;
+  }
+  const Metric& P = p_it->second;
+  const Metric& B = b_it->second;
+  const Provenance ai_p = weakest(flops_p, bytes.provenance);
+  const Provenance place_p = weakest(ai_p, weakest(P.provenance, B.provenance));
+  RooflinePlacement place = place_on_roofline(flops, *bytes.value, *P.value, *B.value);
+  const Metric& binding = place.memory_bound ? B : P;
+  out.metrics.push_back(derived(pre + "attainable", place.attainable, "op/s", place_p,
+                                fmt::format("min({}, {} x intensity)", P.name, B.name), Better::higher));
+  out.metrics.push_back(derived(pre + "ridge_distance", place.ridge_distance_decades, "decades", place_p,
+                                fmt::format("log10(intensity / ridge {:.4g} op/B)", place.ridge), Better::none));
+  out.metrics.push_back(derived(pre + "bound", place.memory_bound ? 0 : 1, "", place_p,
+                                fmt::format("binding ceiling: {}", binding.name), Better::none,
+                                place.memory_bound ? "memory" : "compute"));
+  out.metrics.push_back(derived(pre + "binding_ceiling", *binding.value, binding.unit, binding.provenance,
+                                "the ceiling that caps attainable", Better::none,
+                                binding.name.substr(std::string("ceiling.").size())));
+  if (seconds && *seconds > 0) {
+    const double utilisation = (flops / *seconds) / place.attainable;
+    out.metrics.push_back(derived(pre + "utilisation", utilisation, "1", weakest(time_p, place_p),
+                                  "achieved / attainable", Better::higher));
+    // Above the roof is impossible: some input is wrong. 10 % leaves room for
+    // run-to-run noise between the ceiling's and the kernel's measurements.
+    if (utilisation > 1.1) {
+      out.hints.push_back(fmt::format(
+          "{}: achieved {} is {:.3g}x the attainable {}: the flops, bytes, time or ceilings are inconsistent "
+          "(implied traffic {} against {} {})",
+          k.name, format_quantity(flops / *seconds, "op/s"), utilisation, format_quantity(place.attainable, "op/s"),
+          format_quantity(*bytes.value / *seconds, "B/s"), B.name, format_quantity(*B.value, "B/s")));
+    }
+  } else {
+    out.metrics.push_back(Metric::missing(Level::roofline, pre + "utilisation", "1", "no time"));
+  }
+}
+
+void analyse_profile(const RooflineConfig& config, const RooflineRecording* rec, Provenance measured,
+                     const std::map<std::string, Metric>& compute, const std::map<std::string, Metric>& memory,
+                     Analysis& out) {
+  const LayerProfileConfig& pc = *config.profile;
+  if (!rec || !rec->profile) {
+    out.metrics.push_back(Metric::missing(Level::roofline, "profile", "", "the profile was not read in this run"));
+    return;
+  }
+  // The recording keeps the text; errors still name the file as written.
+  Result<LayerProfile> profile = parse_layer_profile(rec->profile->text, rec->profile->path, pc.element_bytes);
+  if (!profile) {
+    out.metrics.push_back(Metric::missing(Level::roofline, "profile", "", profile.error().message));
+    return;
+  }
+  ProfileCeilings c;
+  auto p_it = compute.find(pc.precision);
+  auto b_it = memory.find(pc.memory);
+  if (p_it == compute.end()) c.missing = fmt::format("the rig declares no compute ceiling '{}'", pc.precision);
+  else if (!p_it->second.value) c.missing = fmt::format("compute ceiling {}: {}", pc.precision, p_it->second.unavailable);
+  else if (b_it == memory.end()) c.missing = fmt::format("the rig declares no memory ceiling '{}'", pc.memory);
+  else if (!b_it->second.value) c.missing = fmt::format("memory ceiling {}: {}", pc.memory, b_it->second.unavailable);
+  if (c.missing.empty()) {
+    c.peak = p_it->second.value;
+    c.bandwidth = b_it->second.value;
+    c.peak_name = p_it->second.name;
+    c.bandwidth_name = b_it->second.name;
+    c.provenance = weakest(p_it->second.provenance, b_it->second.provenance);
+  }
+  analyse_layer_profile(*profile, pc, c, measured, out);
+}
+
+std::string show_number(double v) { return fmt::format("{:.4g}", v); }
 
 }  // namespace
 
@@ -129,13 +387,16 @@ void analyse_roofline(const Scenario& scenario, const RooflineRecording* rec, Pr
                                           "the scenario has no [roofline] section"));
     return;
   }
+  const RooflineConfig& config = *scenario.roofline;
+  std::map<std::string, Metric> tables = benchmark_tables(config, rec, measured, out);
+
   std::map<std::string, Metric> compute, memory;
   for (const Ceiling& c : scenario.rig.compute) {
-    compute[c.name] = ceiling_metric(c, "compute", rec, measured, out);
+    compute[c.name] = ceiling_metric(c, false, tables);
     out.metrics.push_back(compute[c.name]);
   }
   for (const Ceiling& c : scenario.rig.memory) {
-    memory[c.name] = ceiling_metric(c, "memory", rec, measured, out);
+    memory[c.name] = ceiling_metric(c, true, tables);
     out.metrics.push_back(memory[c.name]);
   }
   for (auto& [pname, p] : compute) {
@@ -151,79 +412,52 @@ void analyse_roofline(const Scenario& scenario, const RooflineRecording* rec, Pr
     }
   }
 
-  for (const RooflineKernel& k : scenario.roofline->kernels) {
-    const std::string pre = k.name + ".";
-    double flops = 0, bytes = 0;
-    Provenance flops_p = Provenance::declared, bytes_p = Provenance::declared;
-    std::string bytes_source = "declared";
-    if (k.flops) flops = *k.flops;
-    if (k.bytes) bytes = *k.bytes;
-    if (k.builtin && (!k.flops || !k.bytes)) {
-      KernelCost cost = kernel_cost(*k.builtin);
-      if (!k.flops) { flops = cost.flops; flops_p = Provenance::model; }
-      if (!k.bytes) { bytes = cost.model_bytes; bytes_p = Provenance::model; bytes_source = "model: compulsory traffic"; }
-    }
-    out.metrics.push_back(derived(pre + "flops", flops, "op", flops_p,
-                                  flops_p == Provenance::model ? "model: kernel formula" : "declared",
-                                  Better::none));
-    out.metrics.push_back(derived(pre + "bytes", bytes, "B", bytes_p, bytes_source, Better::none));
-    double ai = flops / bytes;
-    Provenance ai_p = weakest(flops_p, bytes_p);
-    out.metrics.push_back(derived(pre + "intensity", ai, "op/B", ai_p, "flops / bytes", Better::higher));
+  for (const RooflineKernel& k : config.kernels) analyse_kernel(k, rec, measured, compute, memory, out);
+  if (config.profile) analyse_profile(config, rec, measured, compute, memory, out);
 
-    const KernelTiming* timing = rec ? rec->find_kernel(k.name) : nullptr;
-    std::optional<double> seconds;
-    if (timing && !timing->seconds.empty()) {
-      seconds = median(timing->seconds);
-      out.samples.push_back({Level::roofline, pre + "time", "s", measured, "kernel run", Better::lower,
-                             timing->seconds});
-      out.metrics.push_back(derived(pre + "time", *seconds, "s", measured,
-                                    fmt::format("median of {} runs", timing->seconds.size()), Better::lower));
-      out.metrics.push_back(derived(pre + "achieved", flops / *seconds, "op/s", weakest(measured, flops_p),
-                                    "flops / time", Better::higher));
-    } else {
-      std::string why = !k.builtin ? "no timing source for a declared kernel"
-                        : timing   ? timing->unavailable
-                                   : "not run";
-      out.metrics.push_back(Metric::missing(Level::roofline, pre + "time", "s", why, Better::lower));
-      out.metrics.push_back(Metric::missing(Level::roofline, pre + "achieved", "op/s", why, Better::higher));
-    }
+  for (const BaselineExpectation& e : config.baseline_expectations) {
+    Verdict v;
+    v.level = Level::roofline;
+    v.check = fmt::format("{}.expect.{}", e.kernel, e.key);
+    v.expected = e.strictly_greater ? "> baseline" : fmt::format(">= {}x baseline", show_number(e.min_ratio));
+    v.measured = std::string("unavailable: ") + kNeedsBaseline;
+    v.status = VerdictStatus::unavailable;
+    out.verdicts.push_back(v);
+  }
+}
 
-    auto p_it = compute.find(k.precision);
-    auto b_it = memory.find(k.memory);
-    std::string missing;
-    if (p_it == compute.end()) missing = fmt::format("the rig declares no compute ceiling '{}'", k.precision);
-    else if (!p_it->second.value) missing = fmt::format("compute ceiling {}: {}", k.precision, p_it->second.unavailable);
-    else if (b_it == memory.end()) missing = fmt::format("the rig declares no memory ceiling '{}'", k.memory);
-    else if (!b_it->second.value) missing = fmt::format("memory ceiling {}: {}", k.memory, b_it->second.unavailable);
-    if (!missing.empty()) {
-      for (const char* name : {"attainable", "utilisation", "ridge_distance"}) {
-        out.metrics.push_back(Metric::missing(Level::roofline, pre + name, "", missing));
-      }
-      out.metrics.push_back(Metric::missing(Level::roofline, pre + "bound", "", missing));
+std::vector<Verdict> evaluate_roofline_baseline(const RooflineConfig& config, const Analysis& baseline,
+                                                const Analysis& current) {
+  std::vector<Verdict> verdicts;
+  for (const BaselineExpectation& e : config.baseline_expectations) {
+    Verdict v;
+    v.level = Level::roofline;
+    v.check = fmt::format("{}.expect.{}", e.kernel, e.key);
+    v.expected = e.strictly_greater ? "> baseline" : fmt::format(">= {}x baseline", show_number(e.min_ratio));
+    const Metric* before = baseline.find_metric(e.metric);
+    const Metric* after = current.find_metric(e.metric);
+    if (!before || !before->value || !after || !after->value) {
+      v.status = VerdictStatus::unavailable;
+      const Metric* absent = (!before || !before->value) ? before : after;
+      const char* which = (!before || !before->value) ? "baseline" : "current run";
+      v.measured = absent ? fmt::format("unavailable: {} {}: {}", which, e.metric, absent->unavailable)
+                          : fmt::format("unavailable: the {} has no metric {}", which, e.metric);
+      verdicts.push_back(v);
       continue;
     }
-    const Metric& P = p_it->second;
-    const Metric& B = b_it->second;
-    RooflinePlacement place = place_on_roofline(flops, bytes, *P.value, *B.value);
-    Provenance ceiling_p = weakest(P.provenance, B.provenance);
-    out.metrics.push_back(derived(pre + "attainable", place.attainable, "op/s", weakest(ai_p, ceiling_p),
-                                  fmt::format("min({}, {} x intensity)", P.name, B.name), Better::higher));
-    out.metrics.push_back(derived(pre + "ridge_distance", place.ridge_distance_decades, "decades",
-                                  weakest(ai_p, ceiling_p), "log10(intensity / ridge)", Better::none));
-    Metric bound = derived(pre + "bound", place.memory_bound ? 0 : 1, "", weakest(ai_p, ceiling_p),
-                           fmt::format("binding ceiling: {}", place.memory_bound ? B.name : P.name),
-                           Better::none);
-    bound.text = place.memory_bound ? "memory" : "compute";
-    out.metrics.push_back(bound);
-    if (seconds) {
-      out.metrics.push_back(derived(pre + "utilisation", (flops / *seconds) / place.attainable, "1",
-                                    weakest(measured, weakest(ai_p, ceiling_p)), "achieved / attainable",
-                                    Better::higher));
-    } else {
-      out.metrics.push_back(Metric::missing(Level::roofline, pre + "utilisation", "1", "no measured time"));
+    const double b = *before->value, a = *after->value;
+    const double ratio = b > 0 ? a / b : 0;
+    v.measured = b > 0 ? fmt::format("{} -> {} ({}x)", show_number(b), show_number(a), show_number(ratio))
+                       : fmt::format("{} -> {}", show_number(b), show_number(a));
+    bool pass = e.strictly_greater ? a > b : (b > 0 && ratio >= e.min_ratio);
+    v.status = pass ? VerdictStatus::pass : VerdictStatus::fail;
+    if (!pass) {
+      v.detail = fmt::format("{} went from {} to {}, expected {} ({})", e.metric, show_number(b), show_number(a),
+                             v.expected, e.where);
     }
+    verdicts.push_back(v);
   }
+  return verdicts;
 }
 
 }  // namespace harness

@@ -11,14 +11,17 @@
 
 #include "harness/model/metric.h"
 #include "harness/scenario/scenario.h"
+#include "probes/vendor_figures.h"
 
 namespace harness {
 
-// Repeated measurements of one ceiling ("memory.dram", "compute.fp32").
+// Repeated measurements of one microbenchmark of the "bandwidth" and
+// "compute" regression tables ("bandwidth.seq_read.1t", "bandwidth.random_4k",
+// "bandwidth.burst_64B", "compute.fma_fp32.1t").
 struct CeilingSamples {
   std::string name;
   std::string unit;    // "B/s" or "op/s"
-  std::string source;  // "membw:seq_read"
+  std::string source;  // "membw:seq_read avx2, 1 thread"
   std::vector<double> values;
   std::string unavailable;  // set when the probe could not measure it
 };
@@ -29,9 +32,18 @@ struct KernelTiming {
   std::string unavailable;
 };
 
+// The per-layer profile file as it was read, so a replay analyses the same
+// text without the file.
+struct ProfileText {
+  std::string path;  // as resolved when the run read it
+  std::string text;
+};
+
 struct RooflineRecording {
   std::vector<CeilingSamples> ceilings;
   std::vector<KernelTiming> kernels;
+  std::vector<VendorOutput> vendor;
+  std::optional<ProfileText> profile;
 
   const CeilingSamples* find_ceiling(const std::string& name) const;
   const KernelTiming* find_kernel(const std::string& name) const;
@@ -53,7 +65,18 @@ RooflinePlacement place_on_roofline(double flops, double bytes, double peak_comp
 
 // `measured` is the provenance of figures taken on the rig (measured live,
 // replayed from a recording).
+// Runs after the other levels: a kernel whose bytes come from "counters:<name>"
+// or "ddr" reads the metric counter.<name> / ddr.bytes those levels produced.
 void analyse_roofline(const Scenario& scenario, const RooflineRecording* recording,
                       Provenance measured, Analysis& out);
+
+// The verdict a baseline-relative expectation gets in a run alone.
+inline constexpr const char* kNeedsBaseline = "needs a baseline: evaluated by harness compare";
+
+// Baseline-relative expectations ("intensity_gain_min", "intensity_increased"):
+// pure, for `harness compare` to call with the baseline's and the current
+// run's analyses.
+std::vector<Verdict> evaluate_roofline_baseline(const RooflineConfig& config, const Analysis& baseline,
+                                                const Analysis& current);
 
 }  // namespace harness

@@ -1,42 +1,132 @@
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
 #include <fmt/format.h>
 
+#include "harness/levels/layer_profile.h"
 #include "harness/runner/acquire.h"
+#include "probes/compute_peak.h"
 #include "probes/kernels.h"
 #include "probes/membw.h"
+#include "probes/vendor_figures.h"
 
 namespace harness {
+namespace {
+
+// This host's "bandwidth" and "compute" tables (seed 001): sequential reads
+// on 1..N threads, random 4 KiB blocks, the burst sweep, FMA peak 1..N threads.
+Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, RooflineRecording& out) {
+  const int reps = c.repetitions;
+  int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(1, threads);
+
+  Result<BandwidthBuffer> buffer = BandwidthBuffer::allocate(static_cast<std::size_t>(c.buffer_bytes));
+  if (!buffer) return buffer.error();
+  // Which pages the buffer got changes the figures (TLB misses): say it in
+  // every source.
+  Result<std::size_t> huge = buffer->huge_page_bytes();
+  const std::string pages = huge ? fmt::format("{} of {} MiB on huge pages", *huge >> 20, buffer->size() >> 20)
+                                 : "huge pages unknown";
+  const std::string isa = bandwidth_instruction_set();
+
+  for (int t = 1; t <= threads; ++t) {
+    CeilingSamples s{fmt::format("bandwidth.seq_read.{}t", t), "B/s",
+                     fmt::format("membw:seq_read {} {} thread{}, {}", isa, t, t == 1 ? "" : "s", pages), {}, ""};
+    (void)sequential_read(*buffer, ctx.clock, t);  // warm the TLB, page tables and prefetchers
+    for (int i = 0; i < reps; ++i) {
+      if (ctx.stop.stop_requested()) return interrupted_error();
+      s.values.push_back(sequential_read(*buffer, ctx.clock, t).bytes_per_second());
+    }
+    out.ceilings.push_back(std::move(s));
+  }
+
+  // The on-chip ceiling: sequential reads of half the L2, many passes (a
+  // rig's "l2" memory ceiling measured on a host).
+  {
+    CeilingSamples s{"bandwidth.l2", "B/s", "", {}, ""};
+    Result<std::size_t> l2 = cache_bytes(2);
+    if (!l2) {
+      s.unavailable = l2.error().message;
+    } else {
+      Result<BandwidthBuffer> small = BandwidthBuffer::allocate(*l2 / 2);
+      if (!small) return small.error();
+      const int passes = static_cast<int>(std::max<std::size_t>(1, (64u << 20) / small->size()));
+      s.source = fmt::format("membw:seq_read {} 1 thread, {} KiB buffer x {} passes", isa, small->size() >> 10, passes);
+      (void)sequential_read(*small, ctx.clock, 1, passes);
+      for (int i = 0; i < reps; ++i) {
+        if (ctx.stop.stop_requested()) return interrupted_error();
+        s.values.push_back(sequential_read(*small, ctx.clock, 1, passes).bytes_per_second());
+      }
+    }
+    out.ceilings.push_back(std::move(s));
+  }
+
+  // Random reads: the 4 KiB block of seed 000 (52 vs 8.3 GB/s), then the
+  // burst sweep of seed 001 (64 B .. 2 KiB).
+  struct Block { std::string name; std::int64_t bytes; };
+  std::vector<Block> blocks = {{"bandwidth.random_4k", 4096}};
+  for (std::int64_t b : c.bursts) blocks.push_back({fmt::format("bandwidth.burst_{}B", b), b});
+  for (const Block& b : blocks) {
+    CeilingSamples s{b.name, "B/s", fmt::format("membw:random_read {} blocks of {} B, {}", isa, b.bytes, pages), {}, ""};
+    const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(1, c.random_bytes / b.bytes));
+    for (int i = 0; i < reps; ++i) {
+      if (ctx.stop.stop_requested()) return interrupted_error();
+      // A new seed per repetition: each run reads a different random set.
+      s.values.push_back(random_block_read(*buffer, ctx.clock, static_cast<std::size_t>(b.bytes), count,
+                                           static_cast<std::uint64_t>(i + 1))
+                             .bytes_per_second());
+    }
+    out.ceilings.push_back(std::move(s));
+  }
+
+  for (int t = 1; t <= threads; ++t) {
+    CeilingSamples s{fmt::format("compute.fma_fp32.{}t", t), "op/s",
+                     fmt::format("fma_peak {} x{} chains, {} thread{}", fma_instruction_set(), kFmaChains, t,
+                                 t == 1 ? "" : "s"),
+                     {}, ""};
+    (void)fma_fp32_peak(ctx.clock, c.fma_iterations / 8, t);  // let the clock frequency settle
+    for (int i = 0; i < reps; ++i) {
+      if (ctx.stop.stop_requested()) return interrupted_error();
+      s.values.push_back(fma_fp32_peak(ctx.clock, c.fma_iterations, t).ops_per_second());
+    }
+    out.ceilings.push_back(std::move(s));
+  }
+  return ok();
+}
+
+// Reads the per-layer profile into the recording, checking it now so that a
+// bad file stops the run with its file:line error.
+Status read_profile(const LayerProfileConfig& p, RooflineRecording& out) {
+  std::ifstream in(p.path, std::ios::binary);
+  if (!in) return Error::input(fmt::format("{}: cannot open profile: {} (from {})", p.path, std::strerror(errno), p.where));
+  std::ostringstream text;
+  text << in.rdbuf();
+  Result<LayerProfile> parsed = parse_layer_profile(text.str(), p.path, p.element_bytes);
+  if (!parsed) return parsed.error();
+  out.profile = ProfileText{p.path, text.str()};
+  return ok();
+}
+
+}  // namespace
 
 Status acquire_roofline(const AcquireContext& ctx, RooflineRecording& out) {
   const Scenario& s = ctx.scenario;
   if (!s.roofline) return ok();
-  const int reps = s.roofline->repetitions;
+  const RooflineConfig& c = *s.roofline;
+  const int reps = c.repetitions;
 
-  for (const Ceiling& c : s.rig.memory) {
-    if (!c.measure) continue;
-    CeilingSamples samples{"memory." + c.name, "B/s", "membw:seq_read", {}, ""};
-    if (c.name != "dram") {
-      samples.unavailable = fmt::format("no host microbenchmark measures memory ceiling '{}'", c.name);
-      out.ceilings.push_back(samples);
-      continue;
-    }
-    Result<BandwidthBuffer> buffer = BandwidthBuffer::allocate(static_cast<std::size_t>(s.roofline->buffer_bytes));
-    if (!buffer) return buffer.error();
-    (void)sequential_read_bandwidth(*buffer, ctx.clock);  // warm the TLB and prefetchers
-    for (int i = 0; i < reps; ++i) {
-      if (ctx.stop.stop_requested()) return interrupted_error();
-      samples.values.push_back(sequential_read_bandwidth(*buffer, ctx.clock));
-    }
-    out.ceilings.push_back(samples);
+  if (c.profile) HARNESS_TRY(read_profile(*c.profile, out));
+  for (const VendorTool& tool : c.vendor) {
+    if (ctx.stop.stop_requested()) return interrupted_error();
+    out.vendor.push_back(run_vendor_tool(tool.name, tool.argv, tool.timeout_s));
   }
-  for (const Ceiling& c : s.rig.compute) {
-    if (!c.measure) continue;
-    out.ceilings.push_back({"compute." + c.name, "op/s", "", {},
-                            fmt::format("no host microbenchmark measures compute ceiling '{}' in this build",
-                                        c.name)});
-  }
+  if (c.host_benchmarks) HARNESS_TRY(measure_host(ctx, c, out));
 
-  for (const RooflineKernel& k : s.roofline->kernels) {
-    if (!k.builtin) continue;
+  for (const RooflineKernel& k : c.kernels) {
+    if (!k.builtin || k.time) continue;
     KernelTiming timing{k.name, {}, ""};
     Result<std::unique_ptr<KernelInstance>> kernel = make_kernel(*k.builtin);
     if (!kernel) return kernel.error().within("kernel " + k.name);

@@ -131,7 +131,8 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   if (!rec.aborted.empty()) {
     run.status = RunStatus::aborted;
     run.reason = rec.aborted;
-    outcome.exit = ExitCode::infrastructure;
+    // Bad input found while acquiring (a malformed profile file) is exit 2.
+    outcome.exit = !acquired ? acquired.error().code : ExitCode::infrastructure;
   } else {
     run.status = status_from_verdicts(run.analysis.verdicts);
     if (run.status == RunStatus::failed) {

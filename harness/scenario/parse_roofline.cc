@@ -1,6 +1,10 @@
+#include <algorithm>
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "harness/scenario/sections.h"
+#include "probes/vendor_figures.h"
 
 namespace harness {
 namespace {
@@ -11,6 +15,19 @@ const std::vector<ExpectableMetric>& kernel_expectables() {
       {"utilisation", "utilisation", std::nullopt, false, {}},
       {"achieved", "achieved", Dimension::compute, false, {}},
       {"bound", "bound", std::nullopt, true, {"memory", "compute"}},
+      {"ridge_distance", "ridge_distance", std::nullopt, false, {}},
+  };
+  return k;
+}
+
+const std::vector<ExpectableMetric>& profile_expectables() {
+  static const std::vector<ExpectableMetric> k = {
+      {"bandwidth_bound_layers", "profile.bandwidth_bound", std::nullopt, false, {}},
+      {"copy_time_share", "profile.copy_time_share", std::nullopt, false, {}},
+      {"top_time_share", "profile.top_time_share", std::nullopt, false, {}},
+      {"idle_time", "profile.idle_time", Dimension::time, false, {}},
+      {"total_time", "profile.total_time", Dimension::time, false, {}},
+      {"calibration", "profile.calibration", std::nullopt, false, {}},
   };
   return k;
 }
@@ -18,11 +35,74 @@ const std::vector<ExpectableMetric>& kernel_expectables() {
 const std::vector<ExpectableMetric>& ceiling_expectables() {
   static const std::vector<ExpectableMetric> k = {
       {"dram_bandwidth", "ceiling.memory.dram", Dimension::bandwidth, false, {}},
+      {"fp32_peak", "ceiling.compute.fp32", Dimension::compute, false, {}},
+      {"random_4k_bandwidth", "bandwidth.random_4k", Dimension::bandwidth, false, {}},
   };
   return k;
 }
 
-RooflineKernel read_kernel(TableReader& r, std::vector<Expectation>& expectations) {
+// "model", "declared", "counters", "counters:<name>" or "ddr".
+void read_bytes_source(TableReader& r, RooflineKernel& k) {
+  const bool declared = k.bytes.has_value();
+  std::optional<std::string> text = r.string("bytes_source");
+  if (!text) {
+    if (declared) k.bytes_source = {BytesSource::Kind::declared, "", 1, "declared"};
+    return;
+  }
+  BytesSource s;
+  s.written = *text;
+  if (*text == "model") {
+    s.kind = BytesSource::Kind::model;
+    if (!k.builtin && r.ok()) r.fail_at("bytes_source", "\"model\" needs a built-in kernel (builtin = ...)");
+  } else if (*text == "declared") {
+    s.kind = BytesSource::Kind::declared;
+    if (!declared && r.ok()) r.fail_at("bytes_source", "\"declared\" needs 'bytes'");
+  } else if (*text == "counters" || text->rfind("counters:", 0) == 0) {
+    s.kind = BytesSource::Kind::counters;
+    std::string name = *text == "counters" ? "bytes" : text->substr(9);
+    if (name.empty() && r.ok()) r.fail_at("bytes_source", "\"counters:\" needs a counter name after the colon");
+    s.metric = "counter." + name;
+  } else if (*text == "ddr") {
+    s.kind = BytesSource::Kind::ddr;
+    s.metric = "ddr.bytes";
+  } else if (r.ok()) {
+    r.fail_at("bytes_source", fmt::format("expected \"model\", \"declared\", \"counters[:<name>]\" or \"ddr\", got \"{}\"",
+                                          *text));
+  }
+  if (declared && s.kind != BytesSource::Kind::declared && r.ok()) {
+    r.fail_at("bytes_source", "'bytes' is declared: remove it or set bytes_source = \"declared\"");
+  }
+  if (auto n = r.number("bytes_per_count")) {
+    if (*n <= 0) r.fail_at("bytes_per_count", "must be positive");
+    if (s.kind != BytesSource::Kind::counters && r.ok()) {
+      r.fail_at("bytes_per_count", "only applies to bytes_source = \"counters:<name>\"");
+    }
+    s.per_count = *n;
+  }
+  k.bytes_source = s;
+}
+
+void read_baseline_expectations(TableReader& er, const std::string& kernel,
+                                std::vector<BaselineExpectation>& out) {
+  if (er.has("intensity_gain_min")) {
+    const toml::node* n = er.node("intensity_gain_min");
+    if (auto v = er.number("intensity_gain_min")) {
+      if (*v <= 0) er.fail_at("intensity_gain_min", "must be positive (a ratio to the baseline)");
+      out.push_back({kernel, "intensity_gain_min", kernel + ".intensity", *v, false,
+                     er.context().where(n->source())});
+    }
+  }
+  if (er.has("intensity_increased")) {
+    const toml::node* n = er.node("intensity_increased");
+    if (auto v = er.boolean("intensity_increased")) {
+      if (!*v) er.fail_at("intensity_increased", "only 'true' is meaningful (drop the key otherwise)");
+      out.push_back({kernel, "intensity_increased", kernel + ".intensity", 1, true,
+                     er.context().where(n->source())});
+    }
+  }
+}
+
+RooflineKernel read_kernel(TableReader& r, RooflineConfig& c) {
   RooflineKernel k;
   k.name = r.required_string("name");
   k.where = r.context().where(r.table().source());
@@ -36,11 +116,17 @@ RooflineKernel read_kernel(TableReader& r, std::vector<Expectation>& expectation
   if (auto b = r.quantity("bytes", Dimension::size)) {
     if (*b <= 0) r.fail_at("bytes", "must be positive");
     k.bytes = *b;
-    k.bytes_source = "declared";
   }
-  if (r.ok() && !k.builtin && !(k.flops && k.bytes)) {
+  if (auto t = r.quantity("time", Dimension::time)) {
+    if (*t <= 0) r.fail_at("time", "must be positive");
+    k.time = *t;
+  }
+  read_bytes_source(r, k);
+  const bool bytes_known = k.bytes || k.builtin || k.bytes_source.kind == BytesSource::Kind::counters ||
+                           k.bytes_source.kind == BytesSource::Kind::ddr;
+  if (r.ok() && !k.builtin && !(k.flops && bytes_known)) {
     r.context().fail(r.table().source(),
-                     fmt::format("[{}] kernel '{}' needs 'builtin' or both 'flops' and 'bytes'",
+                     fmt::format("[{}] kernel '{}' needs 'builtin' or both 'flops' and 'bytes' (or bytes_source)",
                                  r.name(), k.name));
   }
   k.precision = r.string("precision").value_or(k.builtin ? k.builtin->precision : "fp32");
@@ -49,11 +135,90 @@ RooflineKernel read_kernel(TableReader& r, std::vector<Expectation>& expectation
     TableReader er(r.context(), *t, fmt::format("{}.expect", r.name()));
     for (Expectation e : read_expectations(er, Level::roofline, kernel_expectables())) {
       e.metric = k.name + "." + e.metric;
+      c.expectations.push_back(std::move(e));
+    }
+    read_baseline_expectations(er, k.name, c.baseline_expectations);
+    (void)er.finish();
+  }
+  return k;
+}
+
+VendorTool read_vendor(TableReader& r) {
+  VendorTool v;
+  v.name = r.required_string("name");
+  v.argv = r.string_array("command").value_or(std::vector<std::string>{});
+  if (r.ok() && v.argv.empty()) {
+    if (r.has("command")) r.fail_at("command", "the command must not be empty");
+    else r.fail_missing("command", "an argv array");
+  }
+  if (auto t = r.quantity("timeout", Dimension::time)) v.timeout_s = *t;
+  const toml::table* figures = r.table("figures");
+  if (!figures && r.ok()) r.fail_missing("figures", "a table of figures: metric = { pattern, unit }");
+  if (!figures) return v;
+  TableReader fr(r.context(), *figures, r.name() + ".figures");
+  for (auto&& [key, node] : *figures) {
+    std::string metric(key.str());
+    fr.allow(metric);
+    VendorFigure f;
+    f.metric = metric;
+    f.where = r.context().where(node.source());
+    if (metric.rfind("bandwidth.", 0) == 0 && metric.size() > 10) {
+      f.dimension = Dimension::bandwidth;
+    } else if (metric.rfind("compute.", 0) == 0 && metric.size() > 8) {
+      f.dimension = Dimension::compute;
+    } else {
+      fr.fail_at(metric, "a figure's name must start with \"bandwidth.\" or \"compute.\"");
+      break;
+    }
+    if (!node.is_table()) {
+      fr.fail_at(metric, fmt::format("expected a table {{ pattern = '...', unit = \"...\" }}, got {}",
+                                     toml_type_noun(node.type())));
+      break;
+    }
+    TableReader one(r.context(), *node.as_table(), fmt::format("{}.\"{}\"", fr.name(), metric));
+    f.pattern = one.required_string("pattern");
+    f.unit = one.required_string("unit");
+    if (one.ok()) {
+      if (Status s = check_vendor_pattern(f.pattern); !s) one.fail_at("pattern", s.error().message);
+    }
+    if (one.ok()) {
+      if (Result<double> q = parse_quantity("1 " + f.unit, f.dimension); !q) one.fail_at("unit", q.error().message);
+    }
+    (void)one.finish();
+    v.figures.push_back(std::move(f));
+  }
+  (void)fr.finish();
+  return v;
+}
+
+LayerProfileConfig read_profile(TableReader& r, std::vector<Expectation>& expectations) {
+  LayerProfileConfig p;
+  p.where = r.context().where(r.table().source());
+  p.written = r.required_string("file");
+  if (r.ok()) {
+    std::string ext = std::filesystem::path(p.written).extension().string();
+    if (ext != ".csv" && ext != ".json") {
+      r.fail_at("file", fmt::format("expected a .csv or .json file, got \"{}\"", p.written));
+    }
+    std::filesystem::path file(p.written);
+    if (file.is_relative()) file = std::filesystem::path(r.context().path).parent_path() / file;
+    p.path = file.lexically_normal().string();
+  }
+  p.precision = r.string("precision").value_or(p.precision);
+  p.memory = r.string("memory").value_or(p.memory);
+  if (auto n = r.integer("top", 1, 1000)) p.top = static_cast<int>(*n);
+  if (auto b = r.number("element_bytes")) {
+    if (*b <= 0) r.fail_at("element_bytes", "must be positive");
+    p.element_bytes = *b;
+  }
+  if (const toml::table* t = r.table("expect")) {
+    TableReader er(r.context(), *t, "roofline.profile.expect");
+    for (Expectation& e : read_expectations(er, Level::roofline, profile_expectables())) {
       expectations.push_back(std::move(e));
     }
     (void)er.finish();
   }
-  return k;
+  return p;
 }
 
 }  // namespace
@@ -65,13 +230,59 @@ RooflineConfig read_roofline_section(TableReader& r) {
     if (*b < 1 << 20) r.fail_at("buffer", "must be at least 1 MiB");
     c.buffer_bytes = static_cast<std::int64_t>(*b);
   }
+  if (auto h = r.boolean("host_benchmarks")) c.host_benchmarks = *h;
+  if (auto t = r.integer("threads", 0, 1024)) c.threads = static_cast<int>(*t);
+  if (auto b = r.quantity("random_reads", Dimension::size)) {
+    if (*b < 64 << 10) r.fail_at("random_reads", "must be at least 64 KiB");
+    c.random_bytes = static_cast<std::int64_t>(*b);
+  }
+  if (r.has("bursts")) {
+    c.bursts.clear();
+    for (const std::string& s : r.string_array("bursts").value_or(std::vector<std::string>{})) {
+      Result<double> q = parse_quantity(s, Dimension::size);
+      if (!q) { r.fail_at("bursts", q.error().message); break; }
+      auto bytes = static_cast<std::int64_t>(*q);
+      if (bytes < 64 || bytes % 64 != 0 || bytes > c.buffer_bytes) {
+        r.fail_at("bursts", fmt::format("\"{}\": a burst must be a multiple of 64 B no larger than the buffer", s));
+        break;
+      }
+      c.bursts.push_back(bytes);
+    }
+  }
+  if (auto n = r.integer("fma_iterations", 1000, std::int64_t{1} << 34)) c.fma_iterations = static_cast<std::uint64_t>(*n);
   if (const toml::array* kernels = r.table_array("kernels")) {
     std::size_t i = 0;
     for (const toml::node& node : *kernels) {
       TableReader kr(r.context(), *node.as_table(), fmt::format("roofline.kernels[{}]", i++));
-      c.kernels.push_back(read_kernel(kr, c.expectations));
+      RooflineKernel k = read_kernel(kr, c);
+      // Metric names are "<kernel>.<metric>": they must not collide with the
+      // level's own families or with another kernel.
+      static const std::vector<std::string> reserved = {"bandwidth", "compute", "ceiling", "ridge", "layer",
+                                                        "profile", "counter", "ddr", "latency"};
+      if (kr.ok() && std::find(reserved.begin(), reserved.end(), k.name) != reserved.end()) {
+        kr.fail_at("name", fmt::format("\"{}\" is reserved for the level's own metrics", k.name));
+      }
+      for (const RooflineKernel& other : c.kernels) {
+        if (kr.ok() && other.name == k.name) {
+          kr.fail_at("name", fmt::format("a kernel named \"{}\" is already declared at {}", k.name, other.where));
+        }
+      }
+      c.kernels.push_back(std::move(k));
       (void)kr.finish();
     }
+  }
+  if (const toml::array* tools = r.table_array("vendor")) {
+    std::size_t i = 0;
+    for (const toml::node& node : *tools) {
+      TableReader vr(r.context(), *node.as_table(), fmt::format("roofline.vendor[{}]", i++));
+      c.vendor.push_back(read_vendor(vr));
+      (void)vr.finish();
+    }
+  }
+  if (const toml::table* t = r.table("profile")) {
+    TableReader pr(r.context(), *t, "roofline.profile");
+    c.profile = read_profile(pr, c.expectations);
+    (void)pr.finish();
   }
   if (const toml::table* t = r.table("expect")) {
     TableReader er(r.context(), *t, "roofline.expect");

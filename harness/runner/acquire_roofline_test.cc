@@ -1,0 +1,89 @@
+// Harness headers first: gtest pulls in <signal.h>, whose si_value macro
+// breaks harness/base/units.h.
+#include "harness/levels/analyse.h"
+#include "harness/runner/acquire.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+Scenario parse(const std::string& roofline, const std::string& path = "s.toml") {
+  Result<Scenario> s = parse_scenario(
+      "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[rig.compute]\nfp32 = \"measure\"\n"
+      "[rig.memory]\ndram = \"measure\"\n[workload]\nbuiltin = \"vector_add\"\nelements = 16\n" + roofline,
+      path);
+  EXPECT_TRUE(s) << s.error().message;
+  return s ? *s : Scenario{};
+}
+
+// The real probes, made tiny: every table of seed 001 is recorded and becomes
+// a metric with samples.
+TEST(AcquireRoofline, HostTablesAreMeasuredAndAnalysed) {
+  Scenario s = parse(
+      "[roofline]\nrepetitions = 2\nbuffer = \"2 MiB\"\nthreads = 2\nrandom_reads = \"64 KiB\"\n"
+      "fma_iterations = 1000\n"
+      "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\n");
+  MonotonicClock clock;
+  std::stop_source stop;
+  Recording rec;
+  rec.roofline.emplace();
+  ASSERT_TRUE(acquire_roofline({s, clock, stop.get_token()}, *rec.roofline));
+  std::vector<std::string> names;
+  for (const CeilingSamples& c : rec.roofline->ceilings) {
+    names.push_back(c.name);
+    // The L2 size comes from sysfs, which a container may hide: then it says why.
+    EXPECT_EQ(c.values.size(), c.unavailable.empty() ? 2u : 0u) << c.name << ": " << c.unavailable;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "bandwidth.seq_read.1t", "bandwidth.seq_read.2t", "bandwidth.l2", "bandwidth.random_4k",
+                       "bandwidth.burst_64B", "bandwidth.burst_128B", "bandwidth.burst_256B", "bandwidth.burst_512B",
+                       "bandwidth.burst_1024B", "bandwidth.burst_2048B", "compute.fma_fp32.1t",
+                       "compute.fma_fp32.2t"}));
+  Analysis a = analyse(s, rec, Provenance::measured);
+  const Metric* dram = a.find_metric("ceiling.memory.dram");
+  ASSERT_TRUE(dram && dram->value);
+  EXPECT_GT(*dram->value, 0);
+  const Metric* util = a.find_metric("va.utilisation");
+  ASSERT_TRUE(util && util->value) << (util ? util->unavailable : "absent");
+}
+
+TEST(AcquireRoofline, StopsWhenAsked) {
+  Scenario s = parse("[roofline]\nbuffer = \"1 MiB\"\nthreads = 1\n");
+  MonotonicClock clock;
+  std::stop_source stop;
+  stop.request_stop();
+  RooflineRecording rec;
+  Status st = acquire_roofline({s, clock, stop.get_token()}, rec);
+  EXPECT_FALSE(st);
+}
+
+TEST(AcquireRoofline, ProfileTextIsRecordedAndABadOneIsABadInputError) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "harness_acquire_roofline_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "good.csv") << "layer,time_us,flops,bytes\na,10,100,50\n";
+  std::ofstream(dir / "bad.csv") << "layer,time_us\na,10\nb,-1\n";
+  const std::string scenario_path = (dir / "s.toml").string();
+  MonotonicClock clock;
+  std::stop_source stop;
+
+  Scenario good = parse("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"good.csv\"\n", scenario_path);
+  RooflineRecording rec;
+  ASSERT_TRUE(acquire_roofline({good, clock, stop.get_token()}, rec));
+  ASSERT_TRUE(rec.profile);
+  EXPECT_EQ(rec.profile->text, "layer,time_us,flops,bytes\na,10,100,50\n");
+
+  Scenario bad = parse("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"bad.csv\"\n", scenario_path);
+  RooflineRecording rec2;
+  Status st = acquire_roofline({bad, clock, stop.get_token()}, rec2);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, ExitCode::bad_input);
+  EXPECT_EQ(st.error().message, (dir / "bad.csv").string() + ":3: column 'time_us': negative time -1");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace harness

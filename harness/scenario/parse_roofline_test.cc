@@ -1,0 +1,106 @@
+#include "harness/scenario/scenario.h"  // before gtest: <signal.h>'s si_value macro breaks units.h
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+std::string with_roofline(const std::string& roofline) {
+  return "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"vector_add\"\nelements = 16\n" +
+         roofline;
+}
+
+std::string error_of(const std::string& roofline) {
+  Result<Scenario> s = parse_scenario(with_roofline(roofline), "s.toml");
+  if (s) return "parsed";
+  EXPECT_EQ(s.error().code, ExitCode::bad_input);
+  return s.error().message;
+}
+
+TEST(ParseRoofline, ReadsMicrobenchmarkKnobsVendorToolsAndProfile) {
+  Result<Scenario> s = parse_scenario(
+      with_roofline("[roofline]\nthreads = 2\nrandom_reads = \"8 MiB\"\nbursts = [\"64 B\", \"2 KiB\"]\n"
+                    "fma_iterations = 100000\nhost_benchmarks = false\n"
+                    "[[roofline.vendor]]\nname = \"npu\"\ncommand = [\"npu-perf\", \"--all\"]\ntimeout = \"5 s\"\n"
+                    "[roofline.vendor.figures]\n\"bandwidth.dram\" = { pattern = 'DDR: ([0-9.]+)', unit = \"GB/s\" }\n"
+                    "[roofline.profile]\nfile = \"profiles/layers.csv\"\nprecision = \"int8\"\ntop = 3\n"),
+      "dir/s.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  const RooflineConfig& c = *s->roofline;
+  EXPECT_EQ(c.threads, 2);
+  EXPECT_EQ(c.random_bytes, 8 << 20);
+  EXPECT_EQ(c.bursts, (std::vector<std::int64_t>{64, 2048}));
+  EXPECT_FALSE(c.host_benchmarks);
+  ASSERT_EQ(c.vendor.size(), 1u);
+  EXPECT_EQ(c.vendor[0].argv, (std::vector<std::string>{"npu-perf", "--all"}));
+  EXPECT_EQ(c.vendor[0].timeout_s, 5);
+  ASSERT_EQ(c.vendor[0].figures.size(), 1u);
+  EXPECT_EQ(c.vendor[0].figures[0].metric, "bandwidth.dram");
+  EXPECT_EQ(c.vendor[0].figures[0].dimension, Dimension::bandwidth);
+  ASSERT_TRUE(c.profile);
+  EXPECT_EQ(c.profile->path, "dir/profiles/layers.csv");  // relative to the scenario file
+  EXPECT_EQ(c.profile->precision, "int8");
+  EXPECT_EQ(c.profile->top, 3);
+}
+
+TEST(ParseRoofline, RejectsBadBytesSources) {
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes_source = \"pmu\"\n"),
+            "s.toml:11:16: [roofline.kernels[0]] bytes_source: expected \"model\", \"declared\", "
+            "\"counters[:<name>]\" or \"ddr\", got \"pmu\"");
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes = \"1 GB\"\nbytes_source = \"ddr\"\n"),
+            "s.toml:12:16: [roofline.kernels[0]] bytes_source: 'bytes' is declared: remove it or set "
+            "bytes_source = \"declared\"");
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\n"),
+            "s.toml:8:1: [roofline.kernels[0]] kernel 'k' needs 'builtin' or both 'flops' and 'bytes' (or "
+            "bytes_source)");
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes_source = \"ddr\"\nbytes_per_count = 64\n"),
+            "s.toml:12:19: [roofline.kernels[0]] bytes_per_count: only applies to bytes_source = \"counters:<name>\"");
+}
+
+TEST(ParseRoofline, RejectsBadVendorFiguresAndProfiles) {
+  EXPECT_EQ(error_of("[[roofline.vendor]]\nname = \"n\"\ncommand = [\"x\"]\n"
+                     "[roofline.vendor.figures]\n\"dram\" = { pattern = '([0-9]+)', unit = \"GB/s\" }\n"),
+            "s.toml:12:10: [roofline.vendor[0].figures] dram: a figure's name must start with \"bandwidth.\" or "
+            "\"compute.\"");
+  EXPECT_EQ(error_of("[[roofline.vendor]]\nname = \"n\"\ncommand = [\"x\"]\n"
+                     "[roofline.vendor.figures]\n\"bandwidth.dram\" = { pattern = '[0-9]+', unit = \"GB/s\" }\n"),
+            "s.toml:12:32: [roofline.vendor[0].figures.\"bandwidth.dram\"] pattern: the pattern must have exactly "
+            "one capture group (the number), it has 0");
+  EXPECT_EQ(error_of("[[roofline.vendor]]\nname = \"n\"\ncommand = [\"x\"]\n"
+                     "[roofline.vendor.figures]\n\"compute.int8\" = { pattern = '([0-9]+)', unit = \"GB/s\" }\n"),
+            "s.toml:12:49: [roofline.vendor[0].figures.\"compute.int8\"] unit: expected a compute rate such as "
+            "\"30 TOPS\", got \"1 GB/s\", which is a bandwidth");
+  EXPECT_EQ(error_of("[roofline.profile]\nfile = \"layers.txt\"\n"),
+            "s.toml:9:8: [roofline.profile] file: expected a .csv or .json file, got \"layers.txt\"");
+  EXPECT_EQ(error_of("[roofline]\nbursts = [\"96 B\"]\n"),
+            "s.toml:9:10: [roofline] bursts: \"96 B\": a burst must be a multiple of 64 B no larger than the "
+            "buffer");
+}
+
+TEST(ParseRoofline, KernelNamesAreUniqueAndNotReserved) {
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes = \"1 GB\"\n"
+                     "[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes = \"1 GB\"\n"),
+            "s.toml:13:8: [roofline.kernels[1]] name: a kernel named \"k\" is already declared at s.toml:8:1");
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"bandwidth\"\nflops = 1e9\nbytes = \"1 GB\"\n"),
+            "s.toml:9:8: [roofline.kernels[0]] name: \"bandwidth\" is reserved for the level's own metrics");
+}
+
+TEST(ParseRoofline, BaselineExpectationsAreKeptApart) {
+  Result<Scenario> s = parse_scenario(
+      with_roofline("[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes = \"1 GB\"\n"
+                    "[roofline.kernels.expect]\nintensity_gain_min = 6.0\nintensity_min = 0.08\n"),
+      "s.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_EQ(s->roofline->baseline_expectations.size(), 1u);
+  EXPECT_EQ(s->roofline->baseline_expectations[0].metric, "k.intensity");
+  EXPECT_EQ(s->roofline->baseline_expectations[0].min_ratio, 6.0);
+  EXPECT_EQ(s->roofline->baseline_expectations[0].where, "s.toml:13:22");
+  ASSERT_EQ(s->roofline->expectations.size(), 1u);
+  EXPECT_EQ(s->roofline->expectations[0].metric, "k.intensity");
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"k\"\nflops = 1e9\nbytes = \"1 GB\"\n"
+                     "[roofline.kernels.expect]\nintensity_gain = 6.0\n"),
+            "s.toml:13:1: unknown key 'intensity_gain' in [roofline.kernels[0].expect]");
+}
+
+}  // namespace
+}  // namespace harness
