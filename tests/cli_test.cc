@@ -86,7 +86,7 @@ TEST_F(CliTest, RunTwiceThenListAndShowWithUnitsAndProvenance) {
 
   CommandResult show = harness({"show", "2", "--db", db_});
   EXPECT_EQ(show.exit_code, 0) << show.err;
-  EXPECT_THAT(show.out, ::testing::ContainsRegex(R"(ceiling\.memory\.dram +[0-9.]+ [kMGT]?B/s +measured +membw)"));
+  EXPECT_THAT(show.out, ::testing::ContainsRegex(R"(ceiling\.memory\.dram +[0-9.]+ [kMGT]?B/s +measured +bandwidth\.seq_read)"));
   EXPECT_THAT(show.out, ::testing::ContainsRegex(R"(latency_p50 +[0-9.]+ (ns|us|ms) +measured)"));
   EXPECT_THAT(show.out, HasSubstr("vector_add.intensity"));
   EXPECT_THAT(show.out, HasSubstr("model"));

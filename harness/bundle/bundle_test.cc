@@ -46,7 +46,7 @@ class BundleTest : public ::testing::Test {
     run_.context = {{"host", "box"}};
     rec_.context = run_.context;
     rec_.roofline.emplace();
-    rec_.roofline->ceilings.push_back({"memory.dram", "B/s", "membw:seq_read", {30e9, 31e9, 29e9}, ""});
+    rec_.roofline->ceilings.push_back({"bandwidth.seq_read.1t", "B/s", "membw:seq_read", {30e9, 31e9, 29e9}, ""});
     rec_.latency.emplace();
     rec_.latency->source = "builtin:vector_add";
     rec_.latency->latency_s = {0.0005, 0.0006, 0.0004};
@@ -90,6 +90,7 @@ TEST_F(BundleTest, RoundTripsTheRecordingAndReplaysDeterministically) {
   EXPECT_EQ(analysis_fingerprint(first->analysis).dump(), analysis_fingerprint(second->analysis).dump());
   const Metric* bw = first->analysis.find_metric("ceiling.memory.dram");
   ASSERT_TRUE(bw);
+  ASSERT_TRUE(bw->value) << bw->unavailable;
   EXPECT_EQ(*bw->value, 30e9);
   EXPECT_EQ(bw->provenance, Provenance::replayed);
   EXPECT_EQ(first->status, RunStatus::passed);
