@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/units.h"
+#include "harness/levels/diagnostics.h"
 
 namespace harness {
 namespace {
@@ -77,6 +78,7 @@ Analysis analyse(const Scenario& scenario, const Recording& recording, Provenanc
     if (list) all.insert(all.end(), list->begin(), list->end());
   }
   a.verdicts = evaluate_expectations(all, a);
+  add_counters_verdicts_and_hints(scenario, a);  // level 2: baseline placeholders, the seed's diagnostic rule
   return a;
 }
 
