@@ -25,6 +25,10 @@ void to_json(nlohmann::json& j, const CountersRecording& r) {
   j = nlohmann::json::object();
   j["unavailable"] = r.unavailable;
   j["iterations"] = r.iterations;
+  j["groups"] = nlohmann::json::array();
+  for (const RecordedCounterGroup& g : r.groups) {
+    j["groups"].push_back({{"name", g.name}, {"path", g.path}, {"sha256", g.sha256}});
+  }
   j["readings"] = nlohmann::json::array();
   for (const CounterReading& c : r.readings) {
     nlohmann::json e = {{"name", c.name},   {"source", c.source}, {"unit", c.unit},
@@ -43,6 +47,11 @@ void to_json(nlohmann::json& j, const CountersRecording& r) {
 void from_json(const nlohmann::json& j, CountersRecording& r) {
   r.unavailable = j.value("unavailable", "");
   r.iterations = j.value("iterations", std::int64_t{0});
+  if (j.contains("groups")) {
+    for (const auto& g : j.at("groups")) {
+      r.groups.push_back({g.value("name", ""), g.value("path", ""), g.value("sha256", "")});
+    }
+  }
   for (const auto& e : j.at("readings")) {
     CounterReading c;
     c.name = e.at("name");
@@ -167,6 +176,16 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
     return it->second;
   };
   for (const CounterGroup& g : scenario.counters->groups) {
+    if (rec) {
+      for (const RecordedCounterGroup& r : rec->groups) {
+        if (r.name == g.name && !r.sha256.empty() && r.sha256 != g.sha256) {
+          out.hints.push_back(fmt::format(
+              "counter group {} changed since this run was recorded ({} had sha256 {}, {} has {}): its derived "
+              "metrics use the current formulas",
+              g.name, r.path, r.sha256.substr(0, 12), g.path, g.sha256.substr(0, 12)));
+        }
+      }
+    }
     for (const DerivedCounterMetric& dm : g.metrics) {
       std::string name = "counter." + dm.name;
       Formula::Value v = dm.formula.evaluate(lookup);

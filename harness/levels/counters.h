@@ -30,8 +30,16 @@ struct CounterReading {
   std::string unavailable;  // why a reading is missing (an errno text, a vanished file...)
 };
 
+// A group as it was when the run was recorded.
+struct RecordedCounterGroup {
+  std::string name;
+  std::string path;
+  std::string sha256;
+};
+
 struct CountersRecording {
   std::vector<CounterReading> readings;
+  std::vector<RecordedCounterGroup> groups;
   std::int64_t iterations = 0;  // workload iterations between the readings
   std::string unavailable;      // why the level has no readings at all
 };

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/digest.h"
 #include "harness/scenario/toml_reader.h"
 #include "probes/counters/sources.h"
 
@@ -137,6 +138,7 @@ Result<CounterGroup> parse_counter_group(std::string text, std::string path) {
   }
   CounterGroup g;
   g.path = path;
+  g.sha256 = sha256_hex(text);
   TableReader top(context, parsed.table(), "top level");
   g.name = top.required_string("name");
   g.description = top.string("description").value_or("");

@@ -100,6 +100,7 @@ TEST(CountersRecordingJson, RoundTripsEveryField) {
   d.delta = 9;
   d.unavailable = "x";
   rec.readings.push_back(d);
+  rec.groups.push_back({"npu", "groups/npu.toml", "abc"});
   CountersRecording back = nlohmann::json(rec).get<CountersRecording>();
   EXPECT_EQ(nlohmann::json(back), nlohmann::json(rec));
   EXPECT_EQ(back.readings[0].before, std::uint64_t{1} << 63);  // no rounding through double
@@ -178,6 +179,20 @@ TEST(CountersAnalysis, MissingCountersMakeDerivedMetricsUnavailableWithTheReason
   const Verdict* v = find_verdict(a.verdicts, "counters.expect.mem_stall_ratio_max");
   EXPECT_EQ(v->status, VerdictStatus::unavailable);
   EXPECT_EQ(a.find_metric("counter.bytes")->unavailable, "needs DDR_READ_LINES: not read in this run");
+}
+
+TEST(CountersAnalysis, AReplaySaysWhenAGroupChangedSinceTheRecording) {
+  Scenario s = npu_scenario();
+  Recording rec;
+  rec.counters.emplace();
+  rec.counters->groups.push_back({"npu-driver-stats", "old/npu-driver-stats.toml", std::string(64, 'a')});
+  Analysis a = analyse(s, rec, Provenance::replayed);
+  ASSERT_EQ(a.hints.size(), 1u);
+  EXPECT_EQ(a.hints[0], "counter group npu-driver-stats changed since this run was recorded "
+                        "(old/npu-driver-stats.toml had sha256 aaaaaaaaaaaa, " + s.counters->groups[0].path + " has " +
+                            s.counters->groups[0].sha256.substr(0, 12) + "): its derived metrics use the current formulas");
+  rec.counters->groups[0].sha256 = s.counters->groups[0].sha256;
+  EXPECT_TRUE(analyse(s, rec, Provenance::replayed).hints.empty());
 }
 
 // The seed's pass example: MEM_STALL_CYCLES drops >= 50 % against the

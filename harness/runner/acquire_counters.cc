@@ -51,6 +51,7 @@ Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
   }
   session->read_after();
   out.iterations = cfg.iterations;
+  for (const CounterGroup& g : cfg.groups) out.groups.push_back({g.name, g.path, g.sha256});
   out.readings = session->readings();
   if (out.readings.empty()) out.unavailable = "the counter groups define no counters";
   return ok();

@@ -52,6 +52,7 @@ struct CounterGroup {
   std::string name;
   std::string description;
   std::string path;  // the group file as loaded
+  std::string sha256;  // of its text: a replay can tell when the group changed since the run
   std::vector<CounterSourceSpec> sources;
   std::vector<CounterSpec> counters;
   std::vector<DerivedCounterMetric> metrics;
