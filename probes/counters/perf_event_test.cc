@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "probes/process.h"
+
 namespace harness {
 namespace {
 
@@ -168,6 +170,32 @@ TEST(PerfEventSource, SysfsPmuEventsOpenForReal) {
   CounterSample b = (*source)->read()[0];
   ASSERT_TRUE(b.value) << b.unavailable;
   EXPECT_GT(*b.value, *a.value);
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+// A command workload runs in child processes: with follow_children the
+// events count them (perf's inherit), without they count only the harness.
+TEST(PerfEventSource, FollowsChildProcessesOfACommandWorkload) {
+  auto task_clock_of_child = [](bool follow) -> std::optional<std::uint64_t> {
+    CounterSourceOptions options;
+    options.follow_children = follow;
+    auto source = make_perf_event_source(perf_source(), {perf_counter("TASK_CLOCK", "task-clock")}, options);
+    CounterSample before = (*source)->read()[0];
+    if (!before.value) return std::nullopt;
+    Result<CommandResult> r =
+        run_command({"sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done"}, {.timeout_s = 60});
+    EXPECT_TRUE(r && r->succeeded());
+    return *(*source)->read()[0].value - *before.value;
+  };
+  std::optional<std::uint64_t> followed = task_clock_of_child(true);
+  std::optional<std::uint64_t> alone = task_clock_of_child(false);
+  if (!followed || !alone) GTEST_SKIP() << "task-clock cannot be opened here";
+  EXPECT_GT(*followed, 5 * *alone) << "followed " << *followed << " ns, alone " << *alone << " ns";
 }
 
 }  // namespace
