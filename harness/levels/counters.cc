@@ -35,6 +35,7 @@ void to_json(nlohmann::json& j, const CountersRecording& r) {
                         {"width", c.width}, {"scale", c.scale},   {"unavailable", c.unavailable}};
     put(e, "before", c.before);
     put(e, "after", c.after);
+    e["between"] = c.between;
     put(e, "delta", c.delta);
     put(e, "enabled_before", c.enabled_before);
     put(e, "enabled_after", c.enabled_after);
@@ -62,6 +63,7 @@ void from_json(const nlohmann::json& j, CountersRecording& r) {
     c.unavailable = e.value("unavailable", "");
     get(e, "before", c.before);
     get(e, "after", c.after);
+    if (e.contains("between")) c.between = e.at("between").get<std::vector<std::uint64_t>>();
     get(e, "delta", c.delta);
     get(e, "enabled_before", c.enabled_before);
     get(e, "enabled_after", c.enabled_after);
@@ -93,24 +95,42 @@ CounterDelta counter_delta(const CounterReading& c) {
                                     c.unavailable.empty() ? "no reading after the workload" : c.unavailable);
       return out;
     }
-    if (*c.before > max) return too_wide(*c.before);
-    if (*c.after > max) return too_wide(*c.after);
-    if (*c.after >= *c.before) {
-      raw = *c.after - *c.before;
-    } else {
-      // Modular difference: how far the counter went if it wrapped once.
-      std::uint64_t wrapped = (*c.after - *c.before) & max;
-      std::uint64_t half = std::uint64_t{1} << (width - 1);
-      if (wrapped >= half) {
-        out.unavailable = fmt::format(
-            "went backwards ({} -> {}) and a {}-bit wrap-around would mean {} events: not used "
-            "(was the counter reset during the run?)",
-            *c.before, *c.after, width, wrapped);
+    // before, the readings between iterations, after: each step is checked
+    // on its own, so a counter may wrap once per step.
+    std::vector<std::uint64_t> values{*c.before};
+    values.insert(values.end(), c.between.begin(), c.between.end());
+    values.push_back(*c.after);
+    for (std::uint64_t v : values)
+      if (v > max) return too_wide(v);
+    int wraps = 0;
+    for (std::size_t i = 1; i < values.size(); ++i) {
+      const std::uint64_t from = values[i - 1], to = values[i];
+      std::uint64_t step = 0;
+      if (to >= from) {
+        step = to - from;
+      } else {
+        // Modular difference: how far the counter went if it wrapped once.
+        std::uint64_t wrapped = (to - from) & max;
+        std::uint64_t half = std::uint64_t{1} << (width - 1);
+        if (wrapped >= half) {
+          std::string when = values.size() == 2 ? "" : fmt::format(" between readings {} and {}", i, i + 1);
+          out.unavailable = fmt::format(
+              "went backwards{} ({} -> {}) and a {}-bit wrap-around would mean {} events: not used "
+              "(was the counter reset during the run?)",
+              when, from, to, width, wrapped);
+          return out;
+        }
+        step = wrapped;
+        ++wraps;
+      }
+      if (raw + step < raw) {
+        out.unavailable = "the delta overflows 64 bits";
         return out;
       }
-      raw = wrapped;
-      out.note = fmt::format("wrapped around at {} bits", width);
+      raw += step;
     }
+    if (wraps == 1) out.note = fmt::format("wrapped around at {} bits", width);
+    if (wraps > 1) out.note = fmt::format("wrapped around {} times at {} bits", wraps, width);
   }
   double value = static_cast<double>(raw);
   if (c.enabled_before && c.enabled_after && c.running_before && c.running_after) {
@@ -162,7 +182,10 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
       m.value = *d.value;
       m.unit = c.unit;
       m.provenance = measured;
-      m.source = c.delta ? c.source + ": delta reported by the source" : c.source + ": after - before";
+      m.source = c.delta             ? c.source + ": delta reported by the source"
+                 : c.between.empty() ? c.source + ": after - before"
+                                     : fmt::format("{}: sum of {} steps read after every iteration", c.source,
+                                                   c.between.size() + 1);
       if (!d.note.empty()) m.source += ", " + d.note;
       if (c.scale != 1) m.source += fmt::format(", x {}", number(c.scale));
       m.better = Better::lower;

@@ -46,6 +46,19 @@ TEST(CounterDeltas, ACounterThatWentBackwardsIsReportedNotUsed) {
   EXPECT_FALSE(counter_delta(reading(1000, 999, 64)).value);
 }
 
+TEST(CounterDeltas, ReadingsAfterEachIterationAllowOneWrapPerStep) {
+  // A 32-bit counter that moves more than its range over the run.
+  CounterReading r = reading(4'000'000'000u, 500'000'000u, 32);
+  r.between = {1'000'000'000u, 3'000'000'000u};
+  CounterDelta d = counter_delta(r);
+  EXPECT_EQ(d.value, 1294967296.0 + 2e9 + 1794967296.0);
+  EXPECT_EQ(d.note, "wrapped around 2 times at 32 bits");
+  r.between = {1'000'000'000u, 900'000'000u};
+  EXPECT_EQ(counter_delta(r).unavailable,
+            "went backwards between readings 2 and 3 (1000000000 -> 900000000) and a 32-bit wrap-around would mean "
+            "4194967296 events: not used (was the counter reset during the run?)");
+}
+
 TEST(CounterDeltas, ValuesWiderThanTheCounterAreRefused) {
   CounterDelta d = counter_delta(reading(5, std::uint64_t{1} << 40, 32));
   EXPECT_FALSE(d.value);

@@ -48,6 +48,7 @@ Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
   for (std::int64_t i = 0; i < cfg.iterations; ++i) {
     if (ctx.stop.stop_requested()) return interrupted_error();
     HARNESS_TRY(iteration());
+    if (cfg.read_each_iteration && i + 1 < cfg.iterations) session->read_between(i + 1);
   }
   session->read_after();
   out.iterations = cfg.iterations;

@@ -233,6 +233,41 @@ TEST_F(FakeSysfs, RecordedReadingsReplayTheSeedsDay6Counters) {
   EXPECT_EQ(a.verdicts[0].status, VerdictStatus::pass);
 }
 
+// A 32-bit counter that the workload itself advances by 2e9 per iteration:
+// over 3 iterations it moves 6e9, more than its range, which only readings
+// after every iteration can tell.
+TEST_F(FakeSysfs, ReadingEveryIterationFollowsACounterAcrossSeveralWraps) {
+  std::ofstream(dir_ / "pmu" / "busy") << 4000000000u << "\n";
+  std::string file = (dir_ / "pmu" / "busy").string();
+  std::string step = "v=$(cat " + file + "); echo $(( (v + 2000000000) % 4294967296 )) > " + file + ".tmp && mv " +
+                     file + ".tmp " + file;
+  write_group(dir_, "busy.toml",
+              "name = \"busy\"\n[sources.pmu]\nkind = \"text_file\"\npath = \"" + (dir_ / "pmu").string() +
+                  "\"\nwidth = 32\n[counters.BUSY_CYCLES]\nkey = \"busy\"\n");
+  auto run = [&](bool each) {
+    std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"sh\", \"-c\", \"" +
+                       step + "\"]\n[counters]\ngroups = [\"busy.toml\"]\niterations = 3\nread_each_iteration = " +
+                       (each ? "true" : "false") + "\n";
+    Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
+    EXPECT_TRUE(s) << s.error().message;
+    MonotonicClock clock;
+    std::stop_source stop;
+    CountersRecording rec;
+    EXPECT_TRUE(acquire_counters({*s, clock, stop.get_token()}, rec));
+    return rec.readings.at(0);
+  };
+  CounterReading each = run(true);
+  EXPECT_EQ(each.between.size(), 2u);
+  CounterDelta d = counter_delta(each);
+  EXPECT_EQ(d.value, 6e9);
+  EXPECT_EQ(d.note, "wrapped around 2 times at 32 bits");
+  // Read only around the run, the same counter cannot be told from a small delta.
+  std::ofstream(dir_ / "pmu" / "busy") << 4000000000u << "\n";
+  CounterReading around = run(false);
+  EXPECT_TRUE(around.between.empty());
+  EXPECT_NE(counter_delta(around).value, 6e9);
+}
+
 // The real perf path end to end with the shipped Linux group: software
 // events count a built-in kernel; hardware events say why they cannot.
 TEST(AcquireCounters, TheHostScenarioCountsSoftwareEventsForReal) {

@@ -76,6 +76,7 @@ struct BaselineCounterExpectation {
 struct CountersConfig {
   std::vector<CounterGroup> groups;
   std::int64_t iterations = 1;  // workload iterations between the before and after readings
+  bool read_each_iteration = false;  // also read after every iteration: each step checked, one wrap per step
   std::vector<Expectation> expectations;  // absolute: "mem_stall_ratio_max = 0.6"
   std::vector<BaselineCounterExpectation> baseline_expectations;
 

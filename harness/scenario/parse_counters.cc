@@ -204,6 +204,7 @@ CountersConfig read_counters_section(TableReader& r) {
   CountersConfig c;
   load_groups(r, c);
   if (auto n = r.integer("iterations", 1, 1'000'000)) c.iterations = *n;
+  c.read_each_iteration = r.boolean("read_each_iteration").value_or(false);
   apply_source_overrides(r, c);
   std::vector<std::string> names;
   std::vector<ExpectableMetric> expectable;

@@ -52,7 +52,28 @@ void CounterSession::read_before() {
   }
 }
 
+void CounterSession::read_between(std::int64_t iteration) {
+  lost_.resize(readings_.size(), false);
+  for (Opened& o : sources_) {
+    if (o.source->reports_deltas()) continue;
+    std::vector<CounterSample> samples = o.source->read();
+    for (std::size_t i = 0; i < o.readings.size(); ++i) {
+      const std::size_t index = o.readings[i];
+      CounterReading& r = readings_[index];
+      if (!r.before || lost_[index]) continue;
+      const CounterSample& s = i < samples.size() ? samples[i] : CounterSample::missing("the source gave no sample");
+      if (!s.value) {
+        lost_[index] = true;
+        r.unavailable = fmt::format("after iteration {}: {}", iteration, s.unavailable);
+        continue;
+      }
+      r.between.push_back(*s.value);
+    }
+  }
+}
+
 void CounterSession::read_after() {
+  lost_.resize(readings_.size(), false);
   for (Opened& o : sources_) {
     std::vector<CounterSample> samples = o.source->read();
     for (std::size_t i = 0; i < o.readings.size(); ++i) {
@@ -66,7 +87,7 @@ void CounterSession::read_after() {
         r.delta = s.value;
         continue;
       }
-      if (!r.before) continue;  // no use for an after without a before: the reason is already there
+      if (!r.before || lost_[o.readings[i]]) continue;  // the reason is already there
       r.after = s.value;
       r.enabled_after = s.enabled_ns;
       r.running_after = s.running_ns;

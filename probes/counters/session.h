@@ -20,6 +20,9 @@ class CounterSession {
   static Result<CounterSession> open(const CountersConfig& config, const CounterSourceOptions& options);
 
   void read_before();
+  // A reading between two iterations (read_each_iteration). A counter that
+  // cannot be read there is lost for the rest of the run, with the reason.
+  void read_between(std::int64_t iteration);
   void read_after();
   // Raw readings so far, one per counter in group order.
   const std::vector<CounterReading>& readings() const { return readings_; }
@@ -31,6 +34,7 @@ class CounterSession {
   };
   std::vector<Opened> sources_;
   std::vector<CounterReading> readings_;
+  std::vector<bool> lost_;  // per reading: vanished between iterations
 };
 
 }  // namespace harness
