@@ -163,7 +163,7 @@ std::string scenario_error(const std::string& counters) {
 
 TEST(CountersScenario, ErrorsInTheCountersSection) {
   EXPECT_EQ(scenario_error("[counters]\ngroups = [\"linux-hots\"]\n"),
-            "t.toml:9:10: [counters] groups: no counter group \"linux-hots\" (looked for "
+            "t.toml:9:11: [counters] groups: no counter group \"linux-hots\" (looked for "
             + std::string(HARNESS_SOURCE_DIR) + "/scenarios/groups/linux-hots.toml, " + HARNESS_SOURCE_DIR +
             "/scenarios/groups/linux-hots.toml); did you mean \"linux-host\"?");
   EXPECT_EQ(scenario_error("[counters]\niterations = 3\n"),
@@ -191,7 +191,7 @@ TEST(CountersScenario, ErrorsInTheCountersSection) {
             "t.toml:10:1: [counters.sources] npu_stat: no counter group declares a source \"npu_stat\"; "
             "did you mean \"npu_stats\"?");
   EXPECT_EQ(scenario_error("[counters]\ngroups = [\"linux-host\", \"linux-host\"]\n"),
-            "t.toml:9:10: [counters] groups: counter CONTEXT_SWITCHES is defined by both groups \"linux-host\" "
+            "t.toml:9:25: [counters] groups: counter CONTEXT_SWITCHES is defined by both groups \"linux-host\" "
             "and \"linux-host\"");
 }
 

@@ -31,7 +31,16 @@ void load_groups(TableReader& r, CountersConfig& c) {
   }
   const std::string& scenario_path = r.context().path;
   std::map<std::string, std::string> owner;  // counter or metric name -> group
-  for (const std::string& name : *names) {
+  // Errors point at the group's name in the list, not at the list.
+  auto fail_at_name = [&](std::size_t i, const std::string& message) {
+    if (node->is_array() && i < node->as_array()->size()) {
+      r.context().fail((*node->as_array())[i].source(), fmt::format("[{}] groups: {}", r.name(), message));
+    } else {
+      r.fail_at("groups", message);
+    }
+  };
+  for (std::size_t i = 0; i < names->size(); ++i) {
+    const std::string& name = (*names)[i];
     std::vector<std::string> candidates = counter_group_candidates(name, scenario_path);
     auto found = std::find_if(candidates.begin(), candidates.end(),
                               [](const std::string& p) { return std::filesystem::is_regular_file(p); });
@@ -42,7 +51,7 @@ void load_groups(TableReader& r, CountersConfig& c) {
       if (auto near = closest_match(name, known_counter_groups(scenario_path))) {
         message += fmt::format("; did you mean \"{}\"?", *near);
       }
-      r.fail_at("groups", message);
+      fail_at_name(i, message);
       return;
     }
     Result<CounterGroup> group = load_counter_group(*found);
@@ -52,7 +61,7 @@ void load_groups(TableReader& r, CountersConfig& c) {
     }
     for (const CounterSpec& counter : group->counters) {
       if (owner.count(counter.name)) {
-        r.fail_at("groups", fmt::format("counter {} is defined by both groups \"{}\" and \"{}\"", counter.name,
+        fail_at_name(i, fmt::format("counter {} is defined by both groups \"{}\" and \"{}\"", counter.name,
                                         owner[counter.name], group->name));
         return;
       }
@@ -60,7 +69,7 @@ void load_groups(TableReader& r, CountersConfig& c) {
     }
     for (const DerivedCounterMetric& m : group->metrics) {
       if (owner.count(m.name)) {
-        r.fail_at("groups", fmt::format("metric {} is defined by both groups \"{}\" and \"{}\"", m.name,
+        fail_at_name(i, fmt::format("metric {} is defined by both groups \"{}\" and \"{}\"", m.name,
                                         owner[m.name], group->name));
         return;
       }
