@@ -164,9 +164,11 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
     return;
   }
   std::map<std::string, Formula::Value> values;
+  std::string not_read = "not read in this run";
   if (!rec || rec->readings.empty()) {
     std::string why = rec && !rec->unavailable.empty() ? rec->unavailable : "no counter readings recorded";
     out.metrics.push_back(Metric::missing(Level::counters, "counters", "", why));
+    not_read = why;
   } else {
     for (const CounterReading& c : rec->readings) {
       std::string name = "counter." + c.name;
@@ -195,7 +197,7 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
   }
   auto lookup = [&](const std::string& n) -> Formula::Value {
     auto it = values.find(n);
-    if (it == values.end()) return {std::nullopt, "not read in this run"};
+    if (it == values.end()) return {std::nullopt, not_read};
     return it->second;
   };
   for (const CounterGroup& g : scenario.counters->groups) {
@@ -225,8 +227,26 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
       m.source = fmt::format("formula {} = {} (group {})", dm.name, dm.formula.text(), g.name);
       m.better = dm.better;
       out.metrics.push_back(m);
+      if (dm.name == "bytes" && rec && rec->iterations > 0) {
+        // Level 1 places one run of the workload: bytes per iteration.
+        Metric per = m;
+        per.name = "counter.bytes_per_iteration";
+        per.value = *m.value / static_cast<double>(rec->iterations);
+        per.source = fmt::format("counter.bytes / {} iterations", rec->iterations);
+        out.metrics.push_back(per);
+      }
     }
   }
+}
+
+std::optional<Metric> counter_bytes_per_iteration(const Scenario& scenario, const CountersRecording* recording,
+                                                  Provenance measured) {
+  Analysis scratch;
+  analyse_counters(scenario, recording, measured, scratch);
+  const Metric* m = scratch.find_metric("counter.bytes_per_iteration");
+  if (!m) m = scratch.find_metric("counter.bytes");  // unavailable: carries the reason
+  if (!m) return std::nullopt;
+  return *m;
 }
 
 namespace {

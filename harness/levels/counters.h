@@ -67,6 +67,13 @@ CounterDelta counter_delta(const CounterReading& reading);
 void analyse_counters(const Scenario& scenario, const CountersRecording* recording,
                       Provenance measured, Analysis& out);
 
+// Level 1's measured bytes: the `bytes` metric of the counter groups over one
+// workload iteration ("counter.bytes_per_iteration", unit B, formula as
+// source), or the unavailable "counter.bytes" with its reason; nothing when
+// no group defines `bytes`. Pure.
+std::optional<Metric> counter_bytes_per_iteration(const Scenario& scenario, const CountersRecording* recording,
+                                                  Provenance measured);
+
 // Expectations against a baseline run ([counters.expect.baseline]): a drop
 // or rise of a counter or derived metric, and co-movement ("L2_MISS_CYCLES
 // must drop when MEM_STALL_CYCLES drops"). Pure: used by `harness compare`.

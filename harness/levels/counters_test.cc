@@ -158,6 +158,11 @@ TEST(CountersAnalysis, CountersDerivedMetricsAndBytesForTheRoofline) {
   EXPECT_EQ(bytes->unit, "B");
   EXPECT_EQ(bytes->provenance, Provenance::replayed);
   EXPECT_EQ(bytes->source, "formula bytes = (DDR_READ_LINES + DDR_WRITE_LINES) * 64 (group npu-driver-stats)");
+  const Metric* per = a.find_metric("counter.bytes_per_iteration");
+  ASSERT_TRUE(per && per->value);
+  EXPECT_EQ(*per->value, (120e6 + 9e6) * 64 / 10);  // the recording ran 10 iterations
+  EXPECT_EQ(per->unit, "B");
+  EXPECT_EQ(per->source, "counter.bytes / 10 iterations");
   const Verdict* v = find_verdict(a.verdicts, "counters.expect.mem_stall_ratio_max");
   ASSERT_TRUE(v);
   EXPECT_EQ(v->status, VerdictStatus::pass);
@@ -206,6 +211,24 @@ TEST(CountersAnalysis, AReplaySaysWhenAGroupChangedSinceTheRecording) {
                             s.counters->groups[0].sha256.substr(0, 12) + "): its derived metrics use the current formulas");
   rec.counters->groups[0].sha256 = s.counters->groups[0].sha256;
   EXPECT_TRUE(analyse(s, rec, Provenance::replayed).hints.empty());
+}
+
+TEST(CountersAnalysis, BytesForLevelOneComeFromTheGroupsBytesFormula) {
+  Scenario s = npu_scenario();
+  std::ifstream in(std::string(HARNESS_SOURCE_DIR) + "/tests/data/counters/seed-day6-pass.json");
+  CountersRecording rec = nlohmann::json::parse(in).get<CountersRecording>();
+  std::optional<Metric> bytes = counter_bytes_per_iteration(s, &rec, Provenance::measured);
+  ASSERT_TRUE(bytes && bytes->value);
+  EXPECT_EQ(*bytes->value, 129e6 * 64 / 10);
+  EXPECT_EQ(bytes->provenance, Provenance::measured);
+  rec.readings.clear();
+  rec.unavailable = "no counter source";
+  bytes = counter_bytes_per_iteration(s, &rec, Provenance::measured);
+  ASSERT_TRUE(bytes);
+  EXPECT_FALSE(bytes->value);
+  EXPECT_EQ(bytes->unavailable, "needs DDR_READ_LINES: no counter source");
+  s.counters->groups[0].metrics.clear();
+  EXPECT_FALSE(counter_bytes_per_iteration(s, &rec, Provenance::measured));
 }
 
 // The seed's pass example: MEM_STALL_CYCLES drops >= 50 % against the
