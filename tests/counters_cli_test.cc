@@ -97,5 +97,40 @@ TEST_F(CountersCli, AnUnknownGroupIsBadInputNamingTheFile) {
   EXPECT_NE(r->err.find("did you mean \"npu-driver-stats\"?"), std::string::npos) << r->err;
 }
 
+// As an unprivileged user (perf_event_paranoid 2) the kernel lets perf count
+// user space only: task-clock says so in its source, and context-switches,
+// which happen only in the kernel, are refused rather than read as 0.
+TEST_F(CountersCli, AnUnprivilegedUserGetsUserSpaceCountsAndNoFalseZeros) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to an unprivileged user";
+  Result<std::string> setpriv = find_executable("setpriv");
+  if (!setpriv) GTEST_SKIP() << setpriv.error().message;
+  std::ifstream paranoid("/proc/sys/kernel/perf_event_paranoid");
+  int level = -1;
+  paranoid >> level;
+  if (level < 2) GTEST_SKIP() << "perf_event_paranoid is " << level << ": users may count the kernel";
+  std::filesystem::permissions(dir_, std::filesystem::perms::all);
+  std::string path = (dir_ / "user.toml").string();
+  std::ofstream(path) << "[scenario]\nname = \"user\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"vector_add\"\n"
+                         "elements = 100000\n[counters]\ngroups = [\"linux-host\"]\niterations = 5\n";
+  Result<CommandResult> r =
+      run_command({*setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", HARNESS_BINARY, "--db",
+                   (dir_ / "user.sqlite").string(), "--json", "run", path},
+                  {.timeout_s = 60});
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->exit_code, 0) << r->out << r->err;
+  nlohmann::json j = nlohmann::json::parse(r->out);
+  const nlohmann::json* clock = find_named(j["metrics"], "name", "counter.TASK_CLOCK");
+  ASSERT_TRUE(clock);
+  EXPECT_GT((*clock)["value"].get<double>(), 0);
+  EXPECT_EQ((*clock)["source"], "perf_event:perf (user space only): after - before, x 1e-09");
+  const nlohmann::json* switches = find_named(j["metrics"], "name", "counter.CONTEXT_SWITCHES");
+  ASSERT_TRUE(switches);
+  EXPECT_TRUE((*switches)["value"].is_null());
+  EXPECT_EQ((*switches)["unavailable"],
+            "the kernel refused perf event 'context-switches': Permission denied (EACCES); it happens only in the "
+            "kernel, which this user may not count (perf_event_paranoid), so user-space counting would always "
+            "read 0");
+}
+
 }  // namespace
 }  // namespace harness

@@ -317,6 +317,12 @@ Result<std::unique_ptr<CounterSource>> make_perf_event_source(const CounterSourc
     attr.inherit = options.follow_children ? 1 : 0;
     // No exclude_* bits by default: PMUs such as msr refuse any of them
     // (EINVAL); exclude_kernel is set only when the kernel asks for it.
+    // Events that happen only inside the kernel read 0 forever when the
+    // kernel allows user-space counting only: refused rather than zero.
+    const bool kernel_only = code->type == PERF_TYPE_SOFTWARE &&
+                             (code->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+                              code->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+    std::string user_only_refusal;
     auto open = [&](int group) -> int {
       // A leader starts disabled and the whole group is enabled at once
       // below: members opened into a running software group are otherwise
@@ -326,14 +332,29 @@ Result<std::unique_ptr<CounterSource>> make_perf_event_source(const CounterSourc
       long fd = perf_event_open(&attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
       if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
         // perf_event_paranoid >= 2 lets unprivileged users count user space only.
+        if (kernel_only) {
+          user_only_refusal = fmt::format(
+              "the kernel refused perf event '{}': {}; it happens only in the kernel, which this user may not "
+              "count (perf_event_paranoid), so user-space counting would always read 0",
+              c.event, errno_text(errno));
+          return -1;
+        }
+        const int denied = errno;
         attr.exclude_kernel = 1;
         fd = perf_event_open(&attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
         if (fd >= 0) source->set_user_only();
+        // A PMU that takes no exclude bits (msr) says EINVAL to the retry:
+        // the reason that matters is the first one.
+        if (fd < 0 && errno == EINVAL) errno = denied;
       }
       return static_cast<int>(fd);
     };
     int fd = open(leader);
     if (fd < 0 && leader >= 0) fd = open(-1);
+    if (fd < 0 && !user_only_refusal.empty()) {
+      source->add_refused(user_only_refusal);
+      continue;
+    }
     if (fd < 0) {
       source->add_refused(fmt::format("the kernel refused perf event '{}': {}", c.event, errno_text(errno)));
       continue;

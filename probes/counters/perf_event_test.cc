@@ -101,10 +101,10 @@ TEST(PerfEventSource, SoftwareEventsCountTheWorkForReal) {
   ASSERT_TRUE(source);
   std::vector<CounterSample> before = (*source)->read();
   ASSERT_EQ(before.size(), 4u);
-  for (const CounterSample& s : before) {
-    if (!s.value && s.unavailable.find("EACCES") != std::string::npos) GTEST_SKIP() << s.unavailable;
-    ASSERT_TRUE(s.value) << s.unavailable;
+  if (!before[2].value && before[2].unavailable.find("it happens only in the kernel") != std::string::npos) {
+    GTEST_SKIP() << "unprivileged (tests/counters_cli_test.cc covers it): " << before[2].unavailable;
   }
+  for (const CounterSample& s : before) ASSERT_TRUE(s.value) << s.unavailable;
   // Touch fresh pages (page faults) and burn CPU (task clock).
   std::vector<char> pages(64 << 20);
   for (std::size_t i = 0; i < pages.size(); i += 4096) pages[i] = static_cast<char>(i);
@@ -114,13 +114,14 @@ TEST(PerfEventSource, SoftwareEventsCountTheWorkForReal) {
   std::vector<CounterSample> after = (*source)->read();
   EXPECT_GT(*after[0].value, *before[0].value) << "task-clock";
   EXPECT_GE(*after[1].value - *before[1].value, pages.size() / 4096 / 2) << "page-faults: at least half the pages";
-  EXPECT_GT(*after[2].value, *before[2].value) << "context-switches";
+  const bool user_only = (*source)->describe() == "perf_event:perf (user space only)";
+  if (!user_only) EXPECT_GT(*after[2].value, *before[2].value) << "context-switches";
   EXPECT_GT(*after[3].value, *before[3].value) << "cpu-clock";
   for (const CounterSample& s : after) {
     ASSERT_TRUE(s.enabled_ns && s.running_ns);
     EXPECT_GE(*s.enabled_ns, *s.running_ns);
   }
-  EXPECT_EQ((*source)->describe(), "perf_event:perf");
+  if (!user_only) EXPECT_EQ((*source)->describe(), "perf_event:perf");
 }
 
 // Hardware events: on a host without a PMU (this VM) the kernel refuses them
