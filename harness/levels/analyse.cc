@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/units.h"
+#include "harness/levels/diagnostics.h"
 
 namespace harness {
 namespace {
@@ -80,6 +81,7 @@ Analysis analyse(const Scenario& scenario, const Recording& recording, Provenanc
   // Levels may add verdicts of their own (baseline-relative ones, unavailable in a run alone).
   std::vector<Verdict> verdicts = evaluate_expectations(all, a);
   a.verdicts.insert(a.verdicts.begin(), verdicts.begin(), verdicts.end());
+  add_counters_verdicts_and_hints(scenario, a);  // level 2: baseline placeholders, the seed's diagnostic rule
   return a;
 }
 

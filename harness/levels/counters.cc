@@ -1,35 +1,159 @@
 #include "harness/levels/counters.h"
 
+#include <cmath>
+#include <map>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace harness {
+namespace {
+
+void put(nlohmann::json& j, const char* key, const std::optional<std::uint64_t>& v) {
+  j[key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+void get(const nlohmann::json& j, const char* key, std::optional<std::uint64_t>& v) {
+  if (j.contains(key) && !j.at(key).is_null()) v = j.at(key).get<std::uint64_t>();
+}
+
+std::string number(double v) { return fmt::format("{:.4g}", v); }
+
+}  // namespace
 
 void to_json(nlohmann::json& j, const CountersRecording& r) {
   j = nlohmann::json::object();
   j["unavailable"] = r.unavailable;
+  j["iterations"] = r.iterations;
+  j["groups"] = nlohmann::json::array();
+  for (const RecordedCounterGroup& g : r.groups) {
+    j["groups"].push_back({{"name", g.name}, {"path", g.path}, {"sha256", g.sha256}});
+  }
   j["readings"] = nlohmann::json::array();
   for (const CounterReading& c : r.readings) {
-    nlohmann::json e = {{"name", c.name}, {"source", c.source}, {"unit", c.unit},
-                        {"unavailable", c.unavailable}};
-    e["before"] = c.before ? nlohmann::json(*c.before) : nlohmann::json(nullptr);
-    e["after"] = c.after ? nlohmann::json(*c.after) : nlohmann::json(nullptr);
+    nlohmann::json e = {{"name", c.name},   {"source", c.source}, {"unit", c.unit},
+                        {"width", c.width}, {"scale", c.scale},   {"unavailable", c.unavailable}};
+    put(e, "before", c.before);
+    put(e, "after", c.after);
+    e["between"] = c.between;
+    put(e, "delta", c.delta);
+    put(e, "enabled_before", c.enabled_before);
+    put(e, "enabled_after", c.enabled_after);
+    put(e, "running_before", c.running_before);
+    put(e, "running_after", c.running_after);
     j["readings"].push_back(e);
   }
 }
 
 void from_json(const nlohmann::json& j, CountersRecording& r) {
   r.unavailable = j.value("unavailable", "");
+  r.iterations = j.value("iterations", std::int64_t{0});
+  if (j.contains("groups")) {
+    for (const auto& g : j.at("groups")) {
+      r.groups.push_back({g.value("name", ""), g.value("path", ""), g.value("sha256", "")});
+    }
+  }
   for (const auto& e : j.at("readings")) {
     CounterReading c;
     c.name = e.at("name");
     c.source = e.at("source");
     c.unit = e.value("unit", "");
+    c.width = e.value("width", 64);
+    c.scale = e.value("scale", 1.0);
     c.unavailable = e.value("unavailable", "");
-    if (!e.at("before").is_null()) c.before = e.at("before").get<double>();
-    if (!e.at("after").is_null()) c.after = e.at("after").get<double>();
+    get(e, "before", c.before);
+    get(e, "after", c.after);
+    if (e.contains("between")) c.between = e.at("between").get<std::vector<std::uint64_t>>();
+    get(e, "delta", c.delta);
+    get(e, "enabled_before", c.enabled_before);
+    get(e, "enabled_after", c.enabled_after);
+    get(e, "running_before", c.running_before);
+    get(e, "running_after", c.running_after);
     r.readings.push_back(c);
   }
+}
+
+CounterDelta counter_delta(const CounterReading& c) {
+  CounterDelta out;
+  const int width = c.width < 1 || c.width > 64 ? 64 : c.width;
+  const std::uint64_t max = width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+  auto too_wide = [&](std::uint64_t v) {
+    out.unavailable = fmt::format("value {} does not fit the declared {}-bit counter width", v, width);
+    return out;
+  };
+  std::uint64_t raw = 0;
+  if (c.delta) {
+    if (*c.delta > max) return too_wide(*c.delta);
+    raw = *c.delta;
+  } else {
+    if (!c.before) {
+      out.unavailable = c.unavailable.empty() ? "no reading before the workload" : c.unavailable;
+      return out;
+    }
+    if (!c.after) {
+      out.unavailable = fmt::format("vanished during the run (read {} before the workload): {}", *c.before,
+                                    c.unavailable.empty() ? "no reading after the workload" : c.unavailable);
+      return out;
+    }
+    // before, the readings between iterations, after: each step is checked
+    // on its own, so a counter may wrap once per step.
+    std::vector<std::uint64_t> values{*c.before};
+    values.insert(values.end(), c.between.begin(), c.between.end());
+    values.push_back(*c.after);
+    for (std::uint64_t v : values)
+      if (v > max) return too_wide(v);
+    int wraps = 0;
+    for (std::size_t i = 1; i < values.size(); ++i) {
+      const std::uint64_t from = values[i - 1], to = values[i];
+      std::uint64_t step = 0;
+      if (to >= from) {
+        step = to - from;
+      } else {
+        // Modular difference: how far the counter went if it wrapped once.
+        std::uint64_t wrapped = (to - from) & max;
+        std::uint64_t half = std::uint64_t{1} << (width - 1);
+        if (wrapped >= half) {
+          std::string when = values.size() == 2 ? "" : fmt::format(" between readings {} and {}", i, i + 1);
+          out.unavailable = fmt::format(
+              "went backwards{} ({} -> {}) and a {}-bit wrap-around would mean {} events: not used "
+              "(was the counter reset during the run?)",
+              when, from, to, width, wrapped);
+          return out;
+        }
+        step = wrapped;
+        ++wraps;
+      }
+      if (raw + step < raw) {
+        out.unavailable = "the delta overflows 64 bits";
+        return out;
+      }
+      raw += step;
+    }
+    if (wraps == 1) out.note = fmt::format("wrapped around at {} bits", width);
+    if (wraps > 1) out.note = fmt::format("wrapped around {} times at {} bits", wraps, width);
+  }
+  double value = static_cast<double>(raw);
+  if (c.enabled_before && c.enabled_after && c.running_before && c.running_after) {
+    std::uint64_t enabled = *c.enabled_after - *c.enabled_before;
+    std::uint64_t running = *c.running_after - *c.running_before;
+    if (*c.enabled_after < *c.enabled_before || *c.running_after < *c.running_before) {
+      out.unavailable = "the perf event's enabled/running times went backwards: not used";
+      return out;
+    }
+    if (running == 0) {
+      out.unavailable = "never counted during the run: the kernel did not schedule the event on the PMU "
+                        "(multiplexed out)";
+      return out;
+    }
+    if (running < enabled) {
+      double factor = static_cast<double>(enabled) / static_cast<double>(running);
+      value *= factor;
+      out.note = fmt::format("scaled x{:.3g} for multiplexing (counted {:.0f} % of the time)", factor,
+                             100.0 / factor);
+    }
+  }
+  out.value = value * c.scale;
+  return out;
 }
 
 void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Provenance measured,
@@ -39,36 +163,218 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
                                           "the scenario has no [counters] section"));
     return;
   }
+  std::map<std::string, Formula::Value> values;
+  std::string not_read = "not read in this run";
   if (!rec || rec->readings.empty()) {
-    out.metrics.push_back(Metric::missing(Level::counters, "counters", "",
-                                          rec && !rec->unavailable.empty() ? rec->unavailable
-                                                                           : "no counter readings recorded"));
-    return;
+    std::string why = rec && !rec->unavailable.empty() ? rec->unavailable : "no counter readings recorded";
+    out.metrics.push_back(Metric::missing(Level::counters, "counters", "", why));
+    not_read = why;
+  } else {
+    for (const CounterReading& c : rec->readings) {
+      std::string name = "counter." + c.name;
+      CounterDelta d = counter_delta(c);
+      if (!d.value) {
+        out.metrics.push_back(Metric::missing(Level::counters, name, c.unit, d.unavailable, Better::lower));
+        values[c.name] = {std::nullopt, d.unavailable};
+        continue;
+      }
+      Metric m;
+      m.level = Level::counters;
+      m.name = name;
+      m.value = *d.value;
+      m.unit = c.unit;
+      m.provenance = measured;
+      m.source = c.delta             ? c.source + ": delta reported by the source"
+                 : c.between.empty() ? c.source + ": after - before"
+                                     : fmt::format("{}: sum of {} steps read after every iteration", c.source,
+                                                   c.between.size() + 1);
+      if (!d.note.empty()) m.source += ", " + d.note;
+      if (c.scale != 1) m.source += fmt::format(", x {}", number(c.scale));
+      m.better = Better::lower;
+      out.metrics.push_back(m);
+      values[c.name] = {d.value, ""};
+    }
   }
-  for (const CounterReading& c : rec->readings) {
-    std::string name = "counter." + c.name;
-    if (!c.before || !c.after) {
-      out.metrics.push_back(Metric::missing(Level::counters, name, c.unit,
-                                            c.unavailable.empty() ? "no reading" : c.unavailable,
-                                            Better::lower));
+  auto lookup = [&](const std::string& n) -> Formula::Value {
+    auto it = values.find(n);
+    if (it == values.end()) return {std::nullopt, not_read};
+    return it->second;
+  };
+  for (const CounterGroup& g : scenario.counters->groups) {
+    if (rec) {
+      for (const RecordedCounterGroup& r : rec->groups) {
+        if (r.name == g.name && !r.sha256.empty() && r.sha256 != g.sha256) {
+          out.hints.push_back(fmt::format(
+              "counter group {} changed since this run was recorded ({} had sha256 {}, {} has {}): its derived "
+              "metrics use the current formulas",
+              g.name, r.path, r.sha256.substr(0, 12), g.path, g.sha256.substr(0, 12)));
+        }
+      }
+    }
+    for (const DerivedCounterMetric& dm : g.metrics) {
+      std::string name = "counter." + dm.name;
+      Formula::Value v = dm.formula.evaluate(lookup);
+      if (!v.value) {
+        out.metrics.push_back(Metric::missing(Level::counters, name, dm.unit, v.unavailable, dm.better));
+        continue;
+      }
+      Metric m;
+      m.level = Level::counters;
+      m.name = name;
+      m.value = *v.value;
+      m.unit = dm.unit;
+      m.provenance = measured;
+      m.source = fmt::format("formula {} = {} (group {})", dm.name, dm.formula.text(), g.name);
+      m.better = dm.better;
+      out.metrics.push_back(m);
+      if (dm.name == "bytes" && rec && rec->iterations > 0) {
+        // Level 1 places one run of the workload: bytes per iteration.
+        Metric per = m;
+        per.name = "counter.bytes_per_iteration";
+        per.value = *m.value / static_cast<double>(rec->iterations);
+        per.source = fmt::format("counter.bytes / {} iterations", rec->iterations);
+        out.metrics.push_back(per);
+      }
+    }
+  }
+}
+
+std::optional<Metric> counter_bytes_per_iteration(const Scenario& scenario, const CountersRecording* recording,
+                                                  Provenance measured) {
+  Analysis scratch;
+  analyse_counters(scenario, recording, measured, scratch);
+  const Metric* m = scratch.find_metric("counter.bytes_per_iteration");
+  if (!m) m = scratch.find_metric("counter.bytes");  // unavailable: carries the reason
+  if (!m) return std::nullopt;
+  return *m;
+}
+
+namespace {
+
+std::string baseline_check(const BaselineCounterExpectation& e) {
+  return "counters.expect.baseline." + e.key;
+}
+
+std::string percent(double fraction) { return fmt::format("{:.3g} %", fraction * 100); }
+
+std::string expected_text(const BaselineCounterExpectation& e) {
+  using Kind = BaselineCounterExpectation::Kind;
+  switch (e.kind) {
+    case Kind::drop_min: return fmt::format(">= {} drop against the baseline", percent(e.fraction));
+    case Kind::rise_max: return fmt::format("<= {} rise against the baseline", percent(e.fraction));
+    case Kind::follows: return fmt::format("drops when {} drops", e.lead);
+  }
+  return "";
+}
+
+// How a counter moved from the baseline to the current run.
+struct Change {
+  double before = 0, after = 0;
+  double relative = 0;  // (after - before) / before
+  std::string unavailable;
+  std::string describe() const {
+    std::string word = relative < 0 ? "dropped" : relative > 0 ? "rose" : "did not change";
+    if (relative == 0) return fmt::format("{} ({} -> {})", word, number(before), number(after));
+    return fmt::format("{} {} ({} -> {})", word, percent(std::fabs(relative)), number(before), number(after));
+  }
+};
+
+Change change_of(const std::string& name, const Analysis& baseline, const Analysis& current) {
+  Change c;
+  const std::string metric = "counter." + name;
+  const Metric* b = baseline.find_metric(metric);
+  const Metric* a = current.find_metric(metric);
+  if (!b || !b->value) {
+    c.unavailable = fmt::format("baseline has no {}{}", name, b ? ": " + b->unavailable : "");
+  } else if (!a || !a->value) {
+    c.unavailable = fmt::format("this run has no {}{}", name, a ? ": " + a->unavailable : "");
+  } else if (*b->value == 0) {
+    c.unavailable = fmt::format("baseline {} is 0: a relative change is undefined", name);
+  } else {
+    c.before = *b->value;
+    c.after = *a->value;
+    c.relative = (c.after - c.before) / c.before;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<Verdict> evaluate_counters_baseline(const CountersConfig& config, const Analysis& baseline,
+                                                const Analysis& current) {
+  using Kind = BaselineCounterExpectation::Kind;
+  std::vector<Verdict> out;
+  for (const BaselineCounterExpectation& e : config.baseline_expectations) {
+    Verdict v;
+    v.level = Level::counters;
+    v.check = baseline_check(e);
+    v.expected = expected_text(e);
+    Change c = change_of(e.counter, baseline, current);
+    if (!c.unavailable.empty()) {
+      v.status = VerdictStatus::unavailable;
+      v.measured = "unavailable: " + c.unavailable;
+      out.push_back(v);
       continue;
     }
-    if (*c.after < *c.before) {
-      out.metrics.push_back(Metric::missing(
-          Level::counters, name, c.unit,
-          fmt::format("went backwards ({} -> {}): not used", *c.before, *c.after), Better::lower));
-      continue;
+    switch (e.kind) {
+      case Kind::drop_min: {
+        double drop = -c.relative;
+        v.measured = fmt::format("{} {}", e.counter, c.describe());
+        v.status = drop >= e.fraction ? VerdictStatus::pass : VerdictStatus::fail;
+        if (v.status == VerdictStatus::fail) {
+          v.detail = fmt::format("{} {}; expected a drop of at least {} ({})", e.counter, c.describe(),
+                                 percent(e.fraction), e.where);
+        }
+        break;
+      }
+      case Kind::rise_max: {
+        v.measured = fmt::format("{} {}", e.counter, c.describe());
+        v.status = c.relative <= e.fraction ? VerdictStatus::pass : VerdictStatus::fail;
+        if (v.status == VerdictStatus::fail) {
+          v.detail = fmt::format("{} {}; expected a rise of at most {} ({})", e.counter, c.describe(),
+                                 percent(e.fraction), e.where);
+        }
+        break;
+      }
+      case Kind::follows: {
+        Change lead = change_of(e.lead, baseline, current);
+        if (!lead.unavailable.empty()) {
+          v.status = VerdictStatus::unavailable;
+          v.measured = "unavailable: " + lead.unavailable;
+          break;
+        }
+        v.measured = fmt::format("{} {}; {} {}", e.counter, c.describe(), e.lead, lead.describe());
+        if (lead.relative >= 0) {
+          v.status = VerdictStatus::pass;
+          v.detail = fmt::format("{} did not drop, so {} is not required to", e.lead, e.counter);
+        } else if (c.relative < 0) {
+          v.status = VerdictStatus::pass;
+        } else {
+          v.status = VerdictStatus::fail;
+          v.detail = fmt::format("{} {} while {} {}: expected {} to drop with {} ({})", e.counter, c.describe(),
+                                 e.lead, lead.describe(), e.counter, e.lead, e.where);
+        }
+        break;
+      }
     }
-    Metric m;
-    m.level = Level::counters;
-    m.name = name;
-    m.value = *c.after - *c.before;
-    m.unit = c.unit;
-    m.provenance = measured;
-    m.source = c.source + ": after - before";
-    m.better = Better::lower;
-    out.metrics.push_back(m);
+    out.push_back(v);
   }
+  return out;
+}
+
+std::vector<Verdict> counters_baseline_placeholders(const CountersConfig& config) {
+  std::vector<Verdict> out;
+  for (const BaselineCounterExpectation& e : config.baseline_expectations) {
+    Verdict v;
+    v.level = Level::counters;
+    v.check = baseline_check(e);
+    v.expected = expected_text(e);
+    v.status = VerdictStatus::unavailable;
+    v.measured = "unavailable: needs a baseline";
+    v.detail = "compare this run against a baseline run (harness compare) to evaluate it";
+    out.push_back(v);
+  }
+  return out;
 }
 
 }  // namespace harness

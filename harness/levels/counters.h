@@ -1,6 +1,10 @@
-// Level 2: PMU stall and miss counters read around the workload.
+// Level 2: PMU stall and miss counters read around the workload. The
+// recording holds raw counter values as the sources gave them; the analysis
+// turns them into deltas (width, wrap-around, multiplexing, scale), derived
+// metrics from the groups' formulas, and verdicts.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,22 +18,68 @@ namespace harness {
 
 struct CounterReading {
   std::string name;    // "task-clock", "MEM_STALL_CYCLES"
-  std::string source;  // "perf_event", "sysfs:/sys/..."
+  std::string source;  // "perf_event:perf", "text_file:/sys/..."
   std::string unit;    // "ns", "events", "cycles"
-  std::optional<double> before;
-  std::optional<double> after;
-  std::string unavailable;  // the source's reason (an errno text, ...)
+  int width = 64;      // bits the counter holds: its values wrap at 2^width
+  double scale = 1;    // the delta is multiplied by it
+  std::optional<std::uint64_t> before;
+  std::optional<std::uint64_t> after;
+  // Readings after each iteration but the last ([counters]
+  // read_each_iteration): every step is checked, and a counter may wrap
+  // once per step rather than once per run.
+  std::vector<std::uint64_t> between;
+  std::optional<std::uint64_t> delta;  // a source that reports the delta itself
+  // perf_event: time enabled and running at each reading, for multiplexing.
+  std::optional<std::uint64_t> enabled_before, enabled_after, running_before, running_after;
+  std::string unavailable;  // why a reading is missing (an errno text, a vanished file...)
+};
+
+// A group as it was when the run was recorded.
+struct RecordedCounterGroup {
+  std::string name;
+  std::string path;
+  std::string sha256;
 };
 
 struct CountersRecording {
   std::vector<CounterReading> readings;
-  std::string unavailable;  // why the level has no readings at all
+  std::vector<RecordedCounterGroup> groups;
+  std::int64_t iterations = 0;  // workload iterations between the readings
+  std::string unavailable;      // why the level has no readings at all
 };
 
 void to_json(nlohmann::json& j, const CountersRecording& r);
 void from_json(const nlohmann::json& j, CountersRecording& r);
 
+// One counter's change over the workload, or why it cannot be used.
+struct CounterDelta {
+  std::optional<double> value;  // scaled
+  std::string unavailable;
+  std::string note;  // "wrapped at 48 bits", "scaled x1.25 for multiplexing"
+};
+// Deltas done right: a value wider than the counter is refused; after <
+// before is a wrap-around only when the wrapped delta is below half the
+// counter's range (a larger one is a reset or a counter going backwards and
+// is reported, not used); a counter read before but not after vanished
+// during the run; perf counters are scaled by time_enabled / time_running.
+CounterDelta counter_delta(const CounterReading& reading);
+
 void analyse_counters(const Scenario& scenario, const CountersRecording* recording,
                       Provenance measured, Analysis& out);
+
+// Level 1's measured bytes: the `bytes` metric of the counter groups over one
+// workload iteration ("counter.bytes_per_iteration", unit B, formula as
+// source), or the unavailable "counter.bytes" with its reason; nothing when
+// no group defines `bytes`. Pure.
+std::optional<Metric> counter_bytes_per_iteration(const Scenario& scenario, const CountersRecording* recording,
+                                                  Provenance measured);
+
+// Expectations against a baseline run ([counters.expect.baseline]): a drop
+// or rise of a counter or derived metric, and co-movement ("L2_MISS_CYCLES
+// must drop when MEM_STALL_CYCLES drops"). Pure: used by `harness compare`.
+std::vector<Verdict> evaluate_counters_baseline(const CountersConfig& config, const Analysis& baseline,
+                                                const Analysis& current);
+// The same expectations in a run without a baseline: "unavailable: needs a baseline".
+std::vector<Verdict> counters_baseline_placeholders(const CountersConfig& config);
 
 }  // namespace harness

@@ -1,10 +1,60 @@
+#include <fmt/format.h>
+
 #include "harness/runner/acquire.h"
+#include "probes/counters/session.h"
+#include "probes/kernels.h"
+#include "probes/process.h"
 
 namespace harness {
 
+// Counters are read once before and once after `iterations` runs of the
+// workload. A counter that cannot be read, or that vanished or went
+// backwards during the run, is recorded with its reason and reported as
+// unavailable by the analysis; the run goes on with the other counters.
+// Only a broken workload or a wrong source setting aborts the run.
 Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
-  if (!ctx.scenario.counters) return ok();
-  out.unavailable = "no counter source is implemented in this build";
+  const Scenario& s = ctx.scenario;
+  if (!s.counters) return ok();
+  const CountersConfig& cfg = *s.counters;
+  const Workload& w = s.workload;
+
+  std::unique_ptr<KernelInstance> kernel;
+  if (w.kind == Workload::Kind::builtin) {
+    Result<std::unique_ptr<KernelInstance>> made = make_kernel(w.builtin);
+    if (!made) return made.error().within("workload");
+    kernel = std::move(*made);
+    kernel->run();  // warm-up: first-touch page faults are set-up, not the workload
+  }
+  auto iteration = [&]() -> Status {
+    if (kernel) {
+      kernel->run();
+      return ok();
+    }
+    Result<CommandResult> r = run_command(w.command, {.timeout_s = w.timeout_s, .max_output = 64 * 1024});
+    if (!r) return r.error().within("workload");
+    if (!r->succeeded()) {
+      std::string tail = r->err.size() > 400 ? r->err.substr(r->err.size() - 400) : r->err;
+      return Error::infra(fmt::format("workload {} {}; last output: {}", w.command.front(), r->describe_end(),
+                                      tail.empty() ? "(none)" : tail));
+    }
+    return ok();
+  };
+
+  CounterSourceOptions options;
+  options.follow_children = w.kind == Workload::Kind::command;
+  Result<CounterSession> session = CounterSession::open(cfg, options);
+  if (!session) return session.error();
+  session->read_before();
+  for (std::int64_t i = 0; i < cfg.iterations; ++i) {
+    if (ctx.stop.stop_requested()) return interrupted_error();
+    HARNESS_TRY(iteration());
+    if (cfg.read_each_iteration && i + 1 < cfg.iterations) session->read_between(i + 1);
+  }
+  session->read_after();
+  out.iterations = cfg.iterations;
+  for (const CounterGroup& g : cfg.groups) out.groups.push_back({g.name, g.path, g.sha256});
+  out.readings = session->readings();
+  if (out.readings.empty()) out.unavailable = "the counter groups define no counters";
   return ok();
 }
 

@@ -1,13 +1,246 @@
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "harness/levels/counters_group.h"
 #include "harness/scenario/sections.h"
 
 namespace harness {
 
+const CounterSpec* CountersConfig::find_counter(const std::string& name) const {
+  for (const CounterGroup& g : groups)
+    for (const CounterSpec& c : g.counters)
+      if (c.name == name) return &c;
+  return nullptr;
+}
+
+namespace {
+
+void load_groups(TableReader& r, CountersConfig& c) {
+  const toml::node* node = r.node("groups");
+  std::optional<std::vector<std::string>> names = r.string_array("groups", true);
+  if (!node) {
+    if (r.ok()) r.fail_missing("groups", "the counter groups to read, e.g. [\"linux-host\"]");
+    return;
+  }
+  if (!names) return;
+  if (names->empty()) {
+    r.fail_at("groups", "name at least one counter group");
+    return;
+  }
+  const std::string& scenario_path = r.context().path;
+  std::map<std::string, std::string> owner;  // counter or metric name -> group
+  // Errors point at the group's name in the list, not at the list.
+  auto fail_at_name = [&](std::size_t i, const std::string& message) {
+    if (node->is_array() && i < node->as_array()->size()) {
+      r.context().fail((*node->as_array())[i].source(), fmt::format("[{}] groups: {}", r.name(), message));
+    } else {
+      r.fail_at("groups", message);
+    }
+  };
+  for (std::size_t i = 0; i < names->size(); ++i) {
+    const std::string& name = (*names)[i];
+    std::vector<std::string> candidates = counter_group_candidates(name, scenario_path);
+    auto found = std::find_if(candidates.begin(), candidates.end(),
+                              [](const std::string& p) { return std::filesystem::is_regular_file(p); });
+    if (found == candidates.end()) {
+      std::string looked;
+      for (const std::string& p : candidates) looked += (looked.empty() ? "" : ", ") + p;
+      std::string message = fmt::format("no counter group \"{}\" (looked for {})", name, looked);
+      if (auto near = closest_match(name, known_counter_groups(scenario_path))) {
+        message += fmt::format("; did you mean \"{}\"?", *near);
+      }
+      fail_at_name(i, message);
+      return;
+    }
+    Result<CounterGroup> group = load_counter_group(*found);
+    if (!group) {
+      if (!r.context().error) r.context().error = group.error();
+      return;
+    }
+    for (const CounterSpec& counter : group->counters) {
+      if (owner.count(counter.name)) {
+        fail_at_name(i, fmt::format("counter {} is defined by both groups \"{}\" and \"{}\"", counter.name,
+                                        owner[counter.name], group->name));
+        return;
+      }
+      owner[counter.name] = group->name;
+    }
+    for (const DerivedCounterMetric& m : group->metrics) {
+      if (owner.count(m.name)) {
+        fail_at_name(i, fmt::format("metric {} is defined by both groups \"{}\" and \"{}\"", m.name,
+                                        owner[m.name], group->name));
+        return;
+      }
+      owner[m.name] = group->name;
+    }
+    c.groups.push_back(std::move(*group));
+  }
+}
+
+// [counters.sources.<name>]: a rig's own path or command for a source a
+// group declares, so one group file serves every rig with that driver.
+void apply_source_overrides(TableReader& r, CountersConfig& c) {
+  const toml::table* t = r.table("sources");
+  if (!t) return;
+  std::vector<std::string> known;
+  for (const CounterGroup& g : c.groups)
+    for (const CounterSourceSpec& s : g.sources) known.push_back(s.name);
+  for (auto&& [name, node] : *t) {
+    TableReader sr(r.context(), *t, "counters.sources");
+    if (std::find(known.begin(), known.end(), name.str()) == known.end()) {
+      std::string message = fmt::format("no counter group declares a source \"{}\"", name.str());
+      if (auto near = closest_match(name.str(), known)) message += fmt::format("; did you mean \"{}\"?", *near);
+      sr.fail_at(name.str(), message);
+      return;
+    }
+    if (!node.is_table()) {
+      sr.fail_at(name.str(), "must be a table of settings (path, command)");
+      return;
+    }
+    TableReader o(r.context(), *node.as_table(), fmt::format("counters.sources.{}", name.str()));
+    std::optional<std::string> path = o.string("path");
+    std::optional<std::vector<std::string>> command = o.string_array("command");
+    if (command && command->empty()) o.fail_at("command", "the command must not be empty");
+    for (CounterGroup& g : c.groups) {
+      for (CounterSourceSpec& s : g.sources) {
+        if (s.name != name.str()) continue;
+        if (path && s.kind != "text_file" && s.kind != "recorded") {
+          o.fail_at("path", fmt::format("source \"{}\" is a {} source, which takes no path", s.name, s.kind));
+        }
+        if (command && s.kind != "command") {
+          o.fail_at("command", fmt::format("source \"{}\" is a {} source, which takes no command", s.name, s.kind));
+        }
+        if (path) s.path = *path;
+        if (command) s.command = *command;
+      }
+    }
+    (void)o.finish();
+  }
+}
+
+// "0.5" or "50 %".
+std::optional<double> read_fraction(TableReader& r, std::string_view key) {
+  const toml::node* n = r.node(key);
+  if (!n) return std::nullopt;
+  double v = 0;
+  if (n->is_string()) {
+    std::string s(n->as_string()->get());
+    std::size_t pct = s.find('%');
+    char* end = nullptr;
+    v = std::strtod(s.c_str(), &end);
+    std::string rest = end ? std::string(end) : s;
+    rest.erase(std::remove(rest.begin(), rest.end(), ' '), rest.end());
+    if (pct == std::string::npos || rest != "%" || end == s.c_str()) {
+      r.fail_at(key, fmt::format("expected a fraction such as 0.5 or a percentage such as \"50 %\", got \"{}\"", s));
+      return std::nullopt;
+    }
+    v /= 100;
+  } else if (auto number = r.number(key)) {
+    v = *number;
+  } else {
+    return std::nullopt;
+  }
+  if (v < 0 || v > 1) {
+    r.fail_at(key, fmt::format("must be between 0 and 1 (0 % and 100 %), got {}", v));
+    return std::nullopt;
+  }
+  return v;
+}
+
+void read_baseline_expectations(TableReader& r, const std::vector<std::string>& names, CountersConfig& c) {
+  using Kind = BaselineCounterExpectation::Kind;
+  struct Suffix {
+    std::string_view text;
+    Kind kind;
+  };
+  constexpr Suffix kSuffixes[] = {{"_drop_min", Kind::drop_min}, {"_rise_max", Kind::rise_max}, {"_follows", Kind::follows}};
+  std::vector<std::string> keys;
+  for (const std::string& n : names)
+    for (const Suffix& s : kSuffixes) keys.push_back(n + std::string(s.text));
+  for (auto&& [key_node, node] : r.table()) {
+    std::string key(key_node.str());
+    const Suffix* suffix = nullptr;
+    for (const Suffix& s : kSuffixes)
+      if (key.size() > s.text.size() && key.ends_with(s.text)) suffix = &s;
+    std::string counter = suffix ? key.substr(0, key.size() - suffix->text.size()) : "";
+    if (!suffix || std::find(names.begin(), names.end(), counter) == names.end()) continue;  // finish() reports it
+    BaselineCounterExpectation e;
+    e.kind = suffix->kind;
+    e.key = key;
+    e.counter = counter;
+    e.where = r.context().where(node.source());
+    if (e.kind == Kind::follows) {
+      std::optional<std::string> lead = r.string(key);
+      if (!lead) return;
+      if (std::find(names.begin(), names.end(), *lead) == names.end()) {
+        std::string message = fmt::format("no counter or metric \"{}\" in the groups", *lead);
+        if (auto near = closest_match(*lead, names)) message += fmt::format("; did you mean \"{}\"?", *near);
+        r.fail_at(key, message);
+        return;
+      }
+      if (*lead == counter) {
+        r.fail_at(key, "a counter cannot follow itself");
+        return;
+      }
+      e.lead = *lead;
+    } else {
+      std::optional<double> f = read_fraction(r, key);
+      if (!f) return;
+      e.fraction = *f;
+    }
+    c.baseline_expectations.push_back(std::move(e));
+  }
+  if (!r.ok()) return;
+  // An unknown key: suggest the closest valid one.
+  for (auto&& [key_node, node] : r.table()) {
+    std::string key(key_node.str());
+    bool known = std::any_of(c.baseline_expectations.begin(), c.baseline_expectations.end(),
+                             [&](const BaselineCounterExpectation& e) { return e.key == key; });
+    if (known) continue;
+    std::string message = fmt::format("unknown key '{}' in [{}] (expected <counter>_drop_min, <counter>_rise_max "
+                                      "or <counter>_follows)", key, r.name());
+    if (auto near = closest_match(key, keys)) message += fmt::format("; did you mean '{}'?", *near);
+    r.context().fail(key_node.source(), message);
+    return;
+  }
+}
+
+}  // namespace
+
 CountersConfig read_counters_section(TableReader& r) {
   CountersConfig c;
-  c.perf_events = r.string_array("perf_events").value_or(std::vector<std::string>{});
+  load_groups(r, c);
+  if (auto n = r.integer("iterations", 1, 1'000'000)) c.iterations = *n;
+  c.read_each_iteration = r.boolean("read_each_iteration").value_or(false);
+  apply_source_overrides(r, c);
+  std::vector<std::string> names;
+  std::vector<ExpectableMetric> expectable;
+  for (const CounterGroup& g : c.groups) {
+    for (const CounterSpec& counter : g.counters) {
+      names.push_back(counter.name);
+      expectable.push_back({counter.name, "counter." + counter.name, std::nullopt, false, {}});
+    }
+    for (const DerivedCounterMetric& m : g.metrics) {
+      names.push_back(m.name);
+      std::optional<Dimension> dim;
+      if (m.unit == "B") dim = Dimension::size;
+      expectable.push_back({m.name, "counter." + m.name, dim, false, {}});
+    }
+  }
   if (const toml::table* t = r.table("expect")) {
     TableReader er(r.context(), *t, "counters.expect");
-    c.expectations = read_expectations(er, Level::counters, {});
+    c.expectations = read_expectations(er, Level::counters, expectable);
+    // Known keys, so that a typo gets "did you mean" from finish().
+    for (const ExpectableMetric& m : expectable) {
+      er.allow(m.key + "_min");
+      er.allow(m.key + "_max");
+    }
+    if (const toml::table* b = er.table("baseline")) {
+      TableReader br(r.context(), *b, "counters.expect.baseline");
+      read_baseline_expectations(br, names, c);
+    }
     (void)er.finish();
   }
   return c;

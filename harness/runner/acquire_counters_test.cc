@@ -1,0 +1,309 @@
+// The harness headers come first: units.h declares a parameter named
+// si_value, which <signal.h> (pulled in by gtest) defines as a macro.
+#include "harness/levels/analyse.h"
+#include "harness/levels/counters_group.h"
+#include "harness/runner/acquire.h"
+#include "probes/counters/session.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+// A fake sysfs tree: a driver's stats file and a directory of one-number
+// files, in a temp directory.
+class FakeSysfs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("harness-acquire-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_ / "pmu");
+    set(1000, 500);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Writes atomically (rename), as a driver's file changes between reads.
+  void set(std::uint64_t stall, std::uint64_t l2) {
+    std::ofstream(dir_ / "stats.tmp") << "cycles: " << stall * 2 << "\nmem_stall_cycles=" << stall << "\n";
+    std::filesystem::rename(dir_ / "stats.tmp", dir_ / "stats");
+    std::ofstream(dir_ / "pmu/l2.tmp") << l2 << "\n";
+    std::filesystem::rename(dir_ / "pmu/l2.tmp", dir_ / "pmu/l2_miss_cycles");
+  }
+
+  std::string group_text(int width = 48) const {
+    return "name = \"fake-npu\"\n"
+           "[sources.stats]\nkind = \"text_file\"\npath = \"" + (dir_ / "stats").string() + "\"\n"
+           "width = " + std::to_string(width) + "\n"
+           "[sources.pmu]\nkind = \"text_file\"\npath = \"" + (dir_ / "pmu").string() + "\"\n"
+           "[counters.CYCLES]\nsource = \"stats\"\nkey = \"cycles\"\n"
+           "[counters.MEM_STALL_CYCLES]\nsource = \"stats\"\nkey = \"mem_stall_cycles\"\n"
+           "[counters.L2_MISS_CYCLES]\nsource = \"pmu\"\nkey = \"l2_miss_cycles\"\nscale = 2\n"
+           "[metrics]\nmem_stall_ratio = \"MEM_STALL_CYCLES / CYCLES\"\n";
+  }
+
+  Scenario scenario(const std::vector<std::string>& command, std::int64_t iterations) {
+    std::ofstream(dir_ / "fake-npu.toml") << group_text();
+    std::string argv;
+    for (const std::string& a : command) argv += (argv.empty() ? "\"" : ", \"") + a + "\"";
+    std::string text = "[scenario]\nname = \"fake\"\n[rig]\nname = \"fake-rig\"\n[workload]\ncommand = [" + argv +
+                       "]\n[counters]\ngroups = [\"fake-npu.toml\"]\niterations = " + std::to_string(iterations) +
+                       "\n[counters.expect]\nmem_stall_ratio_max = 0.6\n";
+    Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
+    EXPECT_TRUE(s) << s.error().message;
+    return *s;
+  }
+
+  std::filesystem::path dir_;
+};
+
+const CounterReading* find(const std::vector<CounterReading>& rs, const std::string& name) {
+  for (const CounterReading& r : rs)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+TEST_F(FakeSysfs, ASessionReadsBeforeAndAfterWhatTheDriverCounted) {
+  Result<CounterGroup> g = parse_counter_group(group_text(), "fake.toml");
+  ASSERT_TRUE(g) << g.error().message;
+  CountersConfig config;
+  config.groups.push_back(*g);
+  Result<CounterSession> session = CounterSession::open(config, {});
+  ASSERT_TRUE(session) << session.error().message;
+  session->read_before();
+  // The "device" counts on another thread while the workload runs.
+  std::thread device([&] {
+    for (std::uint64_t i = 1; i <= 50; ++i) set(1000 + i * 10, 500 + i * 3);
+  });
+  device.join();
+  session->read_after();
+  const auto& rs = session->readings();
+  ASSERT_EQ(rs.size(), 3u);
+  EXPECT_EQ(counter_delta(*find(rs, "MEM_STALL_CYCLES")).value, 500.0);
+  EXPECT_EQ(counter_delta(*find(rs, "CYCLES")).value, 1000.0);
+  EXPECT_EQ(counter_delta(*find(rs, "L2_MISS_CYCLES")).value, 300.0);  // 150 x scale 2
+  EXPECT_EQ(find(rs, "MEM_STALL_CYCLES")->width, 48);
+  EXPECT_EQ(find(rs, "L2_MISS_CYCLES")->width, 64);
+  EXPECT_EQ(find(rs, "CYCLES")->source, "text_file:" + (dir_ / "stats").string());
+}
+
+TEST_F(FakeSysfs, ACounterThatWrapsAroundDuringTheRun) {
+  const std::uint64_t top = (std::uint64_t{1} << 32) - 100;
+  set(top, 0);
+  Result<CounterGroup> g = parse_counter_group(group_text(32), "fake.toml");
+  CountersConfig config;
+  config.groups.push_back(*g);
+  Result<CounterSession> session = CounterSession::open(config, {});
+  session->read_before();
+  std::thread device([&] { set(150, 10); });
+  device.join();
+  session->read_after();
+  CounterDelta d = counter_delta(*find(session->readings(), "MEM_STALL_CYCLES"));
+  EXPECT_EQ(d.value, 250.0);
+  EXPECT_EQ(d.note, "wrapped around at 32 bits");
+}
+
+// Documented choice (scenarios/README.md): a counter whose file vanishes
+// mid-run becomes unavailable with the reason; the run and the other
+// counters go on.
+TEST_F(FakeSysfs, AFileThatVanishesMidRunMakesItsCountersUnavailable) {
+  Result<CounterGroup> g = parse_counter_group(group_text(), "fake.toml");
+  CountersConfig config;
+  config.groups.push_back(*g);
+  Result<CounterSession> session = CounterSession::open(config, {});
+  session->read_before();
+  std::thread driver_unloaded([&] { std::filesystem::remove(dir_ / "stats"); });
+  driver_unloaded.join();
+  session->read_after();
+  CounterDelta d = counter_delta(*find(session->readings(), "MEM_STALL_CYCLES"));
+  EXPECT_FALSE(d.value);
+  EXPECT_EQ(d.unavailable, "vanished during the run (read 1000 before the workload): cannot read " +
+                               (dir_ / "stats").string() + ": No such file or directory");
+  EXPECT_EQ(counter_delta(*find(session->readings(), "L2_MISS_CYCLES")).value, 0.0);
+}
+
+// The whole level: the workload command runs `iterations` times between the
+// readings while a helper thread advances the fake driver's counters.
+TEST_F(FakeSysfs, AcquireRunsTheWorkloadBetweenTheReadings) {
+  Scenario s = scenario({"sh", "-c", "echo x >> " + (dir_ / "runs").string()}, 3);
+  std::atomic<bool> running{true};
+  std::uint64_t steps = 0;
+  std::thread device([&] {
+    while (running) {
+      ++steps;
+      set(1000 + steps * 10, 500 + steps);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  MonotonicClock clock;
+  std::stop_source stop;
+  CountersRecording rec;
+  Status st = acquire_counters({s, clock, stop.get_token()}, rec);
+  running = false;
+  device.join();
+  ASSERT_TRUE(st) << st.error().message;
+  EXPECT_EQ(rec.iterations, 3);
+  std::ifstream runs(dir_ / "runs");
+  std::string all((std::istreambuf_iterator<char>(runs)), {});
+  EXPECT_EQ(all, "x\nx\nx\n");
+  Recording full;
+  full.counters = rec;
+  Analysis a = analyse(s, full, Provenance::measured);
+  const Metric* stall = a.find_metric("counter.MEM_STALL_CYCLES");
+  ASSERT_TRUE(stall && stall->value) << (stall ? stall->unavailable : "no metric");
+  EXPECT_GE(*stall->value, 0);
+  EXPECT_EQ(static_cast<std::uint64_t>(*stall->value) % 10, 0u) << "the device steps by 10";
+  const Metric* ratio = a.find_metric("counter.mem_stall_ratio");
+  ASSERT_TRUE(ratio);
+  if (ratio->value) EXPECT_DOUBLE_EQ(*ratio->value, 0.5);  // stalls are half the cycles
+}
+
+TEST_F(FakeSysfs, AFailingWorkloadAbortsTheLevel) {
+  Scenario s = scenario({"sh", "-c", "echo broken >&2; exit 4"}, 2);
+  MonotonicClock clock;
+  std::stop_source stop;
+  CountersRecording rec;
+  Status st = acquire_counters({s, clock, stop.get_token()}, rec);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "workload sh exit status 4; last output: broken\n");
+  EXPECT_EQ(st.error().code, ExitCode::infrastructure);
+}
+
+std::string write_group(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir / name) << text;
+  return (dir / name).string();
+}
+
+// A vendor tool as the source, configured from a group file: its regular
+// expressions come from TOML, it runs before and after the workload.
+TEST_F(FakeSysfs, AVendorToolGroupReadsAroundTheWorkload) {
+  std::string tool = std::string(HARNESS_SOURCE_DIR) + "/tests/tools/fake-npu-stats";
+  std::string state = (dir_ / "tool-state").string();
+  std::string group = write_group(dir_, "tool.toml",
+      "name = \"npu-tool\"\n[sources.tool]\nkind = \"command\"\ncommand = [\"" + tool + "\", \"" + state +
+      "\"]\n[counters.MEM_STALL_CYCLES]\npattern = 'mem_stall_cycles\\s*=\\s*(\\d+)'\n"
+      "[counters.L2_MISS_CYCLES]\npattern = 'l2_miss_cycles\\s*=\\s*(\\d+)'\n");
+  std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"true\"]\n"
+                     "[counters]\ngroups = [\"tool.toml\"]\niterations = 2\n";
+  Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
+  ASSERT_TRUE(s) << s.error().message;
+  MonotonicClock clock;
+  std::stop_source stop;
+  CountersRecording rec;
+  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token()}, rec));
+  ASSERT_EQ(rec.readings.size(), 2u);
+  EXPECT_EQ(rec.readings[1].name, "MEM_STALL_CYCLES");
+  EXPECT_EQ(rec.readings[1].before, 1000000u);
+  EXPECT_EQ(counter_delta(rec.readings[1]).value, 5000.0);  // the tool advances one step per call
+  EXPECT_EQ(counter_delta(rec.readings[0]).value, 700.0);
+  EXPECT_EQ(rec.readings[0].source, "command:" + tool);
+}
+
+// Recorded readings as a source: a rig's counters replayed through the
+// whole level without the rig.
+TEST_F(FakeSysfs, RecordedReadingsReplayTheSeedsDay6Counters) {
+  std::ofstream(dir_ / "day6.json") << R"({"snapshots": [
+    {"CYCLES": 281474876710656, "MEM_STALL_CYCLES": 1000000000000},
+    {"CYCLES": 612000000, "MEM_STALL_CYCLES": 1000412960000}]})";
+  write_group(dir_, "rec.toml",
+              "name = \"recorded-npu\"\n[sources.rec]\nkind = \"recorded\"\npath = \"" + (dir_ / "day6.json").string() +
+                  "\"\nwidth = 48\n[counters.CYCLES]\n[counters.MEM_STALL_CYCLES]\n"
+                  "[metrics]\nmem_stall_ratio = \"MEM_STALL_CYCLES / CYCLES\"\n");
+  std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"true\"]\n"
+                     "[counters]\ngroups = [\"rec.toml\"]\n[counters.expect]\nmem_stall_ratio_max = 0.6\n";
+  Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
+  ASSERT_TRUE(s) << s.error().message;
+  MonotonicClock clock;
+  std::stop_source stop;
+  Recording rec;
+  rec.counters.emplace();
+  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token()}, *rec.counters));
+  Analysis a = analyse(*s, rec, Provenance::measured);
+  ASSERT_TRUE(a.find_metric("counter.mem_stall_ratio")->value);
+  EXPECT_DOUBLE_EQ(*a.find_metric("counter.mem_stall_ratio")->value, 412960000.0 / 712000000.0);
+  ASSERT_FALSE(a.verdicts.empty());
+  EXPECT_EQ(a.verdicts[0].check, "counters.expect.mem_stall_ratio_max");
+  EXPECT_EQ(a.verdicts[0].status, VerdictStatus::pass);
+}
+
+// A 32-bit counter that the workload itself advances by 2e9 per iteration:
+// over 3 iterations it moves 6e9, more than its range, which only readings
+// after every iteration can tell.
+TEST_F(FakeSysfs, ReadingEveryIterationFollowsACounterAcrossSeveralWraps) {
+  std::ofstream(dir_ / "pmu" / "busy") << 4000000000u << "\n";
+  std::string file = (dir_ / "pmu" / "busy").string();
+  std::string step = "v=$(cat " + file + "); echo $(( (v + 2000000000) % 4294967296 )) > " + file + ".tmp && mv " +
+                     file + ".tmp " + file;
+  write_group(dir_, "busy.toml",
+              "name = \"busy\"\n[sources.pmu]\nkind = \"text_file\"\npath = \"" + (dir_ / "pmu").string() +
+                  "\"\nwidth = 32\n[counters.BUSY_CYCLES]\nkey = \"busy\"\n");
+  auto run = [&](bool each) {
+    std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"sh\", \"-c\", \"" +
+                       step + "\"]\n[counters]\ngroups = [\"busy.toml\"]\niterations = 3\nread_each_iteration = " +
+                       (each ? "true" : "false") + "\n";
+    Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
+    EXPECT_TRUE(s) << s.error().message;
+    MonotonicClock clock;
+    std::stop_source stop;
+    CountersRecording rec;
+    EXPECT_TRUE(acquire_counters({*s, clock, stop.get_token()}, rec));
+    return rec.readings.at(0);
+  };
+  CounterReading each = run(true);
+  EXPECT_EQ(each.between.size(), 2u);
+  CounterDelta d = counter_delta(each);
+  EXPECT_EQ(d.value, 6e9);
+  EXPECT_EQ(d.note, "wrapped around 2 times at 32 bits");
+  // Read only around the run, the same counter cannot be told from a small delta.
+  std::ofstream(dir_ / "pmu" / "busy") << 4000000000u << "\n";
+  CounterReading around = run(false);
+  EXPECT_TRUE(around.between.empty());
+  EXPECT_NE(counter_delta(around).value, 6e9);
+}
+
+// The real perf path end to end with the shipped Linux group: software
+// events count a built-in kernel; hardware events say why they cannot.
+TEST(AcquireCounters, TheHostScenarioCountsSoftwareEventsForReal) {
+  Result<Scenario> s = load_scenario(std::string(HARNESS_SOURCE_DIR) + "/scenarios/host.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  s->counters->iterations = 3;
+  MonotonicClock clock;
+  std::stop_source stop;
+  CountersRecording rec;
+  const std::uint64_t t0 = clock.now_ns();
+  Status st = acquire_counters({*s, clock, stop.get_token()}, rec);
+  const double wall_s = static_cast<double>(clock.now_ns() - t0) * 1e-9;
+  ASSERT_TRUE(st) << st.error().message;
+  Recording full;
+  full.counters = rec;
+  Analysis a = analyse(*s, full, Provenance::measured);
+  const Metric* clock_ns = a.find_metric("counter.TASK_CLOCK");
+  ASSERT_TRUE(clock_ns);
+  if (!clock_ns->value && clock_ns->unavailable.find("EACCES") != std::string::npos) GTEST_SKIP() << clock_ns->unavailable;
+  ASSERT_TRUE(clock_ns->value) << clock_ns->unavailable;
+  EXPECT_GT(*clock_ns->value, 0);
+  EXPECT_LE(*clock_ns->value, wall_s) << "one thread cannot run longer than the wall clock around it";
+  EXPECT_EQ(clock_ns->unit, "s");
+  EXPECT_EQ(clock_ns->source, "perf_event:perf: after - before, x 1e-09");
+  const Metric* cycles = a.find_metric("counter.CYCLES");
+  ASSERT_TRUE(cycles);
+  if (!cycles->value) {
+    EXPECT_EQ(cycles->unavailable.rfind("the kernel refused perf event 'cycles': ", 0), 0u) << cycles->unavailable;
+    const Metric* bytes = a.find_metric("counter.bytes");
+    ASSERT_TRUE(bytes);
+    EXPECT_FALSE(bytes->value);
+    EXPECT_EQ(bytes->unavailable.rfind("needs LLC_LOAD_MISSES: the kernel refused perf event 'LLC-load-misses': ", 0),
+              0u)
+        << bytes->unavailable;
+  }
+}
+
+}  // namespace
+}  // namespace harness
