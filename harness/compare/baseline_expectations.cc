@@ -1,17 +1,19 @@
 #include "harness/compare/baseline_expectations.h"
 
+#include "harness/levels/counters.h"
+#include "harness/levels/roofline.h"
+
 namespace harness {
 
-std::vector<Verdict> evaluate_baseline_expectations(const Scenario&, const Analysis&, const Analysis&) {
-  // TODO(merge): append the verdicts of the levels' pure functions, in level
-  // order, once they exist on this branch:
-  //   evaluate_roofline_baseline  (harness/levels/roofline.h)
-  //   evaluate_counters_baseline  (harness/levels/counters.h)
-  //   evaluate_ddr_baseline       (harness/levels/ddr.h)
-  //   evaluate_latency_baseline   (harness/levels/latency.h)
-  // Each takes (scenario, baseline, current) and returns std::vector<Verdict>;
-  // a failed one makes `harness compare` exit 1.
-  return {};
+// Each level judges its own baseline-relative expectations ("AI moved right",
+// "MEM_STALL dropped >= 50 %", ...); a failed one makes compare exit 1.
+std::vector<Verdict> evaluate_baseline_expectations(const Scenario& scenario, const Analysis& baseline,
+                                                    const Analysis& current) {
+  std::vector<Verdict> out;
+  auto append = [&](std::vector<Verdict> v) { out.insert(out.end(), v.begin(), v.end()); };
+  if (scenario.roofline) append(evaluate_roofline_baseline(*scenario.roofline, baseline, current));
+  if (scenario.counters) append(evaluate_counters_baseline(*scenario.counters, baseline, current));
+  return out;
 }
 
 }  // namespace harness

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/compare/baseline_expectations.h"
+#include "harness/levels/diagnostics.h"
 #include "harness/scenario/scenario.h"
 
 namespace harness {
@@ -111,6 +112,9 @@ Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRe
     };
     report.comparison = compare_analyses(base_run.analysis, run_rec.analysis, config, lookup);
     if (parsed) report.comparison.expectations = evaluate_baseline_expectations(scenario, base_run.analysis, run_rec.analysis);
+    for (const std::string& hint : diagnose_efficiency_against_baseline(base_run.analysis, run_rec.analysis)) {
+      report.notes.push_back("hint: " + hint);
+    }
     report.baseline_run = base_run.id;
     report.current_run = run_rec.id;
     report.baseline_name = o.baseline;
