@@ -114,6 +114,9 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Co
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace harness {
@@ -138,7 +141,25 @@ ChildEnd end_from_status(int status) {
   return e;
 }
 
-bool group_alive(int pgid) { return pgid > 0 && ::kill(-pgid, 0) == 0; }
+// True while a live (not zombie) process of the group exists. kill(-pgid, 0)
+// alone would also count zombies that wait for a slow init to reap them.
+bool group_alive(int pgid) {
+  if (pgid <= 0 || ::kill(-pgid, 0) != 0) return false;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t close = stat.rfind(')');  // the command name may hold spaces
+    if (close == std::string::npos || close + 2 >= stat.size()) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    std::string state;
+    int ppid = 0, pgrp = 0;
+    if (rest >> state >> ppid >> pgrp && pgrp == pgid && state != "Z" && state != "X") return true;
+  }
+  return false;
+}
 
 }  // namespace
 

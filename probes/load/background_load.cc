@@ -6,7 +6,8 @@
 namespace harness {
 namespace {
 
-std::string last_output(const std::string& tail) {
+std::string last_output(std::string tail) {
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
   return tail.empty() ? "(none)" : tail;
 }
 

@@ -51,8 +51,8 @@ class BuiltinRunner final : public WorkloadRunner {
 // spawn to exit, as seen by the harness.
 class CommandRunner final : public WorkloadRunner {
  public:
-  CommandRunner(std::vector<std::string> argv, std::string source, Clock& clock)
-      : argv_(std::move(argv)), source_(std::move(source)), clock_(clock) {}
+  CommandRunner(std::vector<std::string> argv, std::string name, Clock& clock)
+      : argv_(std::move(argv)), name_(std::move(name)), source_("command:" + name_), clock_(clock) {}
   const std::string& source() const override { return source_; }
   Result<IterationSample> next(double timeout_s) override {
     const std::uint64_t t0 = clock_.now_ns();
@@ -60,14 +60,17 @@ class CommandRunner final : public WorkloadRunner {
     const std::uint64_t t1 = clock_.now_ns();
     if (!r) return r.error().within("workload");
     if (!r->succeeded()) {
-      return Error::infra(fmt::format("workload {} {}; last output: {}", argv_.front(), r->describe_end(),
-                                      last_output(r->out + r->err)));
+      std::string end = r->timed_out ? fmt::format("did not finish within the per-iteration timeout of {:.3g} s "
+                                                   "and was killed", timeout_s)
+                                     : r->describe_end();
+      return Error::infra(fmt::format("workload {} {}; last output: {}", name_, end, last_output(r->out + r->err)));
     }
     return IterationSample{static_cast<double>(t1 - t0) * 1e-9, t1};
   }
 
  private:
   std::vector<std::string> argv_;  // argv[0] resolved once, so PATH is not searched per iteration
+  std::string name_;               // as the scenario writes it
   std::string source_;
   Clock& clock_;
 };
@@ -76,8 +79,9 @@ class CommandRunner final : public WorkloadRunner {
 // the child's reader thread and handed over through a queue.
 class StreamRunner final : public WorkloadRunner {
  public:
-  StreamRunner(std::vector<std::string> argv, LatencyReport report, std::string source, Clock& clock)
-      : argv_(std::move(argv)), report_(std::move(report)), source_(std::move(source)), clock_(clock) {
+  StreamRunner(std::vector<std::string> argv, LatencyReport report, std::string name, Clock& clock)
+      : argv_(std::move(argv)), report_(std::move(report)), name_(std::move(name)), source_("stream:" + name_),
+        clock_(clock) {
     if (!report_.pattern.empty()) pattern_ = std::regex(report_.pattern, std::regex::ECMAScript);
   }
   ~StreamRunner() override { stop(); }
@@ -108,14 +112,14 @@ class StreamRunner final : public WorkloadRunner {
         ChildEnd end = child_->stop(1);
         return Error::infra(fmt::format("workload {} reported no iteration within the per-iteration timeout of "
                                         "{:.3g} s and was stopped ({}); last output: {}",
-                                        argv_.front(), timeout_s, end.describe(), last_output(child_->output_tail())));
+                                        name_, timeout_s, end.describe(), last_output(child_->output_tail())));
       }
     }
     if (bad_line_) {
       std::string line = *bad_line_;
       lock.unlock();
       child_->stop(1);
-      return Error::infra(fmt::format("workload {}: cannot read a latency from the line \"{}\" ({})", argv_.front(),
+      return Error::infra(fmt::format("workload {}: cannot read a latency from the line \"{}\" ({})", name_,
                                       line, report_.pattern.empty() ? "field " + report_.json_field
                                                                     : "pattern " + report_.pattern));
     }
@@ -130,7 +134,7 @@ class StreamRunner final : public WorkloadRunner {
     std::optional<ChildEnd> end = child_->wait_for(1);
     if (!end) end = child_->stop(1);
     return Error::infra(fmt::format("workload {} ended after reporting {} iterations ({}); last output: {}",
-                                    argv_.front(), taken_, end->describe(), last_output(child_->output_tail())));
+                                    name_, taken_, end->describe(), last_output(child_->output_tail())));
   }
 
   void stop() override {
@@ -138,9 +142,8 @@ class StreamRunner final : public WorkloadRunner {
   }
 
  private:
-  // Lines that are not reports pass by (a regex that does not match); a
-  // matched number that does not parse, or a JSON line without the field,
-  // ends the run since the reports are then not what the scenario says.
+  // Lines that are not reports pass by; a report whose number does not
+  // parse ends the run, since the reports are then not what the scenario says.
   void on_line(std::string_view line) {
     const std::uint64_t now = clock_.now_ns();
     std::optional<double> value;
@@ -158,9 +161,11 @@ class StreamRunner final : public WorkloadRunner {
         }
       }
     } else {
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
+      // Log lines and other JSON objects pass by; the field, when present,
+      // must hold a number.
       nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-      if (!j.is_discarded() && j.is_object() && j.contains(report_.json_field) && j[report_.json_field].is_number()) {
+      if (j.is_discarded() || !j.is_object() || !j.contains(report_.json_field)) return;
+      if (j[report_.json_field].is_number()) {
         value = j[report_.json_field].get<double>();
       } else {
         bad = true;
@@ -178,6 +183,7 @@ class StreamRunner final : public WorkloadRunner {
   std::vector<std::string> argv_;
   LatencyReport report_;
   std::regex pattern_;
+  std::string name_;
   std::string source_;
   Clock& clock_;
   std::unique_ptr<ChildProcess> child_;
@@ -204,9 +210,9 @@ Result<std::unique_ptr<WorkloadRunner>> make_workload_runner(const Workload& w, 
   argv.front() = *exe;
   if (w.report.active()) {
     return std::unique_ptr<WorkloadRunner>(
-        std::make_unique<StreamRunner>(argv, w.report, "stream:" + w.command.front(), clock));
+        std::make_unique<StreamRunner>(argv, w.report, w.command.front(), clock));
   }
-  return std::unique_ptr<WorkloadRunner>(std::make_unique<CommandRunner>(argv, "command:" + w.command.front(), clock));
+  return std::unique_ptr<WorkloadRunner>(std::make_unique<CommandRunner>(argv, w.command.front(), clock));
 }
 
 Status check_workload_command(const Workload& w) {
