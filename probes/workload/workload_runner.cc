@@ -10,6 +10,7 @@
 
 #include "probes/kernels.h"
 #include "probes/process.h"
+#include "probes/workload/timed_spawn.h"
 
 namespace harness {
 namespace {
@@ -48,29 +49,30 @@ class BuiltinRunner final : public WorkloadRunner {
 };
 
 // A command started once per iteration; its latency is the process's, from
-// spawn to exit, as seen by the harness.
+// spawn to reap, as seen by the harness (timed_spawn.h says why not
+// Boost.Process here).
 class CommandRunner final : public WorkloadRunner {
  public:
-  CommandRunner(std::vector<std::string> argv, std::string name, Clock& clock)
-      : argv_(std::move(argv)), name_(std::move(name)), source_("command:" + name_), clock_(clock) {}
+  CommandRunner(std::unique_ptr<TimedSpawner> spawner, std::string name, Clock& clock)
+      : spawner_(std::move(spawner)), name_(std::move(name)), source_("command:" + name_), clock_(clock) {}
   const std::string& source() const override { return source_; }
   Result<IterationSample> next(double timeout_s) override {
-    const std::uint64_t t0 = clock_.now_ns();
-    Result<CommandResult> r = run_command(argv_, {.timeout_s = timeout_s, .max_output = 64 * 1024});
-    const std::uint64_t t1 = clock_.now_ns();
+    Result<TimedRun> r = spawner_->run(clock_, timeout_s, kTailBytes);
     if (!r) return r.error().within("workload");
-    if (!r->succeeded()) {
-      std::string end = r->timed_out ? fmt::format("did not finish within the per-iteration timeout of {:.3g} s "
-                                                   "and was killed", timeout_s)
-                                     : r->describe_end();
-      return Error::infra(fmt::format("workload {} {}; last output: {}", name_, end, last_output(r->out + r->err)));
+    if (r->timed_out) {
+      return Error::infra(fmt::format("workload {} did not finish within the per-iteration timeout of {:.3g} s and "
+                                      "was killed; last output: {}", name_, timeout_s, last_output(r->output_tail)));
     }
-    return IterationSample{static_cast<double>(t1 - t0) * 1e-9, t1};
+    if (r->end.signal != 0 || r->end.exit_code != 0) {
+      return Error::infra(fmt::format("workload {} {}; last output: {}", name_, r->end.describe(),
+                                      last_output(r->output_tail)));
+    }
+    return IterationSample{static_cast<double>(r->end_ns - r->start_ns) * 1e-9, r->end_ns};
   }
 
  private:
-  std::vector<std::string> argv_;  // argv[0] resolved once, so PATH is not searched per iteration
-  std::string name_;               // as the scenario writes it
+  std::unique_ptr<TimedSpawner> spawner_;
+  std::string name_;  // as the scenario writes it
   std::string source_;
   Clock& clock_;
 };
@@ -212,7 +214,10 @@ Result<std::unique_ptr<WorkloadRunner>> make_workload_runner(const Workload& w, 
     return std::unique_ptr<WorkloadRunner>(
         std::make_unique<StreamRunner>(argv, w.report, w.command.front(), clock));
   }
-  return std::unique_ptr<WorkloadRunner>(std::make_unique<CommandRunner>(argv, w.command.front(), clock));
+  Result<std::unique_ptr<TimedSpawner>> spawner = TimedSpawner::create(argv);
+  if (!spawner) return spawner.error();
+  return std::unique_ptr<WorkloadRunner>(
+      std::make_unique<CommandRunner>(std::move(*spawner), w.command.front(), clock));
 }
 
 Status check_workload_command(const Workload& w) {
