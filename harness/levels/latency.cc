@@ -291,6 +291,16 @@ void analyse_latency(const Scenario& scenario, const LatencyRecording* rec, Prov
     absent.load = cfg.loads[i].argv;
     analyse_condition(scenario, *rec, found ? *found : absent, latency_condition_prefix(cfg, i), measured, out);
   }
+  // The effect of each load on the tail, for people reading the report.
+  const Metric* first = out.find_metric("latency_p95");
+  for (std::size_t i = 1; i < cfg.loads.size() && first && first->value && *first->value > 0; ++i) {
+    const Metric* loaded = out.find_metric(latency_condition_prefix(cfg, i) + "latency_p95");
+    if (!loaded || !loaded->value) continue;
+    out.hints.push_back(fmt::format("latency: p95 under load \"{}\" is {:.3g}x that of \"{}\" ({} vs {})",
+                                    fmt::join(cfg.loads[i].argv, " "), *loaded->value / *first->value,
+                                    cfg.loads[0].argv.empty() ? "none" : fmt::format("{}", fmt::join(cfg.loads[0].argv, " ")),
+                                    format_quantity(*loaded->value, "s"), format_quantity(*first->value, "s")));
+  }
   // Judged by compare against a baseline (evaluate_latency_baseline).
   out.metrics.push_back(Metric::missing(Level::latency, "efficiency_gain", "1", "needs a baseline", Better::higher));
   out.metrics.push_back(

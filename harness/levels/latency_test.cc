@@ -106,6 +106,8 @@ TEST(LatencyAnalysis, EachLoadConditionHasItsOwnPrefixedMetricsAndSamples) {
   EXPECT_EQ(m->provenance, Provenance::replayed);
   ASSERT_EQ(a.samples.size(), 2u);
   EXPECT_EQ(a.samples[1].name, "load.stress-ng-cpu-1.latency");
+  EXPECT_THAT(a.hints, testing::ElementsAre(
+                           "latency: p95 under load \"stress-ng --cpu 1\" is 2x that of \"none\" (190.1 ms vs 95.05 ms)"));
 }
 
 TEST(LatencyAnalysis, AConditionMissingFromAnAbortedRunIsUnavailable) {
