@@ -95,6 +95,7 @@ Status measure_condition(const AcquireContext& ctx, const LoadCondition& load, P
     if (!runner) {
       status = runner.error();
     } else {
+      (*runner)->set_stop_token(ctx.stop);
       status = (*runner)->start();
       if (status) status = measure_window(ctx, **runner, power, out);
       (*runner)->stop();

@@ -113,6 +113,26 @@ TEST(AcquireLatency, ALoadThatDiesDuringTheWindowAbortsTheRun) {
             "output: oom");
 }
 
+TEST(AcquireLatency, PowerFromAFakeHwmonTreeGivesEfficiency) {
+  std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("harness-l4-hwmon-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "hwmon3");
+  std::ofstream(root / "hwmon3" / "power1_input") << "12500000\n";  // 12.5 W
+  Scenario s = parse_or_die("builtin = \"vector_add\"\nelements = 1024",
+                            "iterations = 100\nmin_duration = \"50 ms\"\n[latency.power]\nsource = \"hwmon\"\n"
+                            "interval = \"10 ms\"\nroot = \"" + root.string() + "\"");
+  Result<LatencyRecording> rec = acquire(s);
+  std::filesystem::remove_all(root);
+  ASSERT_TRUE(rec) << rec.error().message;
+  const PowerSeries& p = rec->conditions[0].power;
+  EXPECT_EQ(p.source, "hwmon:" + root.string() + "/hwmon3/power1_input");
+  EXPECT_GE(p.value.size(), 2u);  // the window's start and end at least
+  Analysis a;
+  analyse_latency(s, &*rec, Provenance::measured, a);
+  EXPECT_DOUBLE_EQ(*a.find_metric("power_mean")->value, 12.5);
+  EXPECT_DOUBLE_EQ(*a.find_metric("efficiency")->value, *a.find_metric("throughput")->value / 12.5);
+}
+
 TEST(AcquireLatency, PlanTimeChecksNameTheMissingProgram) {
   Scenario s = parse_or_die("builtin = \"vector_add\"\nelements = 16", "load = [\"none\", \"no-such-stress --cpu 1\"]");
   Status st = check_latency_plan(s);

@@ -102,6 +102,14 @@ class PolledRecorder final : public PowerRecorder {
   const std::string& describe() const override { return trace_.source; }
 
   Status begin() override {
+    halt();  // one recorder serves every condition's window in turn
+    {
+      std::lock_guard lock(mutex_);
+      trace_.t_s.clear();
+      trace_.value.clear();
+      trace_.unavailable.clear();
+    }
+    io_.restart();
     start_ = Steady::now();
     sample();
     if (!trace_.unavailable.empty()) return ok();

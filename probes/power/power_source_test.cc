@@ -97,6 +97,24 @@ TEST(PowerSource, HwmonPowerInputIsReadInWatts) {
   EXPECT_THAT(t.value, testing::Each(5.5));
 }
 
+TEST(PowerSource, ARecorderServesOneWindowAfterAnother) {
+  FakeSysfs sys;
+  sys.write("hwmon0/power1_input", "2000000");
+  Result<PowerOpen> open = open_power_source(config("hwmon", sys.root()));
+  ASSERT_TRUE(open && open->recorder);
+  ASSERT_TRUE(open->recorder->begin());
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  PowerTrace first = open->recorder->end();
+  sys.write("hwmon0/power1_input", "3000000");
+  ASSERT_TRUE(open->recorder->begin());
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  PowerTrace second = open->recorder->end();
+  EXPECT_THAT(first.value, testing::Each(2.0));
+  EXPECT_GE(second.value.size(), 3u);  // the timer runs again in the second window
+  EXPECT_THAT(second.value, testing::Each(3.0));
+  EXPECT_LT(second.t_s.front(), 0.005);
+}
+
 TEST(PowerSource, AutoPrefersRaplThenHwmonAndSaysWhyWhenNeither) {
   FakeSysfs sys;
   Result<PowerOpen> none = open_power_source(config("auto", sys.root()));

@@ -109,6 +109,11 @@ class StreamRunner final : public WorkloadRunner {
                             [&] { return !queue_.empty() || bad_line_; })) {
         break;
       }
+      if (stop_.stop_requested()) {
+        lock.unlock();
+        child_->stop(1);
+        return Error::infra("interrupted");
+      }
       if (std::chrono::steady_clock::now() >= deadline) {
         lock.unlock();
         ChildEnd end = child_->stop(1);

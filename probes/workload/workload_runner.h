@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <string>
 
 #include "harness/base/result.h"
@@ -31,6 +32,11 @@ class WorkloadRunner {
   virtual Result<IterationSample> next(double timeout_s) = 0;
   // Stops what start() began.
   virtual void stop() {}
+  // A stop request (SIGINT/SIGTERM) ends a wait for a streamed iteration early.
+  void set_stop_token(std::stop_token stop) { stop_ = std::move(stop); }
+
+ protected:
+  std::stop_token stop_;
 };
 
 // The runner for a workload. `clock` must be safe to read from another

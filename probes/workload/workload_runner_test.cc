@@ -1,5 +1,7 @@
 #include "probes/workload/workload_runner.h"
 
+#include <thread>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -84,6 +86,23 @@ TEST(WorkloadRunner, AStreamThatHangsIsStoppedAtThePerIterationTimeout) {
             "workload " + kTools +
                 "latency_stream.sh reported no iteration within the per-iteration timeout of 0.3 s and was stopped "
                 "(killed by signal 15 (Terminated)); last output: loading model\n{\"iteration\": 1, \"latency_ms\": 1}");
+}
+
+TEST(WorkloadRunner, AStopRequestEndsTheWaitForAStreamedIteration) {
+  MonotonicClock clock;
+  auto runner = make_workload_runner(stream("json", 1, "hang"), clock);
+  std::stop_source stop;
+  (*runner)->set_stop_token(stop.get_token());
+  ASSERT_TRUE((*runner)->start());
+  ASSERT_TRUE((*runner)->next(5));
+  std::thread interrupt([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop.request_stop();
+  });
+  Result<IterationSample> s = (*runner)->next(60);
+  interrupt.join();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "interrupted");
 }
 
 TEST(WorkloadRunner, AReportWhoseNumberDoesNotParseEndsTheRun) {
