@@ -229,9 +229,7 @@ void analyse_condition(const Scenario& scenario, const LatencyRecording& rec, co
   std::string why;
   std::optional<double> power = mean_power(c.power, why);
   if (power) {
-    Metric m;
-    put("power_mean", *power, fmt::format("{}: mean over {} {} readings", c.power.source, c.power.t_s.size(),
-                                          c.power.quantity));
+    put("power_mean", *power, "");
     out.metrics.back().source = fmt::format("{}{}: mean over {} {} readings", c.power.source, under,
                                             c.power.t_s.size(), c.power.quantity);
     if (throughput) {

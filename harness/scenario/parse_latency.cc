@@ -67,7 +67,7 @@ std::vector<LoadCondition> read_loads(TableReader& r) {
   std::vector<LoadCondition> out;
   const toml::node* n = r.node("load");
   if (!n) return {{"none", {}, ""}};
-  auto fail = [&](const toml::node& at, const std::string& message) { r.fail_at_node(at, "load: " + message); };
+  auto fail = [&](const toml::node& at, const std::string& message) { r.fail_at_node(at, fmt::format("load: {}", message)); };
   std::vector<const toml::node*> entries;
   if (n->is_array()) {
     for (const toml::node& e : *n->as_array()) entries.push_back(&e);
@@ -164,13 +164,14 @@ LatencyConfig read_latency_section(TableReader& r) {
     TableReader er(r.context(), *t, "latency.expect");
     c.expectations = read_expectations(er, Level::latency, latency_expectables());
     auto baseline_expectation = [&](std::string_view key, std::string metric) {
-      Expectation e;
-      e.level = Level::latency;
-      e.key = std::string(key);
-      e.metric = std::move(metric);
-      e.unit = "1";
-      e.where = r.context().where(er.node(key)->source());
-      return e;
+      return Expectation{.level = Level::latency,
+                         .key = std::string(key),
+                         .metric = std::move(metric),
+                         .bound = Bound::max,
+                         .number = 0,
+                         .text = {},
+                         .unit = std::string("1"),
+                         .where = r.context().where(er.node(key)->source())};
     };
     if (er.has("efficiency_gain_min")) {
       if (auto x = er.number("efficiency_gain_min")) {
