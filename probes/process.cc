@@ -299,12 +299,22 @@ ChildEnd ChildProcess::stop(double grace_s) {
   while (group_alive(pgid) && std::chrono::steady_clock::now() < kill_deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  wait_output_closed(0.5);  // the last words of the group, for messages
   return *state_->poll();
 }
 
 std::string ChildProcess::output_tail() const {
   std::lock_guard lock(state_->mutex);
   return state_->tail;
+}
+
+bool ChildProcess::wait_output_closed(double seconds) const {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!output_closed()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 bool ChildProcess::output_closed() const {

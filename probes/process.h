@@ -83,6 +83,9 @@ class ChildProcess {
   std::string output_tail() const;
   // True once both output streams reached their end.
   bool output_closed() const;
+  // Waits (at most `seconds`) for the reader to see the end of both streams,
+  // so that output_tail() holds everything a child that ended wrote.
+  bool wait_output_closed(double seconds) const;
 
   struct State;  // boost::process internals, kept out of this header
 

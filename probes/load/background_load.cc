@@ -22,6 +22,7 @@ Result<std::unique_ptr<BackgroundLoad>> BackgroundLoad::start(const std::vector<
 
 Status BackgroundLoad::check_alive() {
   if (std::optional<ChildEnd> end = child_->ended()) {
+    child_->wait_output_closed(0.5);
     return Error::infra(fmt::format("load \"{}\" stopped during the measured window ({}); last output: {}",
                                     command_, end->describe(), last_output(child_->output_tail())));
   }

@@ -110,6 +110,7 @@ class PolledRecorder final : public PowerRecorder {
       trace_.unavailable.clear();
     }
     io_.restart();
+    stopping_ = false;
     start_ = Steady::now();
     sample();
     if (!trace_.unavailable.empty()) return ok();
@@ -129,7 +130,8 @@ class PolledRecorder final : public PowerRecorder {
   void schedule() {
     timer_.expires_at(next_);
     timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (ec) return;
+      // A cancel cannot recall a wait that already completed: the flag can.
+      if (ec || stopping_) return;
       sample();
       next_ += interval_;  // stays aligned to the window's start
       schedule();
@@ -148,7 +150,10 @@ class PolledRecorder final : public PowerRecorder {
   }
   void halt() {
     if (!thread_.joinable()) return;
-    boost::asio::post(io_, [this] { timer_.cancel(); });
+    boost::asio::post(io_, [this] {
+      stopping_ = true;
+      timer_.cancel();
+    });
     thread_.join();
   }
 
@@ -157,6 +162,7 @@ class PolledRecorder final : public PowerRecorder {
   boost::asio::io_context io_;
   boost::asio::steady_timer timer_{io_};
   std::thread thread_;
+  bool stopping_ = false;  // touched on the timer's thread only (and before it starts)
   std::mutex mutex_;
   Steady::time_point start_, next_;
   PowerTrace trace_;
@@ -185,6 +191,7 @@ class MeterRecorder final : public PowerRecorder {
     if (child_) {
       // A meter that already stopped on its own is fine if it reported.
       if (std::optional<ChildEnd> e = child_->ended(); e && (e->signal != 0 || e->exit_code != 0)) {
+        child_->wait_output_closed(0.5);
         std::lock_guard lock(mutex_);
         if (trace_.unavailable.empty()) {
           trace_.unavailable = fmt::format("power meter {} ended during the window ({}); last output: {}",

@@ -140,6 +140,7 @@ class StreamRunner final : public WorkloadRunner {
     // Output ended: the command ended or is about to.
     std::optional<ChildEnd> end = child_->wait_for(1);
     if (!end) end = child_->stop(1);
+    child_->wait_output_closed(0.5);
     return Error::infra(fmt::format("workload {} ended after reporting {} iterations ({}); last output: {}",
                                     name_, taken_, end->describe(), last_output(child_->output_tail())));
   }
