@@ -1,76 +1,348 @@
 #include "harness/levels/latency.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "harness/base/stats.h"
+#include "harness/base/units.h"
 
 namespace harness {
 
 void to_json(nlohmann::json& j, const LatencyRecording& r) {
-  j = {{"source", r.source}, {"start_s", r.start_s}, {"latency_s", r.latency_s},
-       {"window_s", r.window_s}, {"unavailable", r.unavailable},
-       {"power_unavailable", r.power_unavailable}};
+  nlohmann::json conditions = nlohmann::json::array();
+  for (const LatencyCondition& c : r.conditions) {
+    conditions.push_back({{"name", c.name},
+                          {"load", c.load},
+                          {"load_end", c.load_end},
+                          {"load_output", c.load_output},
+                          {"start_s", c.start_s},
+                          {"latency_s", c.latency_s},
+                          {"window_s", c.window_s},
+                          {"power",
+                           {{"source", c.power.source},
+                            {"quantity", c.power.quantity},
+                            {"t_s", c.power.t_s},
+                            {"value", c.power.value},
+                            {"unavailable", c.power.unavailable}}}});
+  }
+  j = {{"source", r.source}, {"conditions", conditions}, {"unavailable", r.unavailable}};
 }
 
 void from_json(const nlohmann::json& j, LatencyRecording& r) {
   r.source = j.at("source");
-  r.start_s = j.at("start_s").get<std::vector<double>>();
-  r.latency_s = j.at("latency_s").get<std::vector<double>>();
-  r.window_s = j.at("window_s");
   r.unavailable = j.value("unavailable", "");
-  r.power_unavailable = j.value("power_unavailable", "");
+  r.conditions.clear();
+  if (!j.contains("conditions")) {
+    // The first format: one condition without load or power readings.
+    LatencyCondition c;
+    c.start_s = j.at("start_s").get<std::vector<double>>();
+    c.latency_s = j.at("latency_s").get<std::vector<double>>();
+    c.window_s = j.at("window_s");
+    c.power.unavailable = j.value("power_unavailable", "no power source configured");
+    r.conditions.push_back(std::move(c));
+    return;
+  }
+  for (const nlohmann::json& e : j.at("conditions")) {
+    LatencyCondition c;
+    c.name = e.at("name");
+    c.load = e.value("load", std::vector<std::string>{});
+    c.load_end = e.value("load_end", "");
+    c.load_output = e.value("load_output", "");
+    c.start_s = e.at("start_s").get<std::vector<double>>();
+    c.latency_s = e.at("latency_s").get<std::vector<double>>();
+    c.window_s = e.at("window_s");
+    if (e.contains("power")) {
+      const nlohmann::json& p = e["power"];
+      c.power.source = p.value("source", "");
+      c.power.quantity = p.value("quantity", "");
+      c.power.t_s = p.value("t_s", std::vector<double>{});
+      c.power.value = p.value("value", std::vector<double>{});
+      c.power.unavailable = p.value("unavailable", "");
+    }
+    r.conditions.push_back(std::move(c));
+  }
 }
 
-void analyse_latency(const Scenario& scenario, const LatencyRecording* rec, Provenance measured,
-                     Analysis& out) {
-  auto missing = [&](const std::string& why) {
-    for (const char* name : {"latency_p50", "latency_p95", "latency_p99", "latency_mean"})
-      out.metrics.push_back(Metric::missing(Level::latency, name, "s", why, Better::lower));
-    out.metrics.push_back(Metric::missing(Level::latency, "latency_p95_over_p50", "1", why, Better::lower));
-    out.metrics.push_back(Metric::missing(Level::latency, "throughput", "1/s", why, Better::higher));
+std::string latency_condition_prefix(const LatencyConfig& config, std::size_t index) {
+  if (index == 0 || index >= config.loads.size()) return "";
+  return "load." + config.loads[index].name + ".";
+}
+
+namespace {
+
+struct MetricSpec {
+  const char* name;
+  const char* unit;
+  Better better;
+};
+
+// Every metric one condition yields, in report order.
+constexpr MetricSpec kConditionMetrics[] = {
+    {"iterations", "1", Better::none},
+    {"latency_p50", "s", Better::lower},
+    {"latency_p50_ci_low", "s", Better::none},
+    {"latency_p50_ci_high", "s", Better::none},
+    {"latency_p90", "s", Better::lower},
+    {"latency_p95", "s", Better::lower},
+    {"latency_p95_ci_low", "s", Better::none},
+    {"latency_p95_ci_high", "s", Better::none},
+    {"latency_p99", "s", Better::lower},
+    {"latency_max", "s", Better::lower},
+    {"latency_mean", "s", Better::lower},
+    {"latency_stddev", "s", Better::lower},
+    {"latency_p95_over_p50", "1", Better::lower},
+    {"throughput", "1/s", Better::higher},
+    {"token_throughput", "token/s", Better::higher},
+    {"power_mean", "W", Better::lower},
+    {"energy_per_iteration", "J", Better::lower},
+    {"efficiency", "1/J", Better::higher},
+};
+
+// Mean power over the readings: energy counters by difference, power
+// readings by the trapezoid rule (a single reading stands for the window).
+std::optional<double> mean_power(const PowerSeries& p, std::string& why) {
+  if (!p.unavailable.empty()) {
+    why = p.unavailable;
+    return std::nullopt;
+  }
+  const std::size_t n = std::min(p.t_s.size(), p.value.size());
+  if (p.quantity == "energy") {
+    if (n < 2 || !(p.t_s[n - 1] > p.t_s[0])) {
+      why = fmt::format("{}: needs two energy readings at least, got {}", p.source, n);
+      return std::nullopt;
+    }
+    return (p.value[n - 1] - p.value[0]) / (p.t_s[n - 1] - p.t_s[0]);
+  }
+  if (p.quantity == "power") {
+    if (n == 0) {
+      why = fmt::format("{}: no power reading", p.source);
+      return std::nullopt;
+    }
+    if (n == 1 || !(p.t_s[n - 1] > p.t_s[0])) return p.value[0];
+    double area = 0;
+    for (std::size_t i = 1; i < n; ++i) area += (p.t_s[i] - p.t_s[i - 1]) * (p.value[i] + p.value[i - 1]) / 2;
+    return area / (p.t_s[n - 1] - p.t_s[0]);
+  }
+  why = fmt::format("{}: unknown power quantity \"{}\"", p.source, p.quantity);
+  return std::nullopt;
+}
+
+void analyse_condition(const Scenario& scenario, const LatencyRecording& rec, const LatencyCondition& c,
+                       const std::string& prefix, Provenance measured, Analysis& out) {
+  const LatencyConfig& cfg = *scenario.latency;
+  const double tokens = scenario.workload.tokens_per_iteration;
+  const std::string under = c.load.empty() ? "" : fmt::format(" under load \"{}\"", fmt::join(c.load, " "));
+  auto spec_of = [](std::string_view name) {
+    for (const MetricSpec& s : kConditionMetrics)
+      if (name == s.name) return s;
+    return MetricSpec{"?", "1", Better::none};
   };
-  if (!scenario.latency) {
-    missing("the scenario has no [latency] section");
-    return;
-  }
-  if (!rec || rec->latency_s.empty()) {
-    missing(rec && !rec->unavailable.empty() ? rec->unavailable : "no latency samples recorded");
-    return;
-  }
-  std::vector<double> sorted = rec->latency_s;
-  std::sort(sorted.begin(), sorted.end());
-  auto metric = [&](const std::string& name, double value, const std::string& unit, Better better,
-                    const std::string& how) {
+  auto put = [&](std::string_view name, double value, const std::string& how) {
+    MetricSpec s = spec_of(name);
     Metric m;
     m.level = Level::latency;
-    m.name = name;
+    m.name = prefix + std::string(name);
     m.value = value;
-    m.unit = unit;
+    m.unit = s.unit;
     m.provenance = measured;
-    m.source = fmt::format("{}: {}", rec->source, how);
-    m.better = better;
-    out.metrics.push_back(m);
+    m.source = fmt::format("{}{}: {}", rec.source, under, how);
+    m.better = s.better;
+    out.metrics.push_back(std::move(m));
   };
-  const std::size_t n = sorted.size();
-  const double p50 = percentile_sorted(sorted, 50);
-  const double p95 = percentile_sorted(sorted, 95);
-  metric("latency_p50", p50, "s", Better::lower, fmt::format("p50 of {} iterations", n));
-  metric("latency_p95", p95, "s", Better::lower, fmt::format("p95 of {} iterations", n));
-  metric("latency_p99", percentile_sorted(sorted, 99), "s", Better::lower, fmt::format("p99 of {} iterations", n));
-  metric("latency_max", sorted.back(), "s", Better::lower, fmt::format("max of {} iterations", n));
-  metric("latency_mean", mean(sorted), "s", Better::lower, fmt::format("mean of {} iterations", n));
-  metric("latency_p95_over_p50", p95 / p50, "1", Better::lower, "p95 / p50");
-  if (rec->window_s > 0) {
-    metric("throughput", static_cast<double>(n) / rec->window_s, "1/s", Better::higher,
-           "iterations / measured window");
+  auto missing = [&](std::string_view name, const std::string& why) {
+    MetricSpec s = spec_of(name);
+    out.metrics.push_back(Metric::missing(Level::latency, prefix + std::string(name), s.unit, why, s.better));
+  };
+
+  const std::size_t n = c.latency_s.size();
+  if (n == 0) {
+    std::string why = rec.unavailable.empty() ? "no latency samples recorded" + under : rec.unavailable;
+    for (const MetricSpec& s : kConditionMetrics) missing(s.name, why);
+    return;
   }
-  out.samples.push_back({Level::latency, "latency", "s", measured, rec->source, Better::lower, rec->latency_s});
-  out.metrics.push_back(Metric::missing(Level::latency, "power_mean", "W", rec->power_unavailable, Better::lower));
-  out.metrics.push_back(Metric::missing(Level::latency, "efficiency", "1/J",
-                                        "needs power: " + rec->power_unavailable, Better::higher));
+  std::vector<double> sorted = c.latency_s;
+  std::sort(sorted.begin(), sorted.end());
+  const double conf = cfg.confidence;
+  const int conf_pct = static_cast<int>(std::lround(conf * 100));
+
+  put("iterations", static_cast<double>(n), "measured iterations (warm-up excluded)");
+  std::optional<double> p50, p95;
+  for (int p : {50, 90, 95, 99}) {
+    const std::string name = fmt::format("latency_p{}", p);
+    const double q = p / 100.0;
+    const std::size_t need = min_samples_for_quantile(q, conf);
+    if (n < need) {
+      std::string why = fmt::format("p{} needs at least {} iterations for a distribution-free {} % confidence "
+                                    "interval, got {}", p, need, conf_pct, n);
+      missing(name, why);
+      if (p == 50 || p == 95) {
+        missing(name + "_ci_low", why);
+        missing(name + "_ci_high", why);
+      }
+      continue;
+    }
+    const double value = percentile_sorted(sorted, p);
+    put(name, value, fmt::format("p{} of {} iterations", p, n));
+    if (p == 50 || p == 95) {
+      (p == 50 ? p50 : p95) = value;
+      std::optional<QuantileInterval> ci = quantile_interval_sorted(sorted, q, conf);
+      std::string how = fmt::format("{} % interval of p{}: order statistics {} and {} of {} (coverage {:.4f})",
+                                    conf_pct, p, ci->lower_rank, ci->upper_rank, n, ci->coverage);
+      put(name + "_ci_low", ci->low, how);
+      put(name + "_ci_high", ci->high, how);
+    }
+  }
+  put("latency_max", sorted.back(), fmt::format("max of {} iterations", n));
+  put("latency_mean", mean(sorted), fmt::format("mean of {} iterations", n));
+  if (n >= 2) {
+    put("latency_stddev", stddev(sorted), fmt::format("sample standard deviation of {} iterations", n));
+  } else {
+    missing("latency_stddev", "needs two iterations at least, got 1");
+  }
+  if (p50 && p95 && *p50 > 0) {
+    put("latency_p95_over_p50", *p95 / *p50, "p95 / p50");
+  } else {
+    const Metric* m = out.find_metric(prefix + (p50 ? "latency_p95" : "latency_p50"));
+    missing("latency_p95_over_p50", m && !m->unavailable.empty() ? m->unavailable : "p50 is zero");
+  }
+
+  std::optional<double> throughput;
+  if (c.window_s > 0) {
+    throughput = static_cast<double>(n) / c.window_s;
+    put("throughput", *throughput, fmt::format("{} iterations / {} measured window", n, format_quantity(c.window_s, "s")));
+  } else {
+    missing("throughput", "the measured window has no duration");
+  }
+  std::optional<double> token_throughput;
+  if (tokens > 0 && throughput) {
+    token_throughput = *throughput * tokens;
+    put("token_throughput", *token_throughput,
+        fmt::format("iterations/s x {:g} tokens per iteration (declared)", tokens));
+  } else {
+    missing("token_throughput", tokens > 0 ? "no throughput" : "the workload declares no tokens_per_iteration");
+  }
+
+  std::string why;
+  std::optional<double> power = mean_power(c.power, why);
+  if (power) {
+    put("power_mean", *power, "");
+    out.metrics.back().source = fmt::format("{}{}: mean over {} {} readings", c.power.source, under,
+                                            c.power.t_s.size(), c.power.quantity);
+    if (throughput) {
+      put("energy_per_iteration", *power / *throughput, "power_mean / throughput");
+      if (*power > 0) {
+        if (token_throughput) {
+          put("efficiency", *token_throughput / *power, "token_throughput / power_mean");
+          out.metrics.back().unit = "token/J";
+        } else {
+          put("efficiency", *throughput / *power, "throughput / power_mean");
+        }
+      } else {
+        missing("efficiency", "the mean power is not positive");
+      }
+    } else {
+      missing("energy_per_iteration", "no throughput");
+      missing("efficiency", "no throughput");
+    }
+  } else {
+    missing("power_mean", why);
+    missing("energy_per_iteration", "needs power: " + why);
+    missing("efficiency", "needs power: " + why);
+  }
+
+  SampleSet samples;
+  samples.level = Level::latency;
+  samples.name = prefix + "latency";
+  samples.unit = "s";
+  samples.provenance = measured;
+  samples.source = rec.source + under;
+  samples.better = Better::lower;
+  samples.values = c.latency_s;
+  out.samples.push_back(std::move(samples));
+}
+
+}  // namespace
+
+void analyse_latency(const Scenario& scenario, const LatencyRecording* rec, Provenance measured, Analysis& out) {
+  if (!scenario.latency) {
+    for (const MetricSpec& s : kConditionMetrics) {
+      out.metrics.push_back(
+          Metric::missing(Level::latency, s.name, s.unit, "the scenario has no [latency] section", s.better));
+    }
+    return;
+  }
+  const LatencyConfig& cfg = *scenario.latency;
+  LatencyRecording empty;
+  empty.unavailable = "no latency samples recorded";
+  if (!rec) rec = &empty;
+  for (std::size_t i = 0; i < cfg.loads.size(); ++i) {
+    // Conditions are matched by name: an aborted run may lack the later ones.
+    const LatencyCondition* found = nullptr;
+    for (const LatencyCondition& c : rec->conditions)
+      if (c.name == cfg.loads[i].name) found = &c;
+    LatencyCondition absent;
+    absent.name = cfg.loads[i].name;
+    absent.load = cfg.loads[i].argv;
+    analyse_condition(scenario, *rec, found ? *found : absent, latency_condition_prefix(cfg, i), measured, out);
+  }
+  // The effect of each load on the tail, for people reading the report.
+  const Metric* first = out.find_metric("latency_p95");
+  for (std::size_t i = 1; i < cfg.loads.size() && first && first->value && *first->value > 0; ++i) {
+    const Metric* loaded = out.find_metric(latency_condition_prefix(cfg, i) + "latency_p95");
+    if (!loaded || !loaded->value) continue;
+    out.hints.push_back(fmt::format("latency: p95 under load \"{}\" is {:.3g}x that of \"{}\" ({} vs {})",
+                                    fmt::join(cfg.loads[i].argv, " "), *loaded->value / *first->value,
+                                    cfg.loads[0].argv.empty() ? "none" : fmt::format("{}", fmt::join(cfg.loads[0].argv, " ")),
+                                    format_quantity(*loaded->value, "s"), format_quantity(*first->value, "s")));
+  }
+  // Judged by compare against a baseline (evaluate_latency_baseline).
+  out.metrics.push_back(Metric::missing(Level::latency, "efficiency_gain", "1", "needs a baseline", Better::higher));
+  out.metrics.push_back(
+      Metric::missing(Level::latency, "power_over_baseline", "1", "needs a baseline", Better::lower));
+}
+
+std::vector<Verdict> evaluate_latency_baseline(const LatencyConfig& config, const Analysis& baseline,
+                                               const Analysis& current) {
+  std::vector<Verdict> out;
+  // ratio = current / baseline of one metric; unavailable when either lacks it.
+  auto judge = [&](const Expectation& e, const char* metric, const char* expected) {
+    Verdict v;
+    v.level = Level::latency;
+    v.check = "latency.expect." + e.key;
+    v.expected = expected;
+    const Metric* cur = current.find_metric(metric);
+    const Metric* base = baseline.find_metric(metric);
+    auto reason = [](const Metric* m) { return m ? m->unavailable : std::string("not produced"); };
+    if (!cur || !cur->value) {
+      v.measured = fmt::format("unavailable: {} of this run: {}", metric, reason(cur));
+    } else if (!base || !base->value) {
+      v.measured = fmt::format("unavailable: {} of the baseline: {}", metric, reason(base));
+    } else if (!(*base->value > 0)) {
+      v.measured = fmt::format("unavailable: {} of the baseline is not positive", metric);
+    } else {
+      const double ratio = *cur->value / *base->value;
+      const bool pass = e.bound == Bound::min ? ratio >= e.number : ratio <= e.number;
+      v.status = pass ? VerdictStatus::pass : VerdictStatus::fail;
+      v.measured = fmt::format("{:.3g}x ({} vs {})", ratio, format_quantity(*cur->value, cur->unit),
+                               format_quantity(*base->value, base->unit));
+      if (!pass) v.detail = fmt::format("{} is {:.3g}x the baseline, expected {} ({})", metric, ratio, v.expected, e.where);
+      return v;
+    }
+    v.status = VerdictStatus::unavailable;
+    return v;
+  };
+  if (config.efficiency_gain_min) {
+    out.push_back(judge(*config.efficiency_gain_min, "efficiency",
+                        fmt::format(">= {:g}x baseline", config.efficiency_gain_min->number).c_str()));
+  }
+  if (config.power_not_above_baseline) {
+    out.push_back(judge(*config.power_not_above_baseline, "power_mean", "<= 1x baseline"));
+  }
+  return out;
 }
 
 }  // namespace harness

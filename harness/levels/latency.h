@@ -1,5 +1,8 @@
-// Level 4: end-to-end latency (and, where a source exists, power) of the
-// workload run many times.
+// Level 4: end-to-end latency, throughput and (where a source exists) power
+// of the workload run many times, under each background-load condition of
+// the scenario. Metric names: the first condition's are plain
+// ("latency_p95"); every further condition's carry "load.<name>."
+// ("load.stress-ng-cpu-1.latency_p95"). Reference: scenarios/README.md.
 #pragma once
 
 #include <string>
@@ -12,13 +15,31 @@
 
 namespace harness {
 
-struct LatencyRecording {
-  std::string source;             // "builtin:gemm", "command:./infer"
+// Raw power readings over one measured window (probes/power/).
+struct PowerSeries {
+  std::string source;       // "rapl:/sys/class/powercap (intel-rapl:0)"
+  std::string quantity;     // "power" (W) or "energy" (cumulative J)
+  std::vector<double> t_s;  // from the window's start
+  std::vector<double> value;
+  std::string unavailable = "no power source configured";
+};
+
+// The workload measured under one load condition.
+struct LatencyCondition {
+  std::string name = "none";      // "none", "stress-ng-cpu-1"
+  std::vector<std::string> load;  // argv of the background load; empty: none
+  std::string load_end;           // how the load ended when stopped ("killed by signal 15 ...")
+  std::string load_output;        // its last output
   std::vector<double> start_s;    // iteration start, seconds from the window start
   std::vector<double> latency_s;  // iteration latency
   double window_s = 0;            // measured window, warm-up excluded
+  PowerSeries power;
+};
+
+struct LatencyRecording {
+  std::string source;             // "builtin:gemm", "command:./infer", "stream:./serve"
+  std::vector<LatencyCondition> conditions;
   std::string unavailable;        // why nothing was measured
-  std::string power_unavailable = "no power source configured";
 };
 
 void to_json(nlohmann::json& j, const LatencyRecording& r);
@@ -26,5 +47,13 @@ void from_json(const nlohmann::json& j, LatencyRecording& r);
 
 void analyse_latency(const Scenario& scenario, const LatencyRecording* recording,
                      Provenance measured, Analysis& out);
+
+// The metric prefix of a condition: "" for the first, "load.<name>." after.
+std::string latency_condition_prefix(const LatencyConfig& config, std::size_t index);
+
+// Baseline-relative expectations (efficiency_gain_min,
+// power_not_above_baseline) of the first condition, for compare. Pure.
+std::vector<Verdict> evaluate_latency_baseline(const LatencyConfig& config, const Analysis& baseline,
+                                               const Analysis& current);
 
 }  // namespace harness

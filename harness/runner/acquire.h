@@ -26,6 +26,8 @@ Status acquire_roofline(const AcquireContext& context, RooflineRecording& out);
 Status acquire_counters(const AcquireContext& context, CountersRecording& out);
 Status acquire_ddr(const AcquireContext& context, DdrRecording& out);
 Status acquire_latency(const AcquireContext& context, LatencyRecording& out);
+// Plan-time checks of level 4 (workload and load programs, power source), run before anything starts.
+Status check_latency_plan(const Scenario& scenario);
 
 // The error every probe returns when the stop token was set.
 Error interrupted_error();

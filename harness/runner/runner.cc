@@ -53,6 +53,7 @@ Status acquire_all(const AcquireContext& ctx, Recording& rec,
 }  // namespace
 
 Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const RunOptions& options) {
+  HARNESS_TRY(check_latency_plan(scenario));  // a missing stress-ng is bad input, before anything runs
   MonotonicClock monotonic;
   Clock& clock = options.clock ? *options.clock : monotonic;
 

@@ -1,8 +1,9 @@
 // Level 4: end-to-end latency and power under load. Reference:
-// scenarios/README.md "[latency]".
+// scenarios/README.md "[latency] and [workload] — level 4".
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,12 +11,37 @@
 
 namespace harness {
 
+// One background-load condition the workload is measured under.
+struct LoadCondition {
+  std::string name;               // "none", "stress-ng-cpu-1": metric prefix "load.<name>."
+  std::vector<std::string> argv;  // empty for "none"; never run through a shell
+  std::string where;              // file:line:col of the entry
+};
+
+// Where power comes from while the workload runs (probes/power/).
+struct PowerConfig {
+  std::string source = "none";     // "none", "auto", "rapl", "hwmon", "meter", "trace"
+  double interval_s = 0.1;         // sampling period of sysfs sources
+  std::string root;                // sysfs root; empty: /sys/class/powercap or /sys/class/hwmon
+  std::string sensor;              // hwmon: "hwmon0/power1_input"; empty: the first found
+  std::vector<std::string> command;  // meter: argv of a command printing "<n> W" or "<n> J" lines
+  std::string unit;                // meter: unit of bare numbers ("W" or "J"); empty: lines carry it
+  std::string file;                // trace: CSV "unix_time_s,watts" recorded by an external logger
+};
+
 struct LatencyConfig {
   std::int64_t iterations = 100;  // at least this many measured iterations
   std::int64_t warmup = 5;        // not counted
   double min_duration_s = 0;      // and at least this long
-  double run_timeout_s = 600;     // the whole measured window
+  double run_timeout_s = 600;     // the whole measured window of one condition
+  double load_settle_s = 0.5;     // from starting a load to starting the warm-up
+  double confidence = 0.95;       // of the intervals for p50 and p95
+  std::vector<LoadCondition> loads = {{"none", {}, ""}};  // the first one gives the unprefixed metrics
+  PowerConfig power;
   std::vector<Expectation> expectations;
+  // Baseline-relative expectations (evaluate_latency_baseline).
+  std::optional<Expectation> efficiency_gain_min;       // efficiency / baseline efficiency >= x
+  std::optional<Expectation> power_not_above_baseline;  // power_mean <= baseline power_mean
 };
 
 }  // namespace harness

@@ -1,3 +1,8 @@
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
 #include "harness/scenario/sections.h"
 
 namespace harness {
@@ -6,13 +11,134 @@ namespace {
 const std::vector<ExpectableMetric>& latency_expectables() {
   static const std::vector<ExpectableMetric> k = {
       {"latency_p50", "latency_p50", Dimension::time, false, {}},
+      {"latency_p90", "latency_p90", Dimension::time, false, {}},
       {"latency_p95", "latency_p95", Dimension::time, false, {}},
       {"latency_p99", "latency_p99", Dimension::time, false, {}},
+      {"latency_max", "latency_max", Dimension::time, false, {}},
       {"latency_mean", "latency_mean", Dimension::time, false, {}},
+      {"latency_stddev", "latency_stddev", Dimension::time, false, {}},
       {"p95_over_p50", "latency_p95_over_p50", std::nullopt, false, {}},
       {"throughput", "throughput", std::nullopt, false, {}},
+      {"token_throughput", "token_throughput", std::nullopt, false, {}},
+      {"power_mean", "power_mean", Dimension::power, false, {}},
+      {"energy_per_iteration", "energy_per_iteration", Dimension::energy, false, {}},
+      {"efficiency", "efficiency", std::nullopt, false, {}},
   };
   return k;
+}
+
+// "stress-ng --cpu 1" -> "stress-ng-cpu-1": the metric prefix of a load.
+std::string load_name(const std::vector<std::string>& argv) {
+  std::string name;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    std::string word = argv[i];
+    if (i == 0 && word.find('/') != std::string::npos) word = word.substr(word.rfind('/') + 1);
+    std::size_t start = word.find_first_not_of('-');
+    if (start == std::string::npos) continue;
+    std::string part;
+    for (char c : word.substr(start)) {
+      part += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
+    }
+    if (!name.empty()) name += '-';
+    name += part;
+  }
+  return name;
+}
+
+// "stress-ng --cpu 1" split at blanks; quotes are refused rather than
+// interpreted, since no shell ever sees this text.
+std::optional<std::vector<std::string>> split_words(const std::string& text) {
+  if (text.find_first_of("\"'\\$`|;&<>") != std::string::npos) return std::nullopt;
+  std::vector<std::string> out;
+  std::string word;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!word.empty()) out.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) out.push_back(std::move(word));
+  return out;
+}
+
+std::vector<LoadCondition> read_loads(TableReader& r) {
+  std::vector<LoadCondition> out;
+  const toml::node* n = r.node("load");
+  if (!n) return {{"none", {}, ""}};
+  auto fail = [&](const toml::node& at, const std::string& message) { r.fail_at_node(at, fmt::format("load: {}", message)); };
+  std::vector<const toml::node*> entries;
+  if (n->is_array()) {
+    for (const toml::node& e : *n->as_array()) entries.push_back(&e);
+  } else {
+    entries.push_back(n);  // a single condition
+  }
+  if (entries.empty()) fail(*n, "needs at least one condition, such as \"none\"");
+  std::set<std::string> names;
+  for (const toml::node* e : entries) {
+    LoadCondition c;
+    c.where = r.context().where(e->source());
+    if (e->is_string()) {
+      std::string text(e->as_string()->get());
+      std::optional<std::vector<std::string>> words = split_words(text);
+      if (!words) {
+        fail(*e, fmt::format("\"{}\" has quotes or shell characters; no shell runs it: write the command "
+                             "as an array of arguments instead", text));
+        return out;
+      }
+      if (words->empty()) {
+        fail(*e, "an empty command; write \"none\" for no load");
+        return out;
+      }
+      if (*words != std::vector<std::string>{"none"}) c.argv = std::move(*words);
+    } else if (e->is_array()) {
+      for (const toml::node& w : *e->as_array()) {
+        if (!w.is_string()) {
+          fail(w, fmt::format("a command array must hold only strings, got {}", toml_type_noun(w.type())));
+          return out;
+        }
+        c.argv.emplace_back(w.as_string()->get());
+      }
+      if (c.argv.empty()) {
+        fail(*e, "an empty command; write \"none\" for no load");
+        return out;
+      }
+    } else {
+      fail(*e, fmt::format("each condition must be \"none\", a command string or an array of arguments, got {}",
+                           toml_type_noun(e->type())));
+      return out;
+    }
+    c.name = c.argv.empty() ? "none" : load_name(c.argv);
+    if (!names.insert(c.name).second) {
+      fail(*e, fmt::format("condition \"{}\" is listed twice", c.name));
+      return out;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+PowerConfig read_power(TableReader& r) {
+  PowerConfig p;
+  p.source = r.choice("source", {"none", "auto", "rapl", "hwmon", "meter", "trace"}).value_or("none");
+  if (auto d = r.quantity("interval", Dimension::time)) {
+    if (*d < 0.001) r.fail_at("interval", "must be at least 1 ms");
+    p.interval_s = *d;
+  }
+  p.root = r.string("root").value_or("");
+  p.sensor = r.string("sensor").value_or("");
+  p.command = r.string_array("command").value_or(std::vector<std::string>{});
+  p.unit = r.choice("unit", {"W", "J"}).value_or("");
+  p.file = r.string("file").value_or("");
+  if (!r.ok()) return p;
+  if (p.source == "meter" && p.command.empty()) r.fail_missing("command", "source \"meter\" runs it");
+  if (p.source == "trace" && p.file.empty()) r.fail_missing("file", "source \"trace\" reads it");
+  if (p.source != "meter" && !p.command.empty()) r.fail_at("command", "only source \"meter\" runs a command");
+  if (p.source != "trace" && !p.file.empty()) r.fail_at("file", "only source \"trace\" reads a file");
+  if (p.source != "hwmon" && p.source != "auto" && !p.sensor.empty())
+    r.fail_at("sensor", "only sources \"hwmon\" and \"auto\" pick a sensor");
+  return p;
 }
 
 }  // namespace
@@ -23,11 +149,53 @@ LatencyConfig read_latency_section(TableReader& r) {
   if (auto n = r.integer("warmup", 0, 1'000'000)) c.warmup = *n;
   if (auto d = r.quantity("min_duration", Dimension::time)) c.min_duration_s = *d;
   if (auto d = r.quantity("timeout", Dimension::time)) c.run_timeout_s = *d;
+  if (auto d = r.quantity("load_settle", Dimension::time)) c.load_settle_s = *d;
+  if (auto x = r.number("confidence")) {
+    if (!(*x >= 0.5 && *x < 1)) r.fail_at("confidence", "must be at least 0.5 and below 1, such as 0.95");
+    c.confidence = *x;
+  }
+  c.loads = read_loads(r);
+  if (const toml::table* t = r.table("power")) {
+    TableReader pr(r.context(), *t, "latency.power");
+    c.power = read_power(pr);
+    (void)pr.finish();
+  }
   if (const toml::table* t = r.table("expect")) {
     TableReader er(r.context(), *t, "latency.expect");
     c.expectations = read_expectations(er, Level::latency, latency_expectables());
+    auto baseline_expectation = [&](std::string_view key, std::string metric) {
+      return Expectation{.level = Level::latency,
+                         .key = std::string(key),
+                         .metric = std::move(metric),
+                         .bound = Bound::max,
+                         .number = 0,
+                         .text = {},
+                         .unit = std::string("1"),
+                         .where = r.context().where(er.node(key)->source())};
+    };
+    if (er.has("efficiency_gain_min")) {
+      if (auto x = er.number("efficiency_gain_min")) {
+        Expectation e = baseline_expectation("efficiency_gain_min", "efficiency_gain");
+        e.bound = Bound::min;
+        e.number = *x;
+        c.efficiency_gain_min = e;
+      }
+    }
+    if (er.has("power_not_above_baseline")) {
+      if (auto b = er.boolean("power_not_above_baseline"); b && *b) {
+        Expectation e = baseline_expectation("power_not_above_baseline", "power_over_baseline");
+        e.bound = Bound::max;
+        e.number = 1;
+        c.power_not_above_baseline = e;
+      }
+    }
+    // In a run without a baseline these read "unavailable: needs a baseline"
+    // (analyse_latency produces the metrics as missing).
+    if (c.efficiency_gain_min) c.expectations.push_back(*c.efficiency_gain_min);
+    if (c.power_not_above_baseline) c.expectations.push_back(*c.power_not_above_baseline);
     (void)er.finish();
   }
+  if (r.ok() && c.iterations < 1) r.fail_at("iterations", "must be at least 1");
   return c;
 }
 

@@ -1,6 +1,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -104,6 +105,44 @@ BuiltinKernel read_builtin_kernel(TableReader& r) {
   return k;
 }
 
+// A long-running command's own latency reports: a regular expression with
+// one capture group, or a JSON-lines field, in a declared time unit.
+static LatencyReport read_latency_report(TableReader& r) {
+  LatencyReport report;
+  bool pattern = r.has("latency_pattern"), field = r.has("latency_field");
+  if (!pattern && !field) {
+    if (r.has("latency_unit")) r.fail_at("latency_unit", "needs 'latency_pattern' or 'latency_field'");
+    return report;
+  }
+  if (pattern && field) {
+    r.fail_at("latency_field", "give either 'latency_pattern' or 'latency_field', not both");
+    return report;
+  }
+  if (pattern) {
+    report.pattern = r.string("latency_pattern").value_or("");
+    if (!r.ok()) return report;
+    try {
+      std::regex re(report.pattern, std::regex::ECMAScript);
+      if (re.mark_count() != 1) {
+        r.fail_at("latency_pattern", fmt::format("needs exactly one capture group around the number, has {}",
+                                                 re.mark_count()));
+      }
+    } catch (const std::regex_error& e) {
+      r.fail_at("latency_pattern", fmt::format("not a valid regular expression: {}", e.what()));
+    }
+  } else {
+    report.json_field = r.string("latency_field").value_or("");
+    if (r.ok() && report.json_field.empty()) r.fail_at("latency_field", "must not be empty");
+  }
+  if (!r.has("latency_unit")) {
+    if (r.ok()) r.fail_missing("latency_unit", "the unit of the reported latencies: \"s\", \"ms\", \"us\" or \"ns\"");
+    return report;
+  }
+  std::optional<std::string> unit = r.choice("latency_unit", {"s", "ms", "us", "ns"});
+  if (unit) report.unit_s = *unit == "s" ? 1 : *unit == "ms" ? 1e-3 : *unit == "us" ? 1e-6 : 1e-9;
+  return report;
+}
+
 Workload read_workload_section(TableReader& r) {
   Workload w;
   w.name = r.string("name").value_or("");
@@ -124,8 +163,18 @@ Workload read_workload_section(TableReader& r) {
     w.command = r.string_array("command").value_or(std::vector<std::string>{});
     if (r.ok() && w.command.empty()) r.fail_at("command", "the command must not be empty");
     if (w.name.empty() && !w.command.empty()) w.name = w.command.front();
+    w.report = read_latency_report(r);
+  }
+  if (has_builtin) {
+    for (std::string_view key : {"latency_pattern", "latency_field", "latency_unit"}) {
+      if (r.has(key)) r.fail_at(key, "only a 'command' workload reports its own latency");
+    }
   }
   if (auto t = r.quantity("timeout", Dimension::time)) w.timeout_s = *t;
+  if (auto x = r.number("tokens_per_iteration")) {
+    if (!(*x > 0)) r.fail_at("tokens_per_iteration", "must be positive");
+    w.tokens_per_iteration = *x;
+  }
   return w;
 }
 

@@ -21,13 +21,26 @@ struct BuiltinKernel {
   double slowdown = 1.0;
 };
 
+// How a long-running command reports each iteration's latency on stdout:
+// a regular expression with one capture group, or JSON lines with a field.
+struct LatencyReport {
+  std::string pattern;     // e.g. "took ([0-9.]+) ms"
+  std::string json_field;  // e.g. "latency_ms"
+  double unit_s = 1;       // seconds per reported unit ("ms" -> 1e-3)
+  bool active() const { return !pattern.empty() || !json_field.empty(); }
+};
+
 struct Workload {
   enum class Kind { builtin, command };
   Kind kind = Kind::builtin;
   std::string name;                  // shown in reports
   BuiltinKernel builtin;             // kind == builtin
   std::vector<std::string> command;  // kind == command: argv, never a shell string
+  // kind == command: when active, the command runs once and reports its
+  // iterations on stdout; otherwise it is started once per iteration.
+  LatencyReport report;
   double timeout_s = 60;             // per iteration
+  double tokens_per_iteration = 0;   // declared; 0: throughput in iterations/s only
 };
 
 }  // namespace harness

@@ -1,0 +1,252 @@
+#include "harness/levels/latency.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace harness {
+namespace {
+
+Scenario scenario_with(std::vector<LoadCondition> loads = {{"none", {}, ""}}) {
+  Scenario s;
+  s.latency.emplace();
+  s.latency->loads = std::move(loads);
+  return s;
+}
+
+// Latencies 1..n ms in a shuffled order, over a window of `window_s`.
+LatencyCondition known_condition(std::string name, int n, double window_s) {
+  LatencyCondition c;
+  c.name = std::move(name);
+  for (int i = 0; i < n; ++i) {
+    int v = (i * 37) % n + 1;  // 37 is prime to 100 and 400: a permutation
+    c.latency_s.push_back(v * 1e-3);
+    c.start_s.push_back(i * window_s / n);
+  }
+  c.window_s = window_s;
+  return c;
+}
+
+double value(const Analysis& a, const std::string& name) {
+  const Metric* m = a.find_metric(name);
+  EXPECT_TRUE(m) << name;
+  if (!m || !m->value) {
+    ADD_FAILURE() << name << " unavailable: " << (m ? m->unavailable : "");
+    return NAN;
+  }
+  return *m->value;
+}
+
+std::string unavailable(const Analysis& a, const std::string& name) {
+  const Metric* m = a.find_metric(name);
+  return m ? m->unavailable : "no metric " + name;
+}
+
+TEST(LatencyAnalysis, PercentilesOfAKnownDistribution) {
+  Scenario s = scenario_with();
+  LatencyRecording rec;
+  rec.source = "stream:latency_stream.sh";
+  rec.conditions.push_back(known_condition("none", 100, 2.0));
+  Analysis a;
+  analyse_latency(s, &rec, Provenance::measured, a);
+  // numpy.percentile(range(1, 101), p) in ms
+  EXPECT_NEAR(value(a, "latency_p50"), 50.5e-3, 1e-12);
+  EXPECT_NEAR(value(a, "latency_p90"), 90.1e-3, 1e-12);
+  EXPECT_NEAR(value(a, "latency_p95"), 95.05e-3, 1e-12);
+  EXPECT_NEAR(value(a, "latency_max"), 100e-3, 1e-12);
+  EXPECT_NEAR(value(a, "latency_mean"), 50.5e-3, 1e-12);
+  EXPECT_NEAR(value(a, "latency_stddev"), 29.011491975882016e-3, 1e-12);  // numpy.std(ddof=1)
+  EXPECT_NEAR(value(a, "latency_p95_over_p50"), 95.05 / 50.5, 1e-12);
+  // Order statistics 40 and 61 of 100 cover the median with 96.5 %.
+  EXPECT_NEAR(value(a, "latency_p50_ci_low"), 40e-3, 1e-12);
+  EXPECT_NEAR(value(a, "latency_p50_ci_high"), 61e-3, 1e-12);
+  EXPECT_NEAR(value(a, "latency_p95_ci_low"), 90e-3, 1e-12);
+  EXPECT_NEAR(value(a, "latency_p95_ci_high"), 100e-3, 1e-12);
+  EXPECT_DOUBLE_EQ(value(a, "throughput"), 50);
+  EXPECT_DOUBLE_EQ(value(a, "iterations"), 100);
+  EXPECT_EQ(unavailable(a, "latency_p99"),
+            "p99 needs at least 368 iterations for a distribution-free 95 % confidence interval, got 100");
+  EXPECT_EQ(a.find_metric("latency_p50_ci_low")->source,
+            "stream:latency_stream.sh: 95 % interval of p50: order statistics 40 and 61 of 100 (coverage 0.9648)");
+  ASSERT_EQ(a.samples.size(), 1u);
+  EXPECT_EQ(a.samples[0].name, "latency");
+  EXPECT_EQ(a.samples[0].values.size(), 100u);
+}
+
+TEST(LatencyAnalysis, TooFewIterationsSayWhichPercentilesCannotBeReported) {
+  Scenario s = scenario_with();
+  LatencyRecording rec;
+  rec.source = "builtin:gemm";
+  rec.conditions.push_back(known_condition("none", 20, 1.0));
+  Analysis a;
+  analyse_latency(s, &rec, Provenance::measured, a);
+  EXPECT_NEAR(value(a, "latency_p50"), 10.5e-3, 1e-12);
+  EXPECT_EQ(unavailable(a, "latency_p95"),
+            "p95 needs at least 72 iterations for a distribution-free 95 % confidence interval, got 20");
+  EXPECT_EQ(unavailable(a, "latency_p95_over_p50"), unavailable(a, "latency_p95"));
+  EXPECT_EQ(unavailable(a, "latency_p95_ci_high"), unavailable(a, "latency_p95"));
+}
+
+TEST(LatencyAnalysis, EachLoadConditionHasItsOwnPrefixedMetricsAndSamples) {
+  Scenario s = scenario_with({{"none", {}, ""}, {"stress-ng-cpu-1", {"stress-ng", "--cpu", "1"}, ""}});
+  LatencyRecording rec;
+  rec.source = "builtin:gemm";
+  rec.conditions.push_back(known_condition("none", 100, 1.0));
+  LatencyCondition loaded = known_condition("stress-ng-cpu-1", 100, 4.0);
+  for (double& v : loaded.latency_s) v *= 2;
+  loaded.load = {"stress-ng", "--cpu", "1"};
+  rec.conditions.push_back(loaded);
+  Analysis a;
+  analyse_latency(s, &rec, Provenance::replayed, a);
+  EXPECT_NEAR(value(a, "latency_p50"), 50.5e-3, 1e-12);
+  EXPECT_NEAR(value(a, "load.stress-ng-cpu-1.latency_p50"), 101e-3, 1e-12);
+  EXPECT_DOUBLE_EQ(value(a, "load.stress-ng-cpu-1.throughput"), 25);
+  const Metric* m = a.find_metric("load.stress-ng-cpu-1.latency_p95");
+  EXPECT_EQ(m->source, "builtin:gemm under load \"stress-ng --cpu 1\": p95 of 100 iterations");
+  EXPECT_EQ(m->provenance, Provenance::replayed);
+  ASSERT_EQ(a.samples.size(), 2u);
+  EXPECT_EQ(a.samples[1].name, "load.stress-ng-cpu-1.latency");
+  EXPECT_THAT(a.hints, testing::ElementsAre(
+                           "latency: p95 under load \"stress-ng --cpu 1\" is 2x that of \"none\" (190.1 ms vs 95.05 ms)"));
+}
+
+TEST(LatencyAnalysis, AConditionMissingFromAnAbortedRunIsUnavailable) {
+  Scenario s = scenario_with({{"none", {}, ""}, {"stress-ng-cpu-1", {"stress-ng", "--cpu", "1"}, ""}});
+  LatencyRecording rec;
+  rec.source = "builtin:gemm";
+  rec.conditions.push_back(known_condition("none", 100, 1.0));
+  Analysis a;
+  analyse_latency(s, &rec, Provenance::measured, a);
+  EXPECT_EQ(unavailable(a, "load.stress-ng-cpu-1.latency_p50"),
+            "no latency samples recorded under load \"stress-ng --cpu 1\"");
+}
+
+TEST(LatencyAnalysis, PowerFromAnEnergyCounterGivesEnergyAndEfficiency) {
+  Scenario s = scenario_with();
+  LatencyRecording rec;
+  rec.source = "builtin:gemm";
+  LatencyCondition c = known_condition("none", 100, 2.0);
+  c.power = {"rapl:/fake (intel-rapl:0)", "energy", {0, 1, 2}, {10, 13, 16}, ""};  // 3 W
+  rec.conditions.push_back(c);
+  Analysis a;
+  analyse_latency(s, &rec, Provenance::measured, a);
+  EXPECT_DOUBLE_EQ(value(a, "power_mean"), 3);
+  EXPECT_DOUBLE_EQ(value(a, "energy_per_iteration"), 3.0 / 50);  // 3 W at 50 iterations/s
+  EXPECT_DOUBLE_EQ(value(a, "efficiency"), 50.0 / 3);
+  EXPECT_EQ(a.find_metric("efficiency")->unit, "1/J");
+}
+
+TEST(LatencyAnalysis, PowerReadingsAreAveragedOverTimeAndTokensCount) {
+  Scenario s = scenario_with();
+  s.workload.tokens_per_iteration = 32;
+  LatencyRecording rec;
+  rec.source = "stream:serve";
+  LatencyCondition c = known_condition("none", 100, 2.0);
+  c.power = {"meter:ina226", "power", {0, 1, 3}, {2, 4, 4}, ""};  // (3*1 + 4*2) / 3 W
+  rec.conditions.push_back(c);
+  Analysis a;
+  analyse_latency(s, &rec, Provenance::measured, a);
+  EXPECT_DOUBLE_EQ(value(a, "power_mean"), 11.0 / 3);
+  EXPECT_DOUBLE_EQ(value(a, "token_throughput"), 50.0 * 32);
+  EXPECT_DOUBLE_EQ(value(a, "efficiency"), 50.0 * 32 / (11.0 / 3));
+  EXPECT_EQ(a.find_metric("efficiency")->unit, "token/J");
+}
+
+TEST(LatencyAnalysis, NoPowerSourceMakesPowerAndEfficiencyUnavailable) {
+  Scenario s = scenario_with();
+  LatencyRecording rec;
+  rec.source = "builtin:gemm";
+  LatencyCondition c = known_condition("none", 100, 2.0);
+  c.power.unavailable = "no powercap/RAPL zone under /sys/class/powercap";
+  rec.conditions.push_back(c);
+  Analysis a;
+  analyse_latency(s, &rec, Provenance::measured, a);
+  EXPECT_EQ(unavailable(a, "power_mean"), "no powercap/RAPL zone under /sys/class/powercap");
+  EXPECT_EQ(unavailable(a, "efficiency"), "needs power: no powercap/RAPL zone under /sys/class/powercap");
+  EXPECT_EQ(unavailable(a, "efficiency_gain"), "needs a baseline");
+}
+
+TEST(LatencyAnalysis, RecordingRoundTripsThroughJsonAndReadsTheFirstFormat) {
+  LatencyRecording rec;
+  rec.source = "builtin:gemm";
+  LatencyCondition c = known_condition("none", 3, 1.0);
+  c.load = {"stress-ng", "--cpu", "1"};
+  c.load_end = "killed by signal 15 (Terminated)";
+  c.power = {"hwmon:x", "power", {0, 0.1}, {5, 6}, ""};
+  rec.conditions.push_back(c);
+  nlohmann::json j = rec;
+  LatencyRecording back = j.get<LatencyRecording>();
+  EXPECT_EQ(nlohmann::json(back), j);
+
+  nlohmann::json old = {{"source", "builtin:gemm"}, {"start_s", {0.0, 0.1}}, {"latency_s", {0.1, 0.2}},
+                        {"window_s", 0.3}, {"unavailable", ""}, {"power_unavailable", "no power source configured"}};
+  LatencyRecording first = old.get<LatencyRecording>();
+  ASSERT_EQ(first.conditions.size(), 1u);
+  EXPECT_EQ(first.conditions[0].name, "none");
+  EXPECT_EQ(first.conditions[0].latency_s.size(), 2u);
+  EXPECT_EQ(first.conditions[0].power.unavailable, "no power source configured");
+}
+
+Analysis with_power_and_efficiency(double power, double efficiency) {
+  Analysis a;
+  Metric p;
+  p.name = "power_mean";
+  p.unit = "W";
+  p.value = power;
+  Metric e;
+  e.name = "efficiency";
+  e.unit = "1/J";
+  e.value = efficiency;
+  a.metrics = {p, e};
+  return a;
+}
+
+LatencyConfig baseline_config() {
+  LatencyConfig c;
+  Expectation gain;
+  gain.key = "efficiency_gain_min";
+  gain.metric = "efficiency_gain";
+  gain.bound = Bound::min;
+  gain.number = 2.1;
+  gain.where = "rig.toml:40:24";
+  c.efficiency_gain_min = gain;
+  Expectation power;
+  power.key = "power_not_above_baseline";
+  power.metric = "power_over_baseline";
+  power.bound = Bound::max;
+  power.number = 1;
+  power.where = "rig.toml:41:28";
+  c.power_not_above_baseline = power;
+  return c;
+}
+
+TEST(LatencyBaseline, EfficiencyGainAndPowerAgainstTheBaseline) {
+  std::vector<Verdict> v = evaluate_latency_baseline(baseline_config(), with_power_and_efficiency(10, 4),
+                                                     with_power_and_efficiency(9, 9.2));
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].check, "latency.expect.efficiency_gain_min");
+  EXPECT_EQ(v[0].expected, ">= 2.1x baseline");
+  EXPECT_EQ(v[0].measured, "2.3x (9.2 1/J vs 4 1/J)");
+  EXPECT_EQ(v[0].status, VerdictStatus::pass);
+  EXPECT_EQ(v[1].check, "latency.expect.power_not_above_baseline");
+  EXPECT_EQ(v[1].status, VerdictStatus::pass);
+
+  std::vector<Verdict> worse = evaluate_latency_baseline(baseline_config(), with_power_and_efficiency(10, 4),
+                                                         with_power_and_efficiency(11, 8));
+  EXPECT_EQ(worse[0].status, VerdictStatus::fail);
+  EXPECT_EQ(worse[0].detail, "efficiency is 2x the baseline, expected >= 2.1x baseline (rig.toml:40:24)");
+  EXPECT_EQ(worse[1].status, VerdictStatus::fail);
+  EXPECT_EQ(worse[1].measured, "1.1x (11 W vs 10 W)");
+}
+
+TEST(LatencyBaseline, UnavailableWhenEitherRunLacksPower) {
+  Analysis none;
+  none.metrics.push_back(Metric::missing(Level::latency, "efficiency", "1/J", "needs power: no power source configured"));
+  std::vector<Verdict> v = evaluate_latency_baseline(baseline_config(), none, with_power_and_efficiency(9, 9));
+  EXPECT_EQ(v[0].status, VerdictStatus::unavailable);
+  EXPECT_EQ(v[0].measured, "unavailable: efficiency of the baseline: needs power: no power source configured");
+  EXPECT_EQ(v[1].measured, "unavailable: power_mean of the baseline: not produced");
+}
+
+}  // namespace
+}  // namespace harness

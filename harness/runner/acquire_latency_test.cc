@@ -1,0 +1,191 @@
+// harness headers first: <csignal> (through gtest) defines a si_value macro
+// that clashes with a parameter name in harness/base/units.h.
+#include "harness/levels/latency.h"
+#include "harness/runner/acquire.h"
+#include "probes/process.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+const std::string kTools = HARNESS_SOURCE_DIR "/tests/tools/";
+
+Scenario parse_or_die(const std::string& workload, const std::string& latency) {
+  Result<Scenario> s = parse_scenario("[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\n" + workload +
+                                          "\n[latency]\n" + latency,
+                                      "t.toml");
+  EXPECT_TRUE(s) << s.error().message;
+  return *s;
+}
+
+std::string stream_workload(int count, const std::string& after) {
+  return "command = [\"" + kTools + "latency_stream.sh\", \"json\", \"" + std::to_string(count) + "\", \"" + after +
+         "\"]\nlatency_field = \"latency_ms\"\nlatency_unit = \"ms\"\ntimeout = \"5 s\"";
+}
+
+Result<LatencyRecording> acquire(const Scenario& s) {
+  MonotonicClock clock;
+  std::stop_source stop;
+  AcquireContext ctx{s, clock, stop.get_token()};
+  LatencyRecording rec;
+  Status st = acquire_latency(ctx, rec);
+  if (!st) return st.error();
+  return rec;
+}
+
+TEST(AcquireLatency, AScriptedWorkloadWithAKnownDistributionSkipsItsWarmup) {
+  Scenario s = parse_or_die(stream_workload(110, "hang"), "iterations = 100\nwarmup = 10");
+  Result<LatencyRecording> rec = acquire(s);
+  ASSERT_TRUE(rec) << rec.error().message;
+  ASSERT_EQ(rec->conditions.size(), 1u);
+  const LatencyCondition& c = rec->conditions[0];
+  ASSERT_EQ(c.latency_s.size(), 100u);
+  EXPECT_DOUBLE_EQ(c.latency_s.front(), 11e-3);  // reports 1..10 were the warm-up
+  EXPECT_DOUBLE_EQ(c.latency_s.back(), 110e-3);
+  EXPECT_EQ(rec->source, "stream:" + kTools + "latency_stream.sh");
+  Analysis a;
+  analyse_latency(s, &*rec, Provenance::measured, a);
+  EXPECT_NEAR(*a.find_metric("latency_p50")->value, 60.5e-3, 1e-12);
+  EXPECT_NEAR(*a.find_metric("latency_p95")->value, 105.05e-3, 1e-12);
+}
+
+TEST(AcquireLatency, ACrashAbortsTheRunAndKeepsTheSamplesTaken) {
+  Scenario s = parse_or_die(stream_workload(5, "crash"), "iterations = 100\nwarmup = 2");
+  MonotonicClock clock;
+  std::stop_source stop;
+  AcquireContext ctx{s, clock, stop.get_token()};
+  LatencyRecording rec;
+  Status st = acquire_latency(ctx, rec);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, ExitCode::infrastructure);
+  EXPECT_THAT(st.error().message,
+              testing::StartsWith("workload " + kTools +
+                                  "latency_stream.sh ended after reporting 5 iterations (killed by signal 11 "
+                                  "(Segmentation fault)); last output: "));
+  EXPECT_THAT(st.error().message, testing::EndsWith("fatal: device lost"));
+  ASSERT_EQ(rec.conditions.size(), 1u);
+  EXPECT_EQ(rec.conditions[0].latency_s.size(), 3u);  // 5 reported, 2 of them warm-up
+}
+
+TEST(AcquireLatency, AHangingCommandAbortsAtThePerIterationTimeout) {
+  Scenario s = parse_or_die("command = [\"sleep\", \"10\"]\ntimeout = \"200 ms\"", "iterations = 3\nwarmup = 0");
+  Result<LatencyRecording> rec = acquire(s);
+  ASSERT_FALSE(rec);
+  EXPECT_EQ(rec.error().message,
+            "workload sleep did not finish within the per-iteration timeout of 0.2 s and was killed; last output: "
+            "(none)");
+}
+
+TEST(AcquireLatency, BothConditionsAreMeasuredAndTheLoadIsStopped) {
+  if (!find_executable("stress-ng")) GTEST_SKIP() << "stress-ng is not installed (scripts/install-deps)";
+  Scenario s = parse_or_die("builtin = \"vector_add\"\nelements = 1024",
+                            "iterations = 50\nwarmup = 5\nload = [\"none\", \"stress-ng --cpu 1\"]\n"
+                            "load_settle = \"100 ms\"");
+  Result<LatencyRecording> rec = acquire(s);
+  ASSERT_TRUE(rec) << rec.error().message;
+  ASSERT_EQ(rec->conditions.size(), 2u);
+  EXPECT_EQ(rec->conditions[0].name, "none");
+  EXPECT_EQ(rec->conditions[0].load_end, "");
+  EXPECT_EQ(rec->conditions[1].name, "stress-ng-cpu-1");
+  EXPECT_THAT(rec->conditions[1].load, testing::ElementsAre("stress-ng", "--cpu", "1"));
+  EXPECT_EQ(rec->conditions[1].latency_s.size(), 50u);
+  // stress-ng ends on SIGTERM by itself, with status 0.
+  EXPECT_EQ(rec->conditions[1].load_end, "exit status 0");
+  EXPECT_THAT(rec->conditions[1].load_output, testing::HasSubstr("dispatching hogs: 1 cpu"));
+}
+
+TEST(AcquireLatency, ALoadThatDiesDuringTheWindowAbortsTheRun) {
+  Scenario s = parse_or_die("builtin = \"vector_add\"\nelements = 1024",
+                            "iterations = 10\nmin_duration = \"300 ms\"\nload = [[\"sh\", \"-c\", \"sleep 0.1; echo "
+                            "oom; exit 137\"]]\nload_settle = \"0 s\"");
+  Result<LatencyRecording> rec = acquire(s);
+  ASSERT_FALSE(rec);
+  EXPECT_EQ(rec.error().message,
+            "load \"sh -c sleep 0.1; echo oom; exit 137\" stopped during the measured window (exit status 137); last "
+            "output: oom");
+}
+
+TEST(AcquireLatency, PowerFromAFakeHwmonTreeGivesEfficiency) {
+  std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("harness-l4-hwmon-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "hwmon3");
+  std::ofstream(root / "hwmon3" / "power1_input") << "12500000\n";  // 12.5 W
+  Scenario s = parse_or_die("builtin = \"vector_add\"\nelements = 1024",
+                            "iterations = 100\nmin_duration = \"50 ms\"\n[latency.power]\nsource = \"hwmon\"\n"
+                            "interval = \"10 ms\"\nroot = \"" + root.string() + "\"");
+  Result<LatencyRecording> rec = acquire(s);
+  std::filesystem::remove_all(root);
+  ASSERT_TRUE(rec) << rec.error().message;
+  const PowerSeries& p = rec->conditions[0].power;
+  EXPECT_EQ(p.source, "hwmon:" + root.string() + "/hwmon3/power1_input");
+  EXPECT_GE(p.value.size(), 2u);  // the window's start and end at least
+  Analysis a;
+  analyse_latency(s, &*rec, Provenance::measured, a);
+  EXPECT_DOUBLE_EQ(*a.find_metric("power_mean")->value, 12.5);
+  EXPECT_DOUBLE_EQ(*a.find_metric("efficiency")->value, *a.find_metric("throughput")->value / 12.5);
+}
+
+TEST(AcquireLatency, PlanTimeChecksNameTheMissingProgram) {
+  Scenario s = parse_or_die("builtin = \"vector_add\"\nelements = 16", "load = [\"none\", \"no-such-stress --cpu 1\"]");
+  Status st = check_latency_plan(s);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message,
+            "t.toml:9:17: [latency] load \"no-such-stress --cpu 1\": command 'no-such-stress': not found in PATH");
+  EXPECT_EQ(st.error().code, ExitCode::bad_input);
+  Scenario w = parse_or_die("command = [\"no-such-infer\"]", "iterations = 1");
+  EXPECT_EQ(check_latency_plan(w).error().message, "workload: command 'no-such-infer': not found in PATH");
+}
+
+// The CLI end to end: a crashing workload is stored as an aborted run (exit
+// 3) with its reason; a missing load program is bad input (exit 2).
+class LatencyCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("harness-l4-cli-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  int run(const std::string& workload, const std::string& latency, std::string& out) {
+    std::string path = (dir_ / "s.toml").string();
+    std::ofstream(path) << "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\n" << workload
+                        << "\n[latency]\n" << latency << "\n";
+    std::string cmd = std::string(HARNESS_BINARY) + " --db " + (dir_ / "runs.sqlite").string() + " run " + path + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    int status = pclose(p);
+    return WEXITSTATUS(status);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(LatencyCli, ACrashingWorkloadIsStoredAsAbortedWithItsReason) {
+  std::string out;
+  int code = run("command = [\"" + kTools + "crash_workload.sh\"]", "iterations = 5\nwarmup = 0", out);
+  EXPECT_EQ(code, 3) << out;
+  EXPECT_THAT(out, testing::HasSubstr("aborted"));
+  EXPECT_THAT(out, testing::HasSubstr("crash_workload.sh killed by signal 11 (Segmentation fault); last output: "
+                                      "loading model\nfatal: device lost"));
+}
+
+TEST_F(LatencyCli, AMissingLoadProgramIsBadInputBeforeAnythingRuns) {
+  std::string out;
+  int code = run("builtin = \"vector_add\"\nelements = 16", "load = [\"no-such-stress --cpu 1\"]", out);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_THAT(out, testing::HasSubstr("s.toml:9:9: [latency] load \"no-such-stress --cpu 1\": command "
+                                      "'no-such-stress': not found in PATH"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "runs.sqlite") &&
+               out.find("stored as run") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace harness

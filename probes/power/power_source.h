@@ -1,0 +1,57 @@
+// Power sources sampled over a measured window. One interface, one table of
+// implementations (kPowerSources in power_source.cc):
+//   rapl   powercap/RAPL energy_uj counters (wrap-around at max_energy_range_uj)
+//   hwmon  hwmon energy*_input (uJ) or power*_input (uW)
+//   meter  an external command printing "<n> W" or "<n> J" lines (or bare numbers with a unit)
+//   trace  a CSV recorded by an external logger: "unix_time_s,watts" rows
+// Sysfs sources are read on a Boost.Asio timer started at the window's start,
+// with a last reading at its end.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/base/result.h"
+#include "harness/scenario/latency_config.h"
+
+namespace harness {
+
+// What a source saw during one window: raw readings with times from the
+// window's start. Energy readings are cumulative joules (already unwrapped).
+struct PowerTrace {
+  std::string source;    // "rapl:/sys/class/powercap (intel-rapl:0)"
+  std::string quantity;  // "power" (W) or "energy" (J)
+  std::vector<double> t_s;
+  std::vector<double> value;
+  std::string unavailable;  // set when the source failed during the window
+};
+
+class PowerRecorder {
+ public:
+  virtual ~PowerRecorder() = default;
+  virtual const std::string& describe() const = 0;
+  virtual Status begin() = 0;       // the measured window starts now
+  virtual PowerTrace end() = 0;     // and ends now
+};
+
+// A source of the table, opened. `recorder` is null when the machine has no
+// such source; `unavailable` then says why (not an error: power is optional).
+struct PowerOpen {
+  std::unique_ptr<PowerRecorder> recorder;
+  std::string unavailable;
+};
+
+// Errors are for a bad configuration (a meter command that does not exist).
+Result<PowerOpen> open_power_source(const PowerConfig& config);
+
+// The names of the table, for messages and the README.
+std::vector<std::string> power_source_names();
+
+// A counter's increase between two raw readings, across one wrap at `range`.
+inline unsigned long long counter_delta(unsigned long long previous, unsigned long long current,
+                                        unsigned long long range) {
+  return current >= previous ? current - previous : range - previous + current;
+}
+
+}  // namespace harness
