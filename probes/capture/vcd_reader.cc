@@ -85,9 +85,10 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
       if (!seconds) return fail(seconds.error().message);
       timescale = *seconds;
     } else if (t == "$var") {
+      const int start = tok.line();
       std::vector<std::string_view> parts;
       for (std::string_view p = tok.next(); p != "$end"; p = tok.next()) {
-        if (p.empty()) return fail("unterminated $var");
+        if (p.empty()) return Error::input(fmt::format("{}:{}: unterminated $var", name, start));
         parts.push_back(p);
       }
       if (parts.size() < 4) return fail("$var needs: type width id name");
@@ -126,7 +127,10 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
   auto set = [&](std::string_view id, unsigned bit, bool level) -> Status {
     auto it = ids.find(id);
     if (it == ids.end()) return fail(fmt::format("unknown signal id '{}'", id));
-    if (!have_time) return fail("value change before the first #time");
+    if (!have_time) {  // initial values ($dumpvars) before the first #time: time 0
+      have_time = true;
+      times.push_back(0);
+    }
     if (bit < it->second.size()) changes.push_back({now, it->second[bit], level});
     return ok();
   };
