@@ -1,5 +1,6 @@
 // harness capture info|convert|synth|decode: logic-analyzer captures and the
 // DDR command-bus decoder outside of a run.
+#include <chrono>
 #include <fstream>
 #include <memory>
 
@@ -21,6 +22,7 @@ struct CaptureArgs {
   std::string input, output, format, samplerate_text, standard = "lpddr4", pattern = "stream", trace;
   std::vector<std::string> map, clock_stops;
   std::string csv, drampower, commands_json;
+  bool in_memory = false, read_only = false;
   unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4;
   std::string tck_text = "10 ns";
   std::uint64_t cycles = 20000, seed = 1;
@@ -164,7 +166,38 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
     dp = std::make_unique<ddr::DramPowerWriter>(dp_file);
     fan.sinks.push_back(dp.get());
   }
-  Result<ddr::BusTiming> timing = ddr::decode_capture_file(a.input, *r, d, fan);
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); };
+  double read_seconds = 0, decode_seconds = 0;
+  if (a.read_only) {
+    // libsigrok's (or a reader's) bare read, for the benchmark's anchor.
+    CaptureSummary summary;
+    auto t0 = Clock::now();
+    HARNESS_TRY(read_capture(a.input, *r, summary));
+    read_seconds = seconds(t0);
+    io.out << nlohmann::json{{"file", a.input}, {"samples", summary.sample_count()}, {"read_seconds", read_seconds}}
+                  .dump(2)
+           << "\n";
+    return ExitCode::ok;
+  }
+  Result<ddr::BusTiming> timing = Error::input("not decoded");
+  if (a.in_memory) {
+    // Load first, then decode from memory: the decoder's own speed.
+    CaptureCollector collector;
+    auto t0 = Clock::now();
+    HARNESS_TRY(read_capture(a.input, *r, collector));
+    read_seconds = seconds(t0);
+    ddr::BusDecoder decoder(d, fan);
+    t0 = Clock::now();
+    Status s = collector.capture().replay(decoder, std::size_t{1} << 22);
+    decode_seconds = seconds(t0);
+    if (!s) return s.error().within(a.input);
+    timing = decoder.timing();
+  } else {
+    auto t0 = Clock::now();
+    timing = ddr::decode_capture_file(a.input, *r, d, fan);
+    decode_seconds = seconds(t0);
+  }
   if (!timing) return timing.error();
   if (dp) dp->finish(timing->cycles);
   ddr::BusSummary s = stats.finish(*timing);
@@ -189,7 +222,10 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
                         {"row_hits", s.row_hits},
                         {"row_misses", s.row_misses},
                         {"row_conflicts", s.row_conflicts},
-                        {"refreshes", s.refreshes}};
+                        {"refreshes", s.refreshes},
+                        {"samples", timing->samples},
+                        {"read_seconds", read_seconds},
+                        {"decode_seconds", decode_seconds}};
     if (s.burst_bytes_mode) j["burst_bytes_mode"] = *s.burst_bytes_mode;
     io.out << j.dump(2) << "\n";
     return ExitCode::ok;
@@ -253,6 +289,8 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   decode_cmd->add_option("--map", a->map, "ROLE=CHANNEL, e.g. CK=D0 (repeatable)");
   decode_cmd->add_option("--csv", a->csv, "Write the commands as CSV");
   decode_cmd->add_option("--drampower", a->drampower, "Write a DRAMPower 5 command trace (CSV)");
+  decode_cmd->add_flag("--in-memory", a->in_memory, "Load the capture into memory first, then decode (benchmark)");
+  decode_cmd->add_flag("--read-only", a->read_only, "Only read the capture, no decoding (benchmark anchor)");
   decode_cmd->add_option("--dq-width", a->dq_width, "Data bus width in bits")->capture_default_str();
   decode_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();
   input_options(decode_cmd);

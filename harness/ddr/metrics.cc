@@ -138,11 +138,14 @@ void BusStatistics::on_command(const Command& c) {
   // Data-bus activity placed at the read/write latency.
   const std::uint64_t start = std::max(c.cycle + (read ? rl_ : wl_), busy_until_);
   const std::uint64_t end = c.cycle + (read ? rl_ : wl_) + step;
-  for (std::uint64_t k = start; k < end; ++k) {
-    const std::uint64_t bin = k / kBin;
-    if (bin >= bins_.size()) bins_.resize(bin + 1, 0);
-    ++bins_[bin];
-    ++active_cycles_;
+  if (end > start) {
+    if (end / kBin >= bins_.size()) bins_.resize(end / kBin + 1, 0);
+    active_cycles_ += end - start;
+    for (std::uint64_t k = start; k < end;) {
+      const std::uint64_t bin = k / kBin, stop = std::min(end, (bin + 1) * kBin);
+      bins_[bin] += static_cast<std::uint32_t>(stop - k);
+      k = stop;
+    }
   }
   busy_until_ = std::max(busy_until_, end);
 }

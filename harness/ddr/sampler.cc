@@ -6,10 +6,17 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <immintrin.h>
 
 #include "harness/base/stats.h"
 #include "harness/base/units.h"
 #include "harness/scenario/toml_reader.h"
+
+// Edge counting is popcount-heavy: use the instruction (every x86-64 CPU
+// since 2008 has it) rather than libgcc's fallback.
+#if defined(__x86_64__)
+#pragma GCC target("popcnt")
+#endif
 
 namespace harness::ddr {
 namespace {
@@ -20,14 +27,15 @@ constexpr double kMinSamplesPerBit = 4;
 }  // namespace
 
 std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) const {
-  const BusFormat& f = bus_format(standard);
   std::uint64_t w = 0;
-  for (unsigned i = 0; i < pins.size(); ++i) {
-    if (pins[i] == kAbsent) continue;
-    w |= ((first >> pins[i]) & 1) << i;
-    if (f.edges == 2) w |= ((second >> pins[i]) & 1) << (i + f.edge_width);
+  const unsigned n = static_cast<unsigned>(pins.size());
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned p = pins[i];
+    if (p == kAbsent) continue;
+    w |= ((first >> p) & 1) << i;
+    w |= ((second >> p) & 1) << (i + n);
   }
-  return w;
+  return two_edges ? w : w & ((std::uint64_t{1} << n) - 1);
 }
 
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
@@ -35,6 +43,7 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
   const BusFormat& f = bus_format(standard);
   BusLayout l;
   l.standard = standard;
+  l.two_edges = f.edges == 2;
   auto find = [&](const std::string& role, bool required) -> Result<unsigned> {
     auto it = roles.find(role);
     const std::string& name = it == roles.end() ? role : it->second;
@@ -83,6 +92,9 @@ Sampler::Sampler(BusLayout layout, double samplerate, std::uint64_t window_sampl
     : layout_(std::move(layout)), format_(bus_format(layout_.standard)), samplerate_(samplerate) {
   stats_.window_samples = std::max<std::uint64_t>(window_samples, 1);
   stats_.dqs_sampled = layout_.dqs_mask != 0;
+  for (unsigned c = 0; c < 64; ++c)
+    if (layout_.dqs_mask >> c & 1) dqs_bits_.push_back(c);
+  prev_dqs_.assign(dqs_bits_.size(), 0);
 }
 
 Status Sampler::check_rate(double tck) {
@@ -117,100 +129,190 @@ Status Sampler::on_estimate() {
   return ok();
 }
 
+namespace {
+
+// Bit j of the result: channel `bit` of sample j (n <= 64 samples).
+template <class T>
+std::uint64_t level_mask_scalar(const T* s, std::size_t n, unsigned bit) {
+  std::uint64_t m = 0;
+  for (std::size_t j = 0; j < n; ++j) m |= (static_cast<std::uint64_t>(s[j] >> bit) & 1) << j;
+  return m;
+}
+
+// The same for 64 16-bit samples with AVX2: shift the channel's bit into
+// each lane's sign bit, pack to bytes (saturation keeps the sign), movemask.
+__attribute__((target("avx2"))) std::uint64_t level_mask_avx2(const std::uint16_t* s, unsigned bit) {
+  const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(15 - bit));
+  std::uint64_t out = 0;
+  for (int h = 0; h < 2; ++h) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32 * h));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32 * h + 16));
+    a = _mm256_sll_epi16(a, shift);
+    b = _mm256_sll_epi16(b, shift);
+    __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xD8);
+    out |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(packed))) << (32 * h);
+  }
+  return out;
+}
+
+const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
+
+template <class T>
+std::uint64_t level_mask(const T* s, std::size_t n, unsigned bit) {
+  if constexpr (sizeof(T) == 2) {
+    if (n == 64 && kHaveAvx2) return level_mask_avx2(s, bit);
+  }
+  return level_mask_scalar(s, n, bit);
+}
+
+inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  // bits > j
+
+}  // namespace
+
+// Works on blocks of 64 samples as bit masks (CK level, rising and falling
+// edges, DQS toggles), so that the per-sample cost is a few vector
+// instructions; per-edge work happens only for command cycles, and
+// per-interval work only until the clock period is known or when a block may
+// hold a clock stop.
 template <class T>
 Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>& out) {
-  const unsigned ck_shift = layout_.ck;
-  const T dqs = static_cast<T>(layout_.dqs_mask);
-  const unsigned cs_shift = layout_.cs;
   const std::uint64_t cs_active = format_.chip_select_active_high ? 1 : 0;
   const bool second_is_fall = format_.double_rate;
   const bool second_is_next_rise = format_.edges == 2 && !format_.double_rate;
   const std::uint64_t base = stats_.samples;
-  T prev = static_cast<T>(prev_);
   if (!started_ && count > 0) {
-    prev = x[0];
+    prev_ck_ = (x[0] >> layout_.ck) & 1;
+    for (unsigned c = 0; c < dqs_bits_.size(); ++c) prev_dqs_[c] = (x[0] >> dqs_bits_[c]) & 1;
     started_ = true;
   }
+  const std::uint64_t window = stats_.window_samples;
   for (std::size_t b = 0; b < count; b += 64) {
     const std::size_t n = std::min<std::size_t>(64, count - b);
+    const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
     const T* s = x + b;
-    std::uint64_t rise = 0, fall = 0, dqs_toggle = 0;
-    // Branch-free so the compiler can vectorise it: one bit per sample.
-    {
-      T p = prev;
-      for (std::size_t j = 0; j < n; ++j) {
-        T v = s[j];
-        std::uint64_t c = (v >> ck_shift) & 1, pc = (p >> ck_shift) & 1;
-        rise |= (c & ~pc & 1) << j;
-        fall |= (pc & ~c & 1) << j;
-        dqs_toggle |= static_cast<std::uint64_t>(((v ^ p) & dqs) != 0) << j;
-        p = v;
-      }
+    const std::uint64_t at = base + b;  // sample index of bit 0
+    const std::uint64_t ck = level_mask(s, n, layout_.ck);
+    const std::uint64_t ck_before = (ck << 1) | prev_ck_;
+    const std::uint64_t rise = ck & ~ck_before & valid;
+    const std::uint64_t fall = ~ck & ck_before & valid;
+    prev_ck_ = (ck >> (n - 1)) & 1;
+    std::uint64_t dqs_toggle = 0;
+    for (unsigned c = 0; c < dqs_bits_.size(); ++c) {
+      const std::uint64_t level = level_mask(s, n, dqs_bits_[c]);
+      dqs_toggle |= (level ^ ((level << 1) | prev_dqs_[c])) & valid;
+      prev_dqs_[c] = (level >> (n - 1)) & 1;
     }
-    prev = s[n - 1];
     if (pending_ && second_is_fall && fall) {
       pending_group_.second = s[std::countr_zero(fall)];
       out.push_back(pending_group_);
       pending_ = false;
     }
-    int last_j = -1;
-    for (std::uint64_t m = rise; m; m &= m - 1) {
-      const int j = std::countr_zero(m);
-      const std::uint64_t pos = base + b + static_cast<std::uint64_t>(j);
-      const std::uint64_t cycle = stats_.cycles++;
-      // DQS activity of the cycle that ends at this edge.
-      std::uint64_t range = dqs_toggle & ((std::uint64_t{2} << j) - 1);
-      if (last_j >= 0) range &= ~((std::uint64_t{2} << last_j) - 1);
-      bool active = dqs_carry_ || range != 0;
-      dqs_carry_ = false;
+    if (!rise) {
+      if (dqs_toggle) dqs_carry_ = true;
+      continue;
+    }
+    // DQS activity: a rising edge is active when a DQS toggle happened since
+    // the previous one. Adding the toggles to the runs of non-edge bits
+    // carries each run's toggles into the edge that ends it.
+    if (stats_.dqs_sampled) {
+      const std::uint64_t runs = ~rise & valid;
+      const std::uint64_t carry_in = dqs_carry_ && (runs & 1) ? 1 : 0;
+      const unsigned __int128 sum =
+          static_cast<unsigned __int128>(runs) + (dqs_toggle & runs) + carry_in;
+      std::uint64_t active = rise & (static_cast<std::uint64_t>(sum) | dqs_toggle);
+      if (dqs_carry_ && (rise & 1)) active |= 1;
+      dqs_carry_ = (sum >> n) != 0;
+      // Edges of the first cycle have no previous edge: not a cycle yet.
+      if (!have_rise_) active &= ~(rise & -rise);
+      stats_.dqs_active_cycles += static_cast<std::uint64_t>(std::popcount(active));
+      while (active) {
+        const std::uint64_t w = (at + static_cast<std::uint64_t>(std::countr_zero(active))) / window;
+        const std::uint64_t end = (w + 1) * window - at;
+        const std::uint64_t part = end >= 64 ? active : active & ((std::uint64_t{1} << end) - 1);
+        if (w >= stats_.dqs_active_per_window.size()) stats_.dqs_active_per_window.resize(w + 1, 0);
+        stats_.dqs_active_per_window[w] += static_cast<std::uint32_t>(std::popcount(part));
+        active &= ~part;
+      }
+    }
+    const std::uint64_t cycle0 = stats_.cycles;
+    const int first = std::countr_zero(rise), last = 63 - std::countl_zero(rise);
+    // Clock period and clock stops.
+    bool slow = gap_threshold_ == 0;
+    if (!slow && have_rise_ && static_cast<double>(at + first - last_rise_) > gap_threshold_) slow = true;
+    if (!slow && gap_threshold_ < 64) {
+      // Smear every edge over the following gap_threshold bits: an uncovered
+      // bit between the first and last edge is a longer interval.
+      const auto t = static_cast<unsigned>(gap_threshold_);
+      std::uint64_t cover = rise;
+      for (unsigned done = 1; done <= t;) {
+        const unsigned shift = std::min(done, t + 1 - done);
+        cover |= cover << shift;
+        done += shift;
+      }
+      const std::uint64_t between = ((std::uint64_t{2} << last) - 1) & ~((std::uint64_t{1} << first) - 1);
+      if (~cover & between) slow = true;
+    }
+    if (slow) {
+      std::uint64_t cycle = cycle0;
+      for (std::uint64_t m = rise; m; m &= m - 1) {
+        const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(m));
+        if (have_rise_) {
+          const std::uint64_t interval = pos - last_rise_;
+          if (gap_threshold_ > 0) {
+            count_interval(interval, cycle - 1, last_rise_);
+          } else {
+            early_.push_back({interval, cycle - 1, last_rise_});
+            if (early_.size() == kEarlyIntervals) HARNESS_TRY(on_estimate());
+          }
+        }
+        have_rise_ = true;
+        last_rise_ = pos;
+        ++cycle;
+      }
+    } else {
+      const std::uint64_t last_pos = at + static_cast<std::uint64_t>(last);
+      const auto edges = static_cast<std::uint64_t>(std::popcount(rise));
       if (have_rise_) {
-        const std::uint64_t interval = pos - last_rise_;
-        if (gap_threshold_ > 0) {
-          count_interval(interval, cycle - 1, last_rise_);
-        } else {
-          early_.push_back({interval, cycle - 1, last_rise_});
-          if (early_.size() == kEarlyIntervals) HARNESS_TRY(on_estimate());
-        }
-        if (active) {
-          ++stats_.dqs_active_cycles;
-          std::uint64_t w = last_rise_ / stats_.window_samples;
-          if (w >= stats_.dqs_active_per_window.size()) stats_.dqs_active_per_window.resize(w + 1, 0);
-          ++stats_.dqs_active_per_window[w];
-        }
+        period_sum_ += static_cast<double>(last_pos - last_rise_);
+        period_count_ += edges;
+      } else {
+        period_sum_ += static_cast<double>(last - first);
+        period_count_ += edges - 1;
       }
       have_rise_ = true;
-      last_rise_ = pos;
-      last_j = j;
-      const std::uint64_t v = s[j];
-      if (pending_ && second_is_next_rise) {
-        // The second cycle of a two-cycle command cannot start another one.
-        pending_group_.second = v;
-        out.push_back(pending_group_);
-        pending_ = false;
-        continue;
-      }
-      if (((v >> cs_shift) & 1) != cs_active) continue;
-      EdgeGroup g{cycle, pos, v, 0};
-      if (second_is_fall) {
-        std::uint64_t later = fall & ~((std::uint64_t{2} << j) - 1);
+      last_rise_ = last_pos;
+    }
+    stats_.cycles += static_cast<std::uint64_t>(std::popcount(rise));
+    // Command cycles: chip select active at the rising edge.
+    const std::uint64_t cs = level_mask(s, n, layout_.cs);
+    std::uint64_t command = rise & (cs_active ? cs : ~cs);
+    if (pending_ && second_is_next_rise) {
+      const int j = first;
+      pending_group_.second = s[j];
+      out.push_back(pending_group_);
+      pending_ = false;
+      command &= ~(std::uint64_t{1} << j);  // the second cycle starts no command
+    }
+    for (std::uint64_t m = command; m; m &= m - 1) {
+      const int j = std::countr_zero(m);
+      EdgeGroup g{cycle0 + static_cast<std::uint64_t>(std::popcount(rise & ((std::uint64_t{1} << j) - 1))), at + j,
+                  s[j], 0};
+      if (second_is_fall || second_is_next_rise) {
+        const std::uint64_t later = (second_is_fall ? fall : rise) & above(j);
         if (later) {
-          g.second = s[std::countr_zero(later)];
+          const int k = std::countr_zero(later);
+          g.second = s[k];
           out.push_back(g);
+          if (second_is_next_rise) m &= ~(std::uint64_t{1} << k);
         } else {
           pending_ = true;
           pending_group_ = g;
         }
-      } else if (second_is_next_rise) {
-        pending_ = true;
-        pending_group_ = g;
       } else {
         out.push_back(g);
       }
     }
-    std::uint64_t after = last_j >= 0 ? dqs_toggle & ~((std::uint64_t{2} << last_j) - 1) : dqs_toggle;
-    if (after) dqs_carry_ = true;
   }
-  prev_ = prev;
   stats_.samples += count;
   return ok();
 }

@@ -22,6 +22,7 @@ constexpr unsigned kAbsent = 64;  // a pin the capture lacks: read as low
 // Which capture channel carries which role.
 struct BusLayout {
   Standard standard = Standard::lpddr4;
+  bool two_edges = false;       // a word spans two edges (LPDDR4, LPDDR5)
   unsigned ck = 0;
   unsigned cs = 0;
   std::vector<unsigned> pins;   // channel of each BusFormat pin, kAbsent if missing
@@ -85,7 +86,9 @@ class Sampler {
   double samplerate_;
   SamplerStats stats_;
   bool started_ = false;
-  std::uint64_t prev_ = 0;         // last sample of the previous chunk
+  std::uint64_t prev_ck_ = 0;      // CK level of the previous chunk's last sample
+  std::vector<unsigned> dqs_bits_;
+  std::vector<std::uint64_t> prev_dqs_;
   std::uint64_t last_rise_ = 0;    // sample index of the last rising edge
   bool have_rise_ = false;
   bool dqs_carry_ = false;         // a DQS toggle since the last rising edge
