@@ -64,7 +64,8 @@ Result<BusTiming> decode_capture_file(const std::string& path, const ReadOptions
                                       CommandSink& commands) {
   BusDecoder decoder(options, commands);
   Status s = read_capture(path, read, decoder);
-  if (!s) return s.error().within(path);
+  // Reader errors name the file already; the decoder's do not.
+  if (!s) return s.error().message.rfind(path, 0) == 0 ? s.error() : s.error().within(path);
   return decoder.timing();
 }
 

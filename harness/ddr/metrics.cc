@@ -8,6 +8,7 @@
 namespace harness::ddr {
 namespace {
 constexpr std::uint64_t kBin = 64;  // cycles per activity bin
+constexpr std::size_t kMaxWindows = 10000;
 }
 
 std::optional<double> Histogram::percentile(double p) const {
@@ -187,6 +188,15 @@ BusSummary BusStatistics::finish(const BusTiming& timing) {
       s_.timeline.push_back(static_cast<double>(sum) / static_cast<double>(n * kBin));
     }
     s_.window = per * bin_seconds;
+  }
+  // A timeline is for people and plots: past kMaxWindows, merge neighbours
+  // (the last window may be partial; it is weighted like the others).
+  while (s_.timeline.size() > kMaxWindows) {
+    std::vector<double> merged;
+    for (std::size_t i = 0; i < s_.timeline.size(); i += 2)
+      merged.push_back(i + 1 < s_.timeline.size() ? (s_.timeline[i] + s_.timeline[i + 1]) / 2 : s_.timeline[i]);
+    s_.timeline = std::move(merged);
+    s_.window *= 2;
   }
   return s_;
 }
