@@ -211,13 +211,52 @@ Fields extract(const Compiled& c, std::uint64_t word) {
 
 const BusFormat& bus_format(Standard standard) { return table(standard).format; }
 
+namespace {
+
+// Decoding a word is a pure function of at most 14 bits for the LPDDR
+// buses: precompute all of them once (16384 x 48 bytes for LPDDR5).
+struct WordCache {
+  unsigned bits = 0;
+  std::vector<std::optional<SubCommand>> entries;
+};
+
+std::optional<SubCommand> decode_uncached(Standard standard, std::uint64_t word);
+
+const WordCache& word_cache(Standard s) {
+  auto build = [](Standard st) {
+    WordCache c;
+    const BusFormat& f = bus_format(st);
+    c.bits = f.edge_width * f.edges;
+    c.entries.resize(std::size_t{1} << c.bits);
+    for (std::uint64_t w = 0; w < c.entries.size(); ++w) c.entries[w] = decode_uncached(st, w);
+    return c;
+  };
+  static const WordCache lpddr4 = build(Standard::lpddr4);
+  static const WordCache lpddr5 = build(Standard::lpddr5);
+  return s == Standard::lpddr5 ? lpddr5 : lpddr4;
+}
+
+}  // namespace
+
 std::optional<SubCommand> decode_word(Standard standard, std::uint64_t word) {
+  if (standard != Standard::ddr4) {
+    const WordCache& c = word_cache(standard);
+    if (word < c.entries.size()) return c.entries[word];
+  }
+  return decode_uncached(standard, word);
+}
+
+namespace {
+
+std::optional<SubCommand> decode_uncached(Standard standard, std::uint64_t word) {
   const Table& t = table(standard);
   std::int8_t i = t.lookup[word & ((std::uint64_t{1} << t.key_bits) - 1)];
   if (i < 0) return std::nullopt;
   const Compiled& c = t.rows[static_cast<std::size_t>(i)];
   return SubCommand{c.part, extract(c, word), c.name};
 }
+
+}  // namespace
 
 std::uint64_t encode_word(Standard standard, Part part, const Fields& fields) {
   const Table& t = table(standard);

@@ -28,9 +28,29 @@ struct BusModel {
 struct Histogram {
   std::map<std::int64_t, std::uint64_t> counts;
   std::uint64_t total = 0;
-  void add(std::int64_t v) { ++counts[v]; ++total; }
+  // Intervals repeat: remember where the last value went.
+  void add(std::int64_t v) {
+    ++total;
+    if (last_ != counts.end() && last_->first == v) {
+      ++last_->second;
+      return;
+    }
+    last_ = counts.try_emplace(v, 0).first;
+    ++last_->second;
+  }
+  Histogram() = default;
+  Histogram(const Histogram& o) : counts(o.counts), total(o.total) {}
+  Histogram& operator=(const Histogram& o) {
+    counts = o.counts;
+    total = o.total;
+    last_ = counts.end();
+    return *this;
+  }
   // Linear interpolation between order statistics (as stats.h).
   std::optional<double> percentile(double p) const;
+
+ private:
+  std::map<std::int64_t, std::uint64_t>::iterator last_ = counts.end();
 };
 
 struct BusSummary {

@@ -23,10 +23,17 @@ namespace {
 
 constexpr std::size_t kEarlyIntervals = 32;  // rising-edge intervals used for the first period estimate
 constexpr double kMinSamplesPerBit = 4;
+constexpr unsigned kMaskChannels = 8;  // CK, CS and up to 6 strobes
 
 }  // namespace
 
 std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) const {
+  if (contiguous) {
+    // The usual wiring: CA0.. on consecutive channels.
+    const std::uint64_t mask = (std::uint64_t{1} << pins.size()) - 1;
+    const std::uint64_t lo = (first >> pins[0]) & mask;
+    return two_edges ? lo | (((second >> pins[0]) & mask) << pins.size()) : lo;
+  }
   std::uint64_t w = 0;
   const unsigned n = static_cast<unsigned>(pins.size());
   for (unsigned i = 0; i < n; ++i) {
@@ -71,6 +78,9 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
     if (!p) return p.error();
     l.pins.push_back(*p);
   }
+  l.contiguous = true;
+  for (unsigned i = 0; i < l.pins.size(); ++i)
+    if (l.pins[i] != l.pins[0] + i) l.contiguous = false;
   auto is_strobe = [](const std::string& s) { return s.rfind("DQS", 0) == 0 || s.rfind("RDQS", 0) == 0; };
   for (const auto& [role, name] : roles) {
     if (!is_strobe(role)) continue;
@@ -93,7 +103,10 @@ Sampler::Sampler(BusLayout layout, double samplerate, std::uint64_t window_sampl
   stats_.window_samples = std::max<std::uint64_t>(window_samples, 1);
   stats_.dqs_sampled = layout_.dqs_mask != 0;
   for (unsigned c = 0; c < 64; ++c)
-    if (layout_.dqs_mask >> c & 1) dqs_bits_.push_back(c);
+    if (layout_.dqs_mask >> c & 1 && dqs_bits_.size() + 2 < kMaskChannels) dqs_bits_.push_back(c);
+  stats_.dqs_sampled = !dqs_bits_.empty();
+  mask_bits_ = {layout_.ck, layout_.cs};
+  mask_bits_.insert(mask_bits_.end(), dqs_bits_.begin(), dqs_bits_.end());
   prev_dqs_.assign(dqs_bits_.size(), 0);
 }
 
@@ -139,30 +152,33 @@ std::uint64_t level_mask_scalar(const T* s, std::size_t n, unsigned bit) {
   return m;
 }
 
-// The same for 64 16-bit samples with AVX2: shift the channel's bit into
-// each lane's sign bit, pack to bytes (saturation keeps the sign), movemask.
-__attribute__((target("avx2"))) std::uint64_t level_mask_avx2(const std::uint16_t* s, unsigned bit) {
-  const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(15 - bit));
-  std::uint64_t out = 0;
-  for (int h = 0; h < 2; ++h) {
-    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32 * h));
-    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32 * h + 16));
-    a = _mm256_sll_epi16(a, shift);
-    b = _mm256_sll_epi16(b, shift);
-    __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xD8);
-    out |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(packed))) << (32 * h);
+// The same for 64 16-bit samples and several channels at once with AVX2:
+// shift each channel's bit into the lanes' sign bit, pack to bytes
+// (saturation keeps the sign), movemask.
+__attribute__((target("avx2"))) void level_masks_avx2(const std::uint16_t* s, const unsigned* bits, unsigned count,
+                                                      std::uint64_t* out) {
+  __m256i v[4];
+  for (int i = 0; i < 4; ++i) v[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i));
+  for (unsigned k = 0; k < count; ++k) {
+    const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(15 - bits[k]));
+    const __m256i lo = _mm256_permute4x64_epi64(
+        _mm256_packs_epi16(_mm256_sll_epi16(v[0], shift), _mm256_sll_epi16(v[1], shift)), 0xD8);
+    const __m256i hi = _mm256_permute4x64_epi64(
+        _mm256_packs_epi16(_mm256_sll_epi16(v[2], shift), _mm256_sll_epi16(v[3], shift)), 0xD8);
+    out[k] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
+             static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32;
   }
-  return out;
 }
 
 const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
 
+// Level masks of channels bits[0..count) for the n samples at s.
 template <class T>
-std::uint64_t level_mask(const T* s, std::size_t n, unsigned bit) {
+void level_masks(const T* s, std::size_t n, const unsigned* bits, unsigned count, std::uint64_t* out) {
   if constexpr (sizeof(T) == 2) {
-    if (n == 64 && kHaveAvx2) return level_mask_avx2(s, bit);
+    if (n == 64 && kHaveAvx2) return level_masks_avx2(s, bits, count, out);
   }
-  return level_mask_scalar(s, n, bit);
+  for (unsigned k = 0; k < count; ++k) out[k] = level_mask_scalar(s, n, bits[k]);
 }
 
 inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  // bits > j
@@ -191,16 +207,19 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
     const T* s = x + b;
     const std::uint64_t at = base + b;  // sample index of bit 0
-    const std::uint64_t ck = level_mask(s, n, layout_.ck);
+    // Levels of CK, CS and the strobes, one bit per sample.
+    std::uint64_t level[kMaskChannels];
+    level_masks(s, n, mask_bits_.data(), static_cast<unsigned>(mask_bits_.size()), level);
+    const std::uint64_t ck = level[0];
     const std::uint64_t ck_before = (ck << 1) | prev_ck_;
     const std::uint64_t rise = ck & ~ck_before & valid;
     const std::uint64_t fall = ~ck & ck_before & valid;
     prev_ck_ = (ck >> (n - 1)) & 1;
     std::uint64_t dqs_toggle = 0;
     for (unsigned c = 0; c < dqs_bits_.size(); ++c) {
-      const std::uint64_t level = level_mask(s, n, dqs_bits_[c]);
-      dqs_toggle |= (level ^ ((level << 1) | prev_dqs_[c])) & valid;
-      prev_dqs_[c] = (level >> (n - 1)) & 1;
+      const std::uint64_t l = level[2 + c];
+      dqs_toggle |= (l ^ ((l << 1) | prev_dqs_[c])) & valid;
+      prev_dqs_[c] = (l >> (n - 1)) & 1;
     }
     if (pending_ && second_is_fall && fall) {
       pending_group_.second = s[std::countr_zero(fall)];
@@ -284,7 +303,7 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     }
     stats_.cycles += static_cast<std::uint64_t>(std::popcount(rise));
     // Command cycles: chip select active at the rising edge.
-    const std::uint64_t cs = level_mask(s, n, layout_.cs);
+    const std::uint64_t cs = level[1];
     std::uint64_t command = rise & (cs_active ? cs : ~cs);
     if (pending_ && second_is_next_rise) {
       const int j = first;

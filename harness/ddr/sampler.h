@@ -23,6 +23,7 @@ constexpr unsigned kAbsent = 64;  // a pin the capture lacks: read as low
 struct BusLayout {
   Standard standard = Standard::lpddr4;
   bool two_edges = false;       // a word spans two edges (LPDDR4, LPDDR5)
+  bool contiguous = false;      // pins on consecutive channels (fast path)
   unsigned ck = 0;
   unsigned cs = 0;
   std::vector<unsigned> pins;   // channel of each BusFormat pin, kAbsent if missing
@@ -88,6 +89,7 @@ class Sampler {
   bool started_ = false;
   std::uint64_t prev_ck_ = 0;      // CK level of the previous chunk's last sample
   std::vector<unsigned> dqs_bits_;
+  std::vector<unsigned> mask_bits_;  // CK, CS, then the strobes
   std::vector<std::uint64_t> prev_dqs_;
   std::uint64_t last_rise_ = 0;    // sample index of the last rising edge
   bool have_rise_ = false;
