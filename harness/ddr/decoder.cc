@@ -130,6 +130,16 @@ Result<BusTiming> decode_state_listing(const StateListing& listing, const Decode
       ++n;
     }
     t.tck = n ? sum / static_cast<double>(n) : tck;
+    // Clock stops: rising edges further apart than 1.5 periods.
+    std::uint64_t index = 0;
+    double previous = -1;
+    for (const StateRow& row : rows) {
+      if (!row.rising) continue;
+      if (previous >= 0 && row.time - previous > 1.5 * tck)
+        t.clock_stops.push_back({index - 1, previous - rows.front().time, row.time - previous});
+      previous = row.time;
+      ++index;
+    }
   }
   return t;
 }

@@ -37,6 +37,7 @@ TEST_P(StateListingRoundTrip, DecodesLikeTheTimingCapture) {
   SynthOptions o;
   o.standard = standard;
   o.samples_per_clock = 8;
+  o.clock_stops = {{trace->at(20).cycle + 5, 30}};
   CaptureCollector synth;
   ASSERT_TRUE(synthesize(*trace, o, synth).ok());
   StateListing listing = sample_at_edges(synth.capture(), standard == Standard::lpddr5);
@@ -49,6 +50,8 @@ TEST_P(StateListingRoundTrip, DecodesLikeTheTimingCapture) {
   ASSERT_EQ(direct.commands.size(), trace->size());
   EXPECT_TRUE(direct.commands == *trace);
   EXPECT_NEAR(t->tck, o.tck, o.tck * 1e-6);
+  ASSERT_EQ(t->clock_stops.size(), 1u);
+  EXPECT_EQ(t->clock_stops[0].after_cycle, trace->at(20).cycle + 5);
   // Rendered back to a timing capture (what `capture convert` writes).
   CaptureCollector rendered;
   ASSERT_TRUE(render_state_listing(*parsed, 8, rendered).ok());

@@ -267,3 +267,35 @@ TEST(SigrokAcquisition, SuggestsTheClosestDriverName) {
 
 }  // namespace
 }  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(TruncatedCaptures, AreRefusedWithAClearError) {
+  // A session file cut in half.
+  Capture cap;
+  cap.header.channels = {"CK", "CS"};
+  cap.header.samplerate = 1e6;
+  cap.header.unitsize = 1;
+  for (int i = 0; i < 100000; ++i) cap.data.push_back(static_cast<std::uint8_t>((i / 3) & 3));
+  std::string path = (std::filesystem::temp_directory_path() / "harness_truncated.sr").string();
+  {
+    SrWriter w(path);
+    ASSERT_TRUE(cap.replay(w).ok());
+  }
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  CaptureSummary sink;
+  Status s = read_sr(path, sink);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message.rfind(path + ": not a readable sigrok session file (libsigrok: ", 0), 0u)
+      << s.error().message;
+  // A VCD cut inside its header.
+  CaptureSummary vcd_sink;
+  s = read_vcd("$timescale 1ns $end\n$var wire 1 ! CK $end\n", "cut.vcd", {}, vcd_sink);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "cut.vcd:3: no $enddefinitions: not a VCD file, or truncated");
+}
+
+}  // namespace
+}  // namespace harness
