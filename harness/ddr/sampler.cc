@@ -101,6 +101,7 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
 Sampler::Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples)
     : layout_(std::move(layout)), format_(bus_format(layout_.standard)), samplerate_(samplerate) {
   stats_.window_samples = std::max<std::uint64_t>(window_samples, 1);
+  window_end_ = stats_.window_samples;
   stats_.dqs_sampled = layout_.dqs_mask != 0;
   for (unsigned c = 0; c < 64; ++c)
     if (layout_.dqs_mask >> c & 1 && dqs_bits_.size() + 2 < kMaskChannels) dqs_bits_.push_back(c);
@@ -244,12 +245,18 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
       // Edges of the first cycle have no previous edge: not a cycle yet.
       if (!have_rise_) active &= ~(rise & -rise);
       stats_.dqs_active_cycles += static_cast<std::uint64_t>(std::popcount(active));
+      // Windows advance by addition (no division per block).
       while (active) {
-        const std::uint64_t w = (at + static_cast<std::uint64_t>(std::countr_zero(active))) / window;
-        const std::uint64_t end = (w + 1) * window - at;
+        const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(active));
+        while (pos >= window_end_) {
+          window_end_ += window;
+          ++window_index_;
+        }
+        const std::uint64_t end = window_end_ - at;
         const std::uint64_t part = end >= 64 ? active : active & ((std::uint64_t{1} << end) - 1);
-        if (w >= stats_.dqs_active_per_window.size()) stats_.dqs_active_per_window.resize(w + 1, 0);
-        stats_.dqs_active_per_window[w] += static_cast<std::uint32_t>(std::popcount(part));
+        if (window_index_ >= stats_.dqs_active_per_window.size())
+          stats_.dqs_active_per_window.resize(window_index_ + 1, 0);
+        stats_.dqs_active_per_window[window_index_] += static_cast<std::uint32_t>(std::popcount(part));
         active &= ~part;
       }
     }

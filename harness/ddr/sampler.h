@@ -89,7 +89,8 @@ class Sampler {
   bool started_ = false;
   std::uint64_t prev_ck_ = 0;      // CK level of the previous chunk's last sample
   std::vector<unsigned> dqs_bits_;
-  std::vector<unsigned> mask_bits_;  // CK, CS, then the strobes
+  std::vector<unsigned> mask_bits_;
+  std::uint64_t window_index_ = 0, window_end_ = 0;  // DQS timeline window being filled  // CK, CS, then the strobes
   std::vector<std::uint64_t> prev_dqs_;
   std::uint64_t last_rise_ = 0;    // sample index of the last rising edge
   bool have_rise_ = false;
