@@ -43,6 +43,8 @@ Status acquire_ddr(const AcquireContext& ctx, DdrRecording& out) {
   acq.trigger = a.trigger;
   if (!a.pattern.empty()) acq.group_options["pattern"] = a.pattern;
   for (const auto& [role, name] : cfg.channels) acq.channels.push_back(name);
+  std::stop_token stop = ctx.stop;
+  acq.should_stop = [stop] { return stop.stop_requested(); };
   std::error_code ec;
   std::filesystem::create_directories(a.output_dir, ec);
   if (ec) return Error::infra(fmt::format("ddr capture folder {}: {}", a.output_dir, ec.message()));
@@ -54,6 +56,7 @@ Status acquire_ddr(const AcquireContext& ctx, DdrRecording& out) {
   out.format = "sr";
   SrWriter writer(path);
   Status s = sigrok_acquire(acq, writer);
+  if (!s && ctx.stop.stop_requested()) return interrupted_error();
   if (!s) {
     // A wrong name in the scenario stops the run; a device that is not
     // there is a missing source.

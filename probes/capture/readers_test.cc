@@ -299,3 +299,23 @@ TEST(TruncatedCaptures, AreRefusedWithAClearError) {
 
 }  // namespace
 }  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(SigrokAcquisition, StopsWhenAsked) {
+  SigrokAcquisition a;
+  a.driver = "demo";
+  a.samplerate = 1e6;
+  a.limit_samples = 100'000'000;  // 100 s of real time if it did not stop
+  int polls = 0;
+  a.should_stop = [&] { return ++polls > 3; };
+  CaptureSummary sink;
+  Status s = sigrok_acquire(a, sink);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "interrupted");
+  EXPECT_LT(sink.sample_count(), 100'000'000u);
+}
+
+}  // namespace
+}  // namespace harness

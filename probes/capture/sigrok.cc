@@ -99,12 +99,24 @@ std::optional<double> device_samplerate(const std::shared_ptr<sigrok::Device>& d
   }
 }
 
+// sr_session_stop() runs synchronously and feeds the end packet back into
+// this callback: stop once, and ignore what comes after.
 void on_packet(PacketFeed& feed, const std::shared_ptr<sigrok::Session>& session,
-               const std::shared_ptr<sigrok::Packet>& packet) {
+               const std::shared_ptr<sigrok::Packet>& packet, bool& stopping,
+               const std::function<bool()>& should_stop = {}) {
+  if (stopping) return;
+  if (should_stop && should_stop()) {
+    stopping = true;
+    session->stop();
+    return;
+  }
   if (packet->type() == sigrok::PacketType::LOGIC) {
     auto logic = std::dynamic_pointer_cast<sigrok::Logic>(packet->payload());
     feed.logic(static_cast<const std::uint8_t*>(logic->data_pointer()), logic->data_length(), logic->unit_size());
-    if (feed.failed()) session->stop();
+    if (feed.failed()) {
+      stopping = true;
+      session->stop();
+    }
   } else if (packet->type() == sigrok::PacketType::META) {
     auto meta = std::dynamic_pointer_cast<sigrok::Meta>(packet->payload());
     for (const auto& [key, value] : meta->config())
@@ -152,8 +164,10 @@ Status read_sr(const std::string& path, CaptureSink& sink) {
     header.samplerate = device_samplerate(devices.front()).value_or(0);
     header.format = "sr";
     feed.emplace(sink, header);
-    session->add_datafeed_callback(
-        [&](std::shared_ptr<sigrok::Device>, std::shared_ptr<sigrok::Packet> p) { on_packet(*feed, session, p); });
+    bool stopping = false;
+    session->add_datafeed_callback([&](std::shared_ptr<sigrok::Device>, std::shared_ptr<sigrok::Packet> p) {
+      on_packet(*feed, session, p, stopping);
+    });
     session->start();
     session->run();
     return ok();
@@ -318,13 +332,16 @@ Status sigrok_acquire(const SigrokAcquisition& acq, CaptureSink& sink) {
       session->set_trigger(trigger);
     }
     feed.emplace(sink, header);
-    session->add_datafeed_callback(
-        [&](std::shared_ptr<sigrok::Device>, std::shared_ptr<sigrok::Packet> p) { on_packet(*feed, session, p); });
+    bool stopping = false;
+    session->add_datafeed_callback([&](std::shared_ptr<sigrok::Device>, std::shared_ptr<sigrok::Packet> p) {
+      on_packet(*feed, session, p, stopping, acq.should_stop);
+    });
     session->start();
     session->run();
     return ok();
   });
   if (!ran) return ran;
+  if (acq.should_stop && acq.should_stop()) return Error::infra("interrupted");
   return feed->finish();
 }
 

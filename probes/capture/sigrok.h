@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +58,8 @@ struct SigrokAcquisition {
   std::uint64_t limit_msec = 0;
   std::string trigger;                      // "CK=r,CS=1" (channel=0|1|r|f|e); empty: none
   std::map<std::string, std::string> group_options;  // e.g. {"pattern","graycode"} for channel group "Logic"
+  // Polled at every packet: true stops the acquisition early (SIGINT).
+  std::function<bool()> should_stop;
 };
 
 // Runs the acquisition and streams the samples to `sink`. A driver or
