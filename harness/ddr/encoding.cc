@@ -456,23 +456,37 @@ bool opens_pair(Standard s, Part p) {
 
 }  // namespace
 
+CommandAssembler::CommandAssembler(Standard standard) : standard_(standard) {
+  if (standard != Standard::ddr4) cache_ = &word_cache(standard).entries;
+}
+
 void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out) {
-  std::optional<SubCommand> sub = decode_word(standard_, word);
+  // LPDDR words come from the precomputed table (no copy); DDR4's are decoded.
+  std::optional<SubCommand> decoded;
+  const SubCommand* sub = nullptr;
+  if (cache_ && word < cache_->size()) {
+    const std::optional<SubCommand>& e = (*cache_)[word];
+    if (e) sub = &*e;
+  } else {
+    decoded = decode_word(standard_, word);
+    if (decoded) sub = &*decoded;
+  }
   if (!sub) {
     finish(out);
     out.push_back(make(Op::unknown, cycle, time));
     return;
   }
   if (pending_) {
-    std::optional<Command> c = complete(standard_, *sub, &*pending_, pending_cycle_, pending_time_);
+    std::optional<Command> c = complete(standard_, *sub, pending_, pending_cycle_, pending_time_);
     if (c) {
       out.push_back(*c);
-      pending_.reset();
+      pending_ = nullptr;
       return;
     }
     finish(out);  // the first half had no second half
   }
-  if (opens_pair(standard_, sub->part)) {
+  // Only LPDDR sub-commands open pairs, and those live in the table.
+  if (opens_pair(standard_, sub->part) && !decoded) {
     pending_ = sub;
     pending_cycle_ = cycle;
     pending_time_ = time;
@@ -485,7 +499,7 @@ void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word,
 void CommandAssembler::finish(std::vector<Command>& out) {
   if (!pending_) return;
   out.push_back(make(Op::unknown, pending_cycle_, pending_time_));
-  pending_.reset();
+  pending_ = nullptr;
 }
 
 }  // namespace harness::ddr

@@ -66,14 +66,15 @@ std::vector<SubCommand> split_command(Standard standard, const Command& command)
 // READ-1 + CAS-2, ...). Feed words in bus order.
 class CommandAssembler {
  public:
-  explicit CommandAssembler(Standard standard) : standard_(standard) {}
+  explicit CommandAssembler(Standard standard);
   // `cycle` and `time` are those of the word's first edge.
   void add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out);
   void finish(std::vector<Command>& out);
 
  private:
   Standard standard_;
-  std::optional<SubCommand> pending_;
+  const std::vector<std::optional<SubCommand>>* cache_ = nullptr;  // LPDDR: word -> sub-command
+  const SubCommand* pending_ = nullptr;  // a first half waiting for its second (points into cache_)
   std::uint64_t pending_cycle_ = 0;
   double pending_time_ = 0;
 };

@@ -119,15 +119,18 @@ void BusStatistics::on_command(const Command& c) {
       s_.read_interval_cycles.add(static_cast<std::int64_t>(c.cycle - last_read_cycle_));
       // Keep an evenly strided sample for two-sample tests: when full, drop
       // every other value and double the stride.
-      if (interval_seen_++ % interval_stride_ == 0) {
+      if (interval_skip_ == 0) {
+        interval_skip_ = interval_stride_;
         interval_keep_.push_back(dt);
         if (interval_keep_.size() >= 2 * kIntervalSample) {
           std::vector<double> half;
           for (std::size_t i = 0; i < interval_keep_.size(); i += 2) half.push_back(interval_keep_[i]);
           interval_keep_ = std::move(half);
           interval_stride_ *= 2;
+          interval_skip_ = interval_stride_;
         }
       }
+      --interval_skip_;
     }
     have_read_ = true;
     last_read_cycle_ = c.cycle;

@@ -113,7 +113,7 @@ class BusStatistics : public CommandSink {
   std::uint64_t last_read_cycle_ = 0;
   double last_read_time_ = 0;
   std::vector<double> interval_keep_;
-  std::uint64_t interval_stride_ = 1, interval_seen_ = 0;
+  std::uint64_t interval_stride_ = 1, interval_skip_ = 0;  // keep one interval in `stride`
   // Data-bus activity from command timing, in bins of 64 cycles.
   std::uint64_t busy_until_ = 0, active_cycles_ = 0;
   std::vector<std::uint32_t> bins_;
