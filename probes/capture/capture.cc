@@ -66,6 +66,10 @@ void ChangeTimeline::change(unsigned channel, std::uint64_t index, bool level) {
 
 Status ChangeTimeline::render(double samplerate, std::uint64_t sample_count, const std::string& format,
                               CaptureSink& sink) {
+  // Beyond ~1e12 samples a timestamp is corrupt, not a capture.
+  if (sample_count > kMaxSamples)
+    return Error::input(fmt::format("{}: the timestamps span more than {} samples at {}: corrupt timestamps?",
+                                    format, kMaxSamples, samplerate_text(samplerate)));
   std::stable_sort(toggles_.begin(), toggles_.end(),
                    [](const Toggle& a, const Toggle& b) { return a.index < b.index; });
   CaptureHeader header;
@@ -88,6 +92,13 @@ Status ChangeTimeline::render(double samplerate, std::uint64_t sample_count, con
     HARNESS_TRY(sink.samples(buffer.data(), count));
   }
   return sink.end();
+}
+
+std::uint64_t sample_index(double seconds, double samplerate) {
+  const double v = seconds * samplerate;
+  if (!(v >= 0)) return 0;
+  if (v > static_cast<double>(kMaxSamples)) return kMaxSamples + 1;
+  return static_cast<std::uint64_t>(std::llround(v));
 }
 
 Result<double> infer_samplerate(std::vector<double> times, const std::string& what) {

@@ -105,6 +105,12 @@ class ChangeTimeline {
   std::uint64_t last_ = 0;
 };
 
+// Longest capture a reader renders (2^40 samples): a longer one means corrupt
+// timestamps.
+constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 40;
+// Sample index of a time, saturating above kMaxSamples (rejected by render).
+std::uint64_t sample_index(double seconds, double samplerate);
+
 // From timestamps in seconds: the sample period they are integer multiples
 // of (the smallest positive step), checked on every timestamp. Used when an
 // export does not state its sample rate. `what` names the file in errors.

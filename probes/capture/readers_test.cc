@@ -319,3 +319,19 @@ TEST(SigrokAcquisition, StopsWhenAsked) {
 
 }  // namespace
 }  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(SaleaeCsvReader, RefusesTimestampsBeyondAnyCapture) {
+  CaptureSummary sink;
+  ReadOptions o;
+  o.samplerate = 1e9;
+  Status s = read_saleae_csv("Time [s],CK\n0.0,0\n1e9,1\n", "x.csv", o, sink);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "saleae-csv: the timestamps span more than 1099511627776 samples at 1 GHz: corrupt timestamps?");
+}
+
+}  // namespace
+}  // namespace harness

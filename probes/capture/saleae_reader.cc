@@ -93,7 +93,7 @@ Result<std::vector<SaleaeChunk>> parse_binary(const SaleaeBinaryFile& f) {
     if (with_rate) {
       Result<double> rate = in.get<double>("the sample rate");
       if (!rate) return rate.error();
-      if (!(*rate > 0)) return in.error(fmt::format("sample rate {} is not positive", *rate));
+      if (!(*rate > 0) || !std::isfinite(*rate)) return in.error(fmt::format("sample rate {} is not a positive number", *rate));
       c.samplerate = *rate;
     }
     Result<double> begin = in.get<double>("the begin time");
@@ -194,7 +194,7 @@ Status read_saleae_csv(std::string_view text, const std::string& name, const Rea
   const double t0 = rows.front().time;
   std::uint64_t last = 0;
   for (const Row& r : rows) {
-    last = static_cast<std::uint64_t>(std::llround((r.time - t0) * rate));
+    last = sample_index(r.time - t0, rate);
     for (unsigned c = 0; c < channels.size(); ++c) timeline.change(c, last, (r.bits >> c) & 1);
   }
   return timeline.render(rate, last + 1, "saleae-csv", sink);
@@ -233,7 +233,7 @@ Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const Read
     rate = *inferred;
   }
   if (!(t_end >= t0)) return Error::input(files.front().where + ": no time range");
-  auto index_of = [&](double t) { return static_cast<std::uint64_t>(std::llround((t - t0) * rate)); };
+  auto index_of = [&](double t) { return sample_index(t - t0, rate); };
   ChangeTimeline timeline(channels);
   for (unsigned ch = 0; ch < all.size(); ++ch) {
     // Gaps between v1 chunks hold the last level (no data was recorded).

@@ -96,7 +96,7 @@ Status render_state_listing(const StateListing& listing, unsigned spc, CaptureSi
   }
   ChangeTimeline timeline(channels);
   const double t0 = listing.rows.front().time - tck / 2;
-  auto index_of = [&](double t) { return static_cast<std::uint64_t>(std::llround((t - t0) * rate)); };
+  auto index_of = [&](double t) { return sample_index(t - t0, rate); };
   const auto& rows = listing.rows;
   bool ck_level = false;
   for (std::size_t i = 0; i < rows.size(); ++i) {

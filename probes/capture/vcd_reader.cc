@@ -188,8 +188,8 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
     samplerate = 1.0 / (static_cast<double>(step) * timescale);
   }
   auto index_of = [&](std::uint64_t t) -> std::uint64_t {
-    if (step) return (t - t0) / step;
-    return static_cast<std::uint64_t>(std::llround(static_cast<double>(t - t0) * timescale * samplerate));
+    if (step) return std::min((t - t0) / step, kMaxSamples + 1);
+    return sample_index(static_cast<double>(t - t0) * timescale, samplerate);
   };
   ChangeTimeline timeline(channels);
   for (const Change& ch : changes) timeline.change(ch.channel, index_of(ch.time), ch.level);
