@@ -5,6 +5,7 @@
 #include "harness/base/digest.h"
 #include "harness/base/time_text.h"
 #include "harness/runner/acquire.h"
+#include "probes/capture/readers.h"
 #include "probes/capture/sigrok.h"
 
 namespace harness {
@@ -30,6 +31,11 @@ Status acquire_ddr(const AcquireContext& ctx, DdrRecording& out) {
   if (!cfg.acquire) {
     out.source = "file:" + cfg.capture;
     out.format = cfg.format;
+    if (out.format.empty()) {
+      Result<std::string> detected = detect_capture_format(cfg.capture_path);
+      if (!detected) return detected.error().within("ddr capture");
+      out.format = *detected;
+    }
     return record_file(cfg.capture_path, out);
   }
   if (ctx.stop.stop_requested()) return interrupted_error();
