@@ -49,9 +49,11 @@ class BundleTest : public ::testing::Test {
     rec_.roofline->ceilings.push_back({"bandwidth.seq_read.1t", "B/s", "membw:seq_read", {30e9, 31e9, 29e9}, ""});
     rec_.latency.emplace();
     rec_.latency->source = "builtin:vector_add";
-    rec_.latency->latency_s = {0.0005, 0.0006, 0.0004};
-    rec_.latency->start_s = {0, 0.001, 0.002};
-    rec_.latency->window_s = 0.003;
+    LatencyCondition none;
+    none.latency_s = {0.0005, 0.0006, 0.0004};
+    none.start_s = {0, 0.001, 0.002};
+    none.window_s = 0.003;
+    rec_.latency->conditions.push_back(none);
     rec_.files.push_back({"files/capture.bin", "raw"});
     ASSERT_TRUE(write_bundle(dir_, run_, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw"}},
                              "synthetic: made by bundle_test"));
@@ -81,7 +83,7 @@ TEST_F(BundleTest, RoundTripsTheRecordingAndReplaysDeterministically) {
   EXPECT_EQ(b->scenario_text, kScenario);
   EXPECT_EQ(b->manifest.provenance, "synthetic: made by bundle_test");
   EXPECT_EQ(b->manifest.files.size(), 3u);
-  EXPECT_EQ(b->recording.latency->latency_s, rec_.latency->latency_s);
+  EXPECT_EQ(b->recording.latency->conditions.at(0).latency_s, rec_.latency->conditions.at(0).latency_s);
   EXPECT_EQ(b->recording.base_dir, dir_);
   Result<RunRecord> first = replay_bundle(*b);
   Result<RunRecord> second = replay_bundle(*b);

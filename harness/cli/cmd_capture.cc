@@ -1,12 +1,316 @@
-// Not implemented yet: says so and exits 2, so no script mistakes it for a result.
+// harness capture info|convert|synth|decode: logic-analyzer captures and the
+// DDR command-bus decoder outside of a run.
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/base/units.h"
 #include "harness/cli/commands.h"
+#include "harness/ddr/export.h"
+#include "harness/ddr/metrics.h"
+#include "harness/ddr/synth.h"
+#include "probes/capture/readers.h"
+#include "probes/capture/sigrok.h"
 
 namespace harness {
+namespace {
 
-Action setup_capture(CLI::App& app, const GlobalOptions&, Io) {
-  app.allow_extras();
-  return []() -> Result<ExitCode> {
-    return Error::input("'harness capture' is not implemented in this build yet");
+struct CaptureArgs {
+  std::string input, output, format, samplerate_text, standard = "lpddr4", pattern = "stream", trace;
+  std::vector<std::string> map, clock_stops;
+  std::string csv, drampower, commands_json;
+  bool in_memory = false, read_only = false;
+  unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4;
+  std::string tck_text = "10 ns";
+  std::uint64_t cycles = 20000, seed = 1;
+};
+
+Result<ReadOptions> read_options(const CaptureArgs& a) {
+  ReadOptions r;
+  r.format = a.format;
+  if (!a.samplerate_text.empty()) {
+    Result<double> hz = parse_quantity(a.samplerate_text, Dimension::frequency);
+    if (!hz) return hz.error().within("--samplerate");
+    r.samplerate = *hz;
+  }
+  return r;
+}
+
+Result<ddr::Standard> standard_of(const std::string& s) {
+  std::optional<ddr::Standard> st = ddr::standard_from_name(s);
+  if (!st) return Error::input(fmt::format("--standard: unknown '{}' (ddr4, lpddr4, lpddr5)", s));
+  return *st;
+}
+
+Result<ExitCode> info(const CaptureArgs& a, const GlobalOptions& g, Io io) {
+  Result<ReadOptions> r = read_options(a);
+  if (!r) return r.error();
+  CaptureSummary summary;
+  HARNESS_TRY(read_capture(a.input, *r, summary));
+  const CaptureHeader& h = summary.header();
+  const double duration = h.samplerate > 0 ? summary.sample_count() / h.samplerate : 0;
+  if (g.json) {
+    io.out << nlohmann::json{{"file", a.input},          {"format", h.format},
+                             {"channels", h.channels},   {"samplerate_hz", h.samplerate},
+                             {"samples", summary.sample_count()}, {"duration_s", duration},
+                             {"bytes_per_sample", h.unitsize}}
+                  .dump(2)
+           << "\n";
+    return ExitCode::ok;
+  }
+  io.out << fmt::format("file:        {}\nformat:      {}\nchannels:    {} ({})\nsample rate: {}\nsamples:     {}\n"
+                        "duration:    {}\n",
+                        a.input, h.format, h.channels.size(), fmt::join(h.channels, ", "),
+                        samplerate_text(h.samplerate), summary.sample_count(), format_quantity(duration, "s"));
+  return ExitCode::ok;
+}
+
+Result<ExitCode> convert(const CaptureArgs& a, Io io) {
+  Result<ReadOptions> r = read_options(a);
+  if (!r) return r.error();
+  SrWriter writer(a.output);
+  HARNESS_TRY(read_capture(a.input, *r, writer));
+  io.err << fmt::format("harness: wrote {}\n", a.output);
+  return ExitCode::ok;
+}
+
+Result<ExitCode> synth(const CaptureArgs& a, Io io) {
+  Result<ddr::Standard> st = standard_of(a.standard);
+  if (!st) return st.error();
+  ddr::SynthOptions o;
+  o.standard = *st;
+  o.samples_per_clock = a.spc;
+  Result<double> tck = parse_quantity(a.tck_text, Dimension::time);
+  if (!tck) return tck.error().within("--tck");
+  o.tck = *tck;
+  o.jitter = a.jitter;
+  o.seed = a.seed;
+  o.dqs_channels = a.dqs;
+  o.dq_channels = a.dq;
+  o.dq_width = a.dq_width;
+  o.wck_ratio = a.wck_ratio;
+  for (const std::string& s : a.clock_stops) {
+    std::size_t colon = s.find(':');
+    try {
+      if (colon == std::string::npos) throw std::invalid_argument(s);
+      o.clock_stops.push_back({std::stoull(s.substr(0, colon)), std::stoull(s.substr(colon + 1))});
+    } catch (...) {
+      return Error::input(fmt::format("--clock-stop '{}': expected <after cycle>:<cycles>", s));
+    }
+  }
+  std::vector<ddr::Command> trace;
+  if (!a.trace.empty()) {
+    Result<std::string> text = read_file_bytes(a.trace);
+    if (!text) return text.error();
+    Result<std::vector<ddr::Command>> parsed = ddr::parse_command_csv(*text, a.trace);
+    if (!parsed) return parsed.error();
+    trace = std::move(*parsed);
+  } else {
+    Result<std::vector<ddr::Command>> generated = ddr::generate_traffic(*st, a.pattern, a.cycles, a.seed, a.wck_ratio);
+    if (!generated) return generated.error();
+    trace = std::move(*generated);
+  }
+  if (!a.csv.empty()) {
+    std::ofstream out(a.csv);
+    ddr::CommandCsvWriter w(out);
+    w.on_commands(trace);
+    if (!out) return Error::infra(a.csv + ": write failed");
+  }
+  SrWriter writer(a.output);
+  HARNESS_TRY(ddr::synthesize(trace, o, writer));
+  io.err << fmt::format("harness: wrote {} ({} commands, {} at {} samples per clock)\n", a.output, trace.size(),
+                        a.standard, a.spc);
+  return ExitCode::ok;
+}
+
+Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
+  Result<ReadOptions> r = read_options(a);
+  if (!r) return r.error();
+  Result<ddr::Standard> st = standard_of(a.standard);
+  if (!st) return st.error();
+  ddr::DecodeOptions d;
+  d.standard = *st;
+  for (const std::string& m : a.map) {
+    std::size_t eq = m.find('=');
+    if (eq == std::string::npos) return Error::input(fmt::format("--map '{}': expected ROLE=CHANNEL", m));
+    d.roles[m.substr(0, eq)] = m.substr(eq + 1);
+  }
+  ddr::BusModel model;
+  model.standard = *st;
+  model.dq_width = a.dq_width;
+  model.wck_ratio = a.wck_ratio;
+  // Fan the command stream out to the statistics and the requested exports.
+  struct Fan : ddr::CommandSink {
+    std::vector<ddr::CommandSink*> sinks;
+    void on_commands(std::span<const ddr::Command> c) override {
+      for (auto* s : sinks) s->on_commands(c);
+    }
+  } fan;
+  ddr::BusStatistics stats(model);
+  fan.sinks.push_back(&stats);
+  std::ofstream csv_file, dp_file;
+  std::unique_ptr<ddr::CommandCsvWriter> csv;
+  std::unique_ptr<ddr::DramPowerWriter> dp;
+  if (!a.csv.empty()) {
+    csv_file.open(a.csv);
+    if (!csv_file) return Error::input(a.csv + ": cannot write");
+    csv = std::make_unique<ddr::CommandCsvWriter>(csv_file);
+    fan.sinks.push_back(csv.get());
+  }
+  if (!a.drampower.empty()) {
+    dp_file.open(a.drampower);
+    if (!dp_file) return Error::input(a.drampower + ": cannot write");
+    dp = std::make_unique<ddr::DramPowerWriter>(dp_file);
+    fan.sinks.push_back(dp.get());
+  }
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); };
+  double read_seconds = 0, decode_seconds = 0, decode_cpu_seconds = 0;
+  // CPU time of this process: on a shared machine, wall time measures the
+  // neighbours too.
+  auto cpu_now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  };
+  if (a.read_only) {
+    // libsigrok's (or a reader's) bare read, for the benchmark's anchor.
+    CaptureSummary summary;
+    auto t0 = Clock::now();
+    HARNESS_TRY(read_capture(a.input, *r, summary));
+    read_seconds = seconds(t0);
+    io.out << nlohmann::json{{"file", a.input}, {"samples", summary.sample_count()}, {"read_seconds", read_seconds}}
+                  .dump(2)
+           << "\n";
+    return ExitCode::ok;
+  }
+  Result<ddr::BusTiming> timing = Error::input("not decoded");
+  if (a.in_memory) {
+    // Load first, then decode from memory: the decoder's own speed.
+    CaptureCollector collector;
+    auto t0 = Clock::now();
+    HARNESS_TRY(read_capture(a.input, *r, collector));
+    read_seconds = seconds(t0);
+    ddr::BusDecoder decoder(d, fan);
+    t0 = Clock::now();
+    const double c0 = cpu_now();
+    Status s = collector.capture().replay(decoder, std::size_t{1} << 22);
+    decode_cpu_seconds = cpu_now() - c0;
+    decode_seconds = seconds(t0);
+    if (!s) return s.error().within(a.input);
+    timing = decoder.timing();
+  } else {
+    auto t0 = Clock::now();
+    timing = ddr::decode_capture_file(a.input, *r, d, fan);
+    decode_seconds = seconds(t0);
+  }
+  if (!timing) return timing.error();
+  if (dp) dp->finish(timing->cycles);
+  ddr::BusSummary s = stats.finish(*timing);
+  auto p = [&](const ddr::Histogram& h, double q, double scale) {
+    std::optional<double> v = h.percentile(q);
+    return v ? fmt::format("{:.4g}", *v * scale) : std::string("unavailable");
+  };
+  if (g.json) {
+    nlohmann::json j = {{"file", a.input},
+                        {"standard", a.standard},
+                        {"cycles", timing->cycles},
+                        {"tck_s", timing->tck},
+                        {"duration_s", timing->duration},
+                        {"clock_stops", timing->clock_stops.size()},
+                        {"commands", s.command_counts},
+                        {"reads", s.reads},
+                        {"writes", s.writes},
+                        {"bytes", s.bytes()},
+                        {"transactions", s.transactions},
+                        {"dq_active_ratio", s.dq_active_ratio},
+                        {"dq_active_from", s.dq_from_dqs ? "DQS toggles" : "command timing"},
+                        {"row_hits", s.row_hits},
+                        {"row_misses", s.row_misses},
+                        {"row_conflicts", s.row_conflicts},
+                        {"refreshes", s.refreshes},
+                        {"samples", timing->samples},
+                        {"read_seconds", read_seconds},
+                        {"decode_seconds", decode_seconds},
+                        {"decode_cpu_seconds", decode_cpu_seconds}};
+    if (s.burst_bytes_mode) j["burst_bytes_mode"] = *s.burst_bytes_mode;
+    io.out << j.dump(2) << "\n";
+    return ExitCode::ok;
+  }
+  io.out << fmt::format("capture:      {} ({})\n", a.input, timing->format);
+  io.out << fmt::format("clock:        {} ({} cycles, {} clock stops)\n",
+                        timing->tck > 0 ? format_quantity(1 / timing->tck, "Hz") : "unknown", timing->cycles,
+                        timing->clock_stops.size());
+  std::string counts;
+  for (const auto& [label, n] : s.command_counts) counts += fmt::format(" {}={}", label, n);
+  io.out << fmt::format("commands:    {}\n", counts);
+  io.out << fmt::format("reads/writes: {} / {}, {} moved\n", s.reads, s.writes,
+                        format_quantity(static_cast<double>(s.bytes()), "B"));
+  std::string hist;
+  for (const auto& [bytes, n] : s.transaction_bytes) hist += fmt::format(" {}B:{}", bytes, n);
+  io.out << fmt::format("transactions: {} (bytes:count{}), mode {}\n", s.transactions, hist,
+                        s.burst_bytes_mode ? std::to_string(*s.burst_bytes_mode) + " B" : "none");
+  io.out << fmt::format("read to read: p50 {} ns ({} tCK), p95 {} ns\n", p(s.read_interval_ps, 50, 1e-3),
+                        p(s.read_interval_cycles, 50, 1), p(s.read_interval_ps, 95, 1e-3));
+  io.out << fmt::format("DQ active:    {:.1f} % (from {})\n", 100 * s.dq_active_ratio,
+                        s.dq_from_dqs ? "DQS toggles" : "command timing");
+  io.out << fmt::format("row buffer:   {} hits, {} misses, {} conflicts, {} unknown; {} refreshes\n", s.row_hits,
+                        s.row_misses, s.row_conflicts, s.row_unknown, s.refreshes);
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
+  auto a = std::make_shared<CaptureArgs>();
+  app.require_subcommand(1);
+  auto input_options = [&](CLI::App* sub) {
+    sub->add_option("--format", a->format, "Input format (sr, vcd, saleae-csv, saleae-binary, state-listing); default: detect");
+    sub->add_option("--samplerate", a->samplerate_text, "Sample rate for exports that do not state it (\"100 MHz\")");
+  };
+  CLI::App* info_cmd = app.add_subcommand("info", "Channels, sample rate, samples and duration of a capture");
+  info_cmd->add_option("capture", a->input, "Capture file (or Saleae binary export folder)")->required();
+  input_options(info_cmd);
+  CLI::App* convert_cmd = app.add_subcommand("convert", "Write any capture as a sigrok session (.sr)");
+  convert_cmd->add_option("capture", a->input, "Capture file")->required();
+  convert_cmd->add_option("-o,--output", a->output, "Output .sr file")->required();
+  input_options(convert_cmd);
+  CLI::App* synth_cmd = app.add_subcommand("synth", "Render a DDR command trace as a pin-level capture (.sr)");
+  synth_cmd->add_option("-o,--output", a->output, "Output .sr file")->required();
+  synth_cmd->add_option("--standard", a->standard, "ddr4, lpddr4 or lpddr5")->capture_default_str();
+  synth_cmd->add_option("--trace", a->trace, "Command list CSV (as written by 'decode --csv'); default: --pattern");
+  synth_cmd->add_option("--pattern", a->pattern, "Generated traffic: stream, random, mixed")->capture_default_str();
+  synth_cmd->add_option("--cycles", a->cycles, "Clock cycles of generated traffic")->capture_default_str();
+  synth_cmd->add_option("--seed", a->seed, "Seed of generated traffic and jitter")->capture_default_str();
+  synth_cmd->add_option("--spc", a->spc, "Samples per clock (multiple of 4)")->capture_default_str();
+  synth_cmd->add_option("--tck", a->tck_text, "Clock period")->capture_default_str();
+  synth_cmd->add_option("--jitter", a->jitter, "Max samples a CA transition moves")->capture_default_str();
+  synth_cmd->add_option("--dqs", a->dqs, "DQS channels")->capture_default_str();
+  synth_cmd->add_option("--dq", a->dq, "DQ channels with random data")->capture_default_str();
+  synth_cmd->add_option("--clock-stop", a->clock_stops, "Stop CK: <after cycle>:<cycles> (repeatable)");
+  synth_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();
+  synth_cmd->add_option("--trace-out", a->csv, "Also write the trace as a command list CSV");
+  CLI::App* decode_cmd = app.add_subcommand("decode", "Decode the DDR command bus of a capture");
+  decode_cmd->add_option("capture", a->input, "Capture file")->required();
+  decode_cmd->add_option("--standard", a->standard, "ddr4, lpddr4 or lpddr5")->capture_default_str();
+  decode_cmd->add_option("--map", a->map, "ROLE=CHANNEL, e.g. CK=D0 (repeatable)");
+  decode_cmd->add_option("--csv", a->csv, "Write the commands as CSV");
+  decode_cmd->add_option("--drampower", a->drampower, "Write a DRAMPower 5 command trace (CSV)");
+  decode_cmd->add_flag("--in-memory", a->in_memory, "Load the capture into memory first, then decode (benchmark)");
+  decode_cmd->add_flag("--read-only", a->read_only, "Only read the capture, no decoding (benchmark anchor)");
+  decode_cmd->add_option("--dq-width", a->dq_width, "Data bus width in bits")->capture_default_str();
+  decode_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();
+  input_options(decode_cmd);
+  return [=, &global]() -> Result<ExitCode> {
+    if (info_cmd->parsed()) return info(*a, global, io);
+    if (convert_cmd->parsed()) return convert(*a, io);
+    if (synth_cmd->parsed()) return synth(*a, io);
+    if (decode_cmd->parsed()) return decode(*a, global, io);
+    return Error::input("harness capture: expected info, convert, synth or decode");
   };
 }
 

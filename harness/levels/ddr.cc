@@ -1,27 +1,211 @@
 #include "harness/levels/ddr.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/digest.h"
+#include "harness/base/units.h"
+#include "harness/ddr/metrics.h"
+
 namespace harness {
+namespace {
+
+Metric make(const std::string& name, double value, const std::string& unit, Provenance p, const std::string& source,
+            Better better = Better::none) {
+  Metric m;
+  m.level = Level::ddr;
+  m.name = name;
+  m.value = value;
+  m.unit = unit;
+  m.provenance = p;
+  m.source = source;
+  m.better = better;
+  return m;
+}
+
+void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, const std::string& source,
+          Analysis& out) {
+  auto add = [&](const std::string& name, double v, const std::string& unit, Better b = Better::none) {
+    out.metrics.push_back(make(name, v, unit, measured, source, b));
+  };
+  auto missing = [&](const std::string& name, const std::string& unit, const std::string& why, Better b = Better::none) {
+    out.metrics.push_back(Metric::missing(Level::ddr, name, unit, why, b));
+  };
+  const ddr::BusTiming& t = s.timing;
+  add("ddr.duration", t.duration, "s");
+  add("ddr.clock_cycles", static_cast<double>(t.cycles), "1");
+  if (t.tck > 0) add("ddr.clock_frequency", 1.0 / t.tck, "Hz");
+  else missing("ddr.clock_frequency", "Hz", "no clock period in the capture");
+  add("ddr.clock_stops", static_cast<double>(t.clock_stops.size()), "1");
+  for (const auto& [label, n] : s.command_counts) add("ddr.commands." + label, static_cast<double>(n), "1");
+  add("ddr.reads", static_cast<double>(s.reads), "1");
+  add("ddr.writes", static_cast<double>(s.writes), "1");
+  add("ddr.read_bytes", static_cast<double>(s.read_bytes), "B");
+  add("ddr.write_bytes", static_cast<double>(s.write_bytes), "B");
+  // The level-1 roofline takes its byte count from here.
+  add("ddr.bytes", static_cast<double>(s.bytes()), "B");
+  if (t.duration > 0) add("ddr.bandwidth", static_cast<double>(s.bytes()) / t.duration, "B/s", Better::higher);
+  add("ddr.transactions", static_cast<double>(s.transactions), "1");
+  if (s.burst_bytes_mode) {
+    Metric m = make("ddr.burst_bytes_mode", static_cast<double>(*s.burst_bytes_mode), "B", measured, source);
+    m.text = std::to_string(*s.burst_bytes_mode);
+    out.metrics.push_back(m);
+  } else {
+    missing("ddr.burst_bytes_mode", "B", "no RD/WR command in the capture");
+  }
+  for (const auto& [bytes, n] : s.transaction_bytes)
+    add(fmt::format("ddr.transactions.{}B", bytes), static_cast<double>(n), "1");
+  const char* no_reads = "fewer than two RD commands in the capture";
+  if (auto p50 = s.read_interval_ps.percentile(50)) {
+    add("ddr.read_interval_p50", *p50 * 1e-12, "s", Better::lower);
+    add("ddr.read_interval_p95", *s.read_interval_ps.percentile(95) * 1e-12, "s", Better::lower);
+    add("ddr.read_interval_p50_tck", *s.read_interval_cycles.percentile(50), "1", Better::lower);
+    SampleSet set;
+    set.level = Level::ddr;
+    set.name = "ddr.read_interval";
+    set.unit = "s";
+    set.provenance = measured;
+    set.source = source + (s.read_interval_ps.total > s.read_interval_sample.size() ? " (evenly strided sample)" : "");
+    set.better = Better::lower;
+    set.values = s.read_interval_sample;
+    out.samples.push_back(std::move(set));
+  } else {
+    missing("ddr.read_interval_p50", "s", no_reads, Better::lower);
+    missing("ddr.read_interval_p95", "s", no_reads, Better::lower);
+    missing("ddr.read_interval_p50_tck", "1", no_reads, Better::lower);
+  }
+  // From DQS toggles it is a measurement; from command timing it rests on
+  // the declared read/write latencies and burst lengths: a model.
+  Metric ratio = make("ddr.dq_active_ratio", s.dq_active_ratio, "1", s.dq_from_dqs ? measured : Provenance::model,
+                      s.dq_from_dqs ? source + ": DQS toggles"
+                                    : source + ": command timing (bursts at read/write latency)",
+                      Better::higher);
+  out.metrics.push_back(ratio);
+  SampleSet timeline;
+  timeline.level = Level::ddr;
+  timeline.name = "ddr.dq_active_timeline";
+  timeline.unit = "1";
+  timeline.provenance = ratio.provenance;
+  timeline.source = ratio.source + fmt::format(", windows of {}", format_quantity(s.window, "s"));
+  timeline.better = Better::higher;
+  timeline.values = s.timeline;
+  out.samples.push_back(std::move(timeline));
+  const std::uint64_t known = s.row_hits + s.row_misses + s.row_conflicts;
+  if (known) {
+    add("ddr.row_hit_rate", static_cast<double>(s.row_hits) / known, "1", Better::higher);
+    add("ddr.row_miss_rate", static_cast<double>(s.row_misses) / known, "1", Better::lower);
+    add("ddr.row_conflict_rate", static_cast<double>(s.row_conflicts) / known, "1", Better::lower);
+  } else {
+    const char* why = "no RD/WR to a bank whose state was known (no ACT seen before it)";
+    missing("ddr.row_hit_rate", "1", why, Better::higher);
+    missing("ddr.row_miss_rate", "1", why, Better::lower);
+    missing("ddr.row_conflict_rate", "1", why, Better::lower);
+  }
+  add("ddr.refreshes", static_cast<double>(s.refreshes), "1");
+  if (s.unknown_commands)
+    out.hints.push_back(fmt::format("ddr: {} command cycles matched no {} encoding (check the channel mapping)",
+                                    s.unknown_commands, cfg.standard));
+}
+
+}  // namespace
 
 void to_json(nlohmann::json& j, const DdrRecording& r) {
-  j = {{"capture", r.capture}, {"unavailable", r.unavailable}};
+  j = {{"capture", r.capture}, {"sha256", r.sha256}, {"size", r.size},          {"format", r.format},
+       {"source", r.source},   {"unavailable", r.unavailable}};
 }
 
 void from_json(const nlohmann::json& j, DdrRecording& r) {
   r.capture = j.value("capture", "");
+  r.sha256 = j.value("sha256", "");
+  r.size = j.value("size", std::uint64_t{0});
+  r.format = j.value("format", "");
+  r.source = j.value("source", "");
   r.unavailable = j.value("unavailable", "");
 }
 
-void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, Provenance, Analysis& out) {
+void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, Provenance measured, Analysis& out) {
   if (!scenario.ddr) {
     out.metrics.push_back(Metric::missing(Level::ddr, "ddr", "",
                                           "the scenario has no [ddr] section (no logic-analyzer source)"));
     return;
   }
-  out.metrics.push_back(Metric::missing(Level::ddr, "ddr", "",
-                                        rec && !rec->unavailable.empty() ? rec->unavailable
-                                                                         : "DDR decoding is not available in this build"));
+  auto unavailable = [&](const std::string& why) {
+    for (const char* name : {"ddr.bytes", "ddr.dq_active_ratio", "ddr.burst_bytes_mode", "ddr.read_interval_p50"})
+      out.metrics.push_back(Metric::missing(Level::ddr, name, "", why));
+  };
+  if (!rec || rec->capture.empty()) {
+    unavailable(rec && !rec->unavailable.empty() ? rec->unavailable : "no capture was recorded");
+    return;
+  }
+  const DdrConfig& cfg = *scenario.ddr;
+  // The analysis reads the recorded capture, and only if it is the same bytes.
+  Result<std::string> digest = sha256_file(rec->capture);
+  if (!digest) {
+    unavailable("capture unreadable: " + digest.error().message);
+    return;
+  }
+  if (!rec->sha256.empty() && *digest != rec->sha256) {
+    unavailable(fmt::format("capture {} changed since it was recorded (sha256 {} , recorded {})", rec->capture,
+                            *digest, rec->sha256));
+    return;
+  }
+  ddr::DecodeOptions decode;
+  decode.standard = *ddr::standard_from_name(cfg.standard);
+  decode.roles = cfg.channels;
+  decode.window = cfg.timeline_window;
+  ddr::BusModel model;
+  model.standard = decode.standard;
+  model.dq_width = cfg.dq_width;
+  model.wck_ratio = cfg.wck_ratio;
+  model.read_latency = cfg.read_latency;
+  model.write_latency = cfg.write_latency;
+  model.window = cfg.timeline_window;
+  ReadOptions read;
+  read.format = rec->format.empty() ? cfg.format : rec->format;
+  read.samplerate = cfg.samplerate;
+  Result<ddr::BusSummary> summary = ddr::summarise_capture(rec->capture, read, decode, model);
+  if (!summary) {
+    unavailable("capture not decodable: " + summary.error().message);
+    return;
+  }
+  emit(cfg, *summary, measured, "capture:" + rec->capture + " sha256:" + digest->substr(0, 12), out);
+}
+
+std::vector<Verdict> evaluate_ddr_baseline(const DdrConfig& config, const Analysis& baseline,
+                                           const Analysis& current) {
+  std::vector<Verdict> out;
+  for (const BaselineExpectation& e : config.baseline_expectations) {
+    Verdict v;
+    v.level = Level::ddr;
+    v.check = "ddr.expect." + e.key;
+    const Metric* b = baseline.find_metric(e.metric);
+    const Metric* c = current.find_metric(e.metric);
+    auto show = [](const Metric& m) {
+      return m.unit.empty() || m.unit == "1" ? fmt::format("{:.4g}", *m.value) : format_quantity(*m.value, m.unit);
+    };
+    if (!b || !b->value) {
+      v.status = VerdictStatus::unavailable;
+      v.expected = e.lower ? "lower than the baseline" : "higher than the baseline";
+      v.measured = "unavailable: the baseline has no " + e.metric + (b ? ": " + b->unavailable : "");
+      out.push_back(v);
+      continue;
+    }
+    v.expected = fmt::format("{} {}", e.lower ? "<" : ">", show(*b));
+    if (!c || !c->value) {
+      v.status = VerdictStatus::unavailable;
+      v.measured = "unavailable: " + (c ? c->unavailable : "metric " + e.metric + " was not produced");
+      out.push_back(v);
+      continue;
+    }
+    v.measured = show(*c);
+    bool pass = e.lower ? *c->value < *b->value : *c->value > *b->value;
+    v.status = pass ? VerdictStatus::pass : VerdictStatus::fail;
+    if (!pass)
+      v.detail = fmt::format("{} is {}, baseline {}, expected {} ({})", e.metric, v.measured, show(*b),
+                             e.lower ? "lower" : "higher", e.where);
+    out.push_back(v);
+  }
+  return out;
 }
 
 }  // namespace harness

@@ -1,6 +1,9 @@
 // Level 3: DDR command-bus decoding. Reference: scenarios/README.md "[ddr]".
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,10 +11,41 @@
 
 namespace harness {
 
+// [ddr.acquire]: a live capture through a sigrok driver.
+struct DdrAcquireConfig {
+  std::string driver;                     // "demo", "fx2lafw", ...
+  std::string connection;                 // driver "conn" string, may be empty
+  double samplerate = 0;                  // Hz, 0: the driver's default
+  std::uint64_t samples = 0;              // sample limit (or duration)
+  double duration = 0;                    // s
+  std::string trigger;                    // "CK=r,CS=1"
+  std::string pattern;                    // demo driver test pattern
+  std::string output_dir = "harness-captures";  // where the .sr is kept
+};
+
+// "<metric>_vs_baseline = lower|higher": relative to the baseline run.
+struct BaselineExpectation {
+  std::string key;     // "read_interval_p50_vs_baseline"
+  std::string metric;  // "ddr.read_interval_p50"
+  bool lower = true;   // the current value must be lower (else higher)
+  std::string where;
+};
+
 struct DdrConfig {
-  std::string standard;  // "ddr4", "lpddr4", "lpddr5"
-  std::string capture;   // a capture file to import, relative to the scenario
+  std::string standard;       // "ddr4", "lpddr4", "lpddr5" (lpddr4x, lpddr5x accepted)
+  std::string capture;        // a capture file to import, as written
+  std::string capture_path;   // the same, resolved against the scenario's folder
+  std::string format;         // capture format; empty: detect
+  std::optional<double> samplerate;  // Hz, for exports that do not state it
+  std::map<std::string, std::string> channels;  // role -> capture channel name
+  unsigned dq_width = 16;
+  unsigned wck_ratio = 4;
+  unsigned read_latency = 0;   // tCK, 0: the standard's default
+  unsigned write_latency = 0;
+  double timeline_window = 1e-6;  // s
+  std::optional<DdrAcquireConfig> acquire;
   std::vector<Expectation> expectations;
+  std::vector<BaselineExpectation> baseline_expectations;
 };
 
 }  // namespace harness

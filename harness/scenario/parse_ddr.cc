@@ -1,14 +1,114 @@
+#include <filesystem>
+
+#include <fmt/format.h>
+
 #include "harness/scenario/sections.h"
 
 namespace harness {
+namespace {
+
+const std::vector<ExpectableMetric>& ddr_expectables() {
+  static const std::vector<ExpectableMetric> k = {
+      {"dq_active_ratio", "ddr.dq_active_ratio", std::nullopt, false, {}},
+      {"read_interval_p50", "ddr.read_interval_p50", Dimension::time, false, {}},
+      {"read_interval_p95", "ddr.read_interval_p95", Dimension::time, false, {}},
+      {"read_interval_p50_tck", "ddr.read_interval_p50_tck", std::nullopt, false, {}},
+      {"bytes", "ddr.bytes", Dimension::size, false, {}},
+      {"bandwidth", "ddr.bandwidth", Dimension::bandwidth, false, {}},
+      {"row_hit_rate", "ddr.row_hit_rate", std::nullopt, false, {}},
+      {"row_conflict_rate", "ddr.row_conflict_rate", std::nullopt, false, {}},
+      {"reads", "ddr.reads", std::nullopt, false, {}},
+      {"writes", "ddr.writes", std::nullopt, false, {}},
+      {"refreshes", "ddr.refreshes", std::nullopt, false, {}},
+      {"transactions", "ddr.transactions", std::nullopt, false, {}},
+  };
+  return k;
+}
+
+void read_acquire(TableReader& r, DdrConfig& c) {
+  DdrAcquireConfig a;
+  a.driver = r.required_string("driver");
+  a.connection = r.string("connection").value_or("");
+  if (auto v = r.quantity("samplerate", Dimension::frequency)) a.samplerate = *v;
+  if (auto v = r.integer("samples", 1, std::int64_t{1} << 40)) a.samples = static_cast<std::uint64_t>(*v);
+  if (auto v = r.quantity("duration", Dimension::time)) a.duration = *v;
+  a.trigger = r.string("trigger").value_or("");
+  a.pattern = r.string("pattern").value_or("");
+  a.output_dir = r.string("output_dir").value_or(a.output_dir);
+  if (r.ok() && a.samples == 0 && a.duration == 0) r.fail_missing("samples", "a sample limit (samples or duration)");
+  c.acquire = a;
+}
+
+}  // namespace
 
 DdrConfig read_ddr_section(TableReader& r) {
   DdrConfig c;
-  c.standard = r.choice("standard", {"ddr4", "lpddr4", "lpddr5"}).value_or("");
+  c.standard = r.choice("standard", {"ddr4", "lpddr4", "lpddr4x", "lpddr5", "lpddr5x"}).value_or("");
+  if (r.ok() && c.standard.empty()) r.fail_missing("standard", "the DRAM standard (ddr4, lpddr4, lpddr5)");
   c.capture = r.string("capture").value_or("");
+  if (!c.capture.empty()) {
+    std::filesystem::path p(c.capture);
+    if (p.is_relative()) p = std::filesystem::path(r.context().path).parent_path() / p;
+    c.capture_path = p.lexically_normal().string();
+  }
+  c.format = r.choice("format", {"sr", "vcd", "saleae-csv", "saleae-binary", "state-listing"}).value_or("");
+  if (auto v = r.quantity("samplerate", Dimension::frequency)) c.samplerate = *v;
+  if (auto v = r.integer("dq_width", 4, 64)) c.dq_width = static_cast<unsigned>(*v);
+  if (auto v = r.integer("wck_ratio", 1, 8)) c.wck_ratio = static_cast<unsigned>(*v);
+  if (auto v = r.integer("read_latency", 1, 200)) c.read_latency = static_cast<unsigned>(*v);
+  if (auto v = r.integer("write_latency", 1, 200)) c.write_latency = static_cast<unsigned>(*v);
+  if (auto v = r.quantity("timeline_window", Dimension::time)) c.timeline_window = *v;
+  if (const toml::table* t = r.table("channels")) {
+    TableReader cr(r.context(), *t, "ddr.channels");
+    for (const auto& [key, node] : *t) {
+      std::string role(key.str());
+      if (auto name = cr.string(role)) c.channels[role] = *name;
+    }
+    (void)cr.finish();
+  }
+  if (const toml::table* t = r.table("acquire")) {
+    TableReader ar(r.context(), *t, "ddr.acquire");
+    read_acquire(ar, c);
+    (void)ar.finish();
+  }
+  if (r.ok() && c.capture.empty() && !c.acquire)
+    r.fail_missing("capture", "a capture file (capture = \"...\") or a [ddr.acquire] table");
   if (const toml::table* t = r.table("expect")) {
     TableReader er(r.context(), *t, "ddr.expect");
-    c.expectations = read_expectations(er, Level::ddr, {});
+    c.expectations = read_expectations(er, Level::ddr, ddr_expectables());
+    if (er.has("burst_bytes_mode")) {
+      const toml::node* n = er.node("burst_bytes_mode");
+      if (auto v = er.integer("burst_bytes_mode", 1, 1 << 20)) {
+        Expectation e;
+        e.level = Level::ddr;
+        e.key = "burst_bytes_mode";
+        e.metric = "ddr.burst_bytes_mode";
+        e.bound = Bound::equals;
+        e.text = std::to_string(*v);
+        e.unit = "B";
+        e.where = n ? r.context().where(n->source()) : "";
+        c.expectations.push_back(e);
+      }
+    }
+    for (const auto& [key, node] : *t) {
+      std::string k(key.str());
+      const std::string suffix = "_vs_baseline";
+      if (k.size() <= suffix.size() || k.compare(k.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+      std::string stem = k.substr(0, k.size() - suffix.size());
+      bool known = false;
+      for (const ExpectableMetric& m : ddr_expectables())
+        if (m.key == stem) {
+          known = true;
+          BaselineExpectation b;
+          b.key = k;
+          b.metric = m.metric;
+          b.where = r.context().where(node.source());
+          if (auto dir = er.choice(k, {"lower", "higher", "shorter", "longer"}))
+            b.lower = *dir == "lower" || *dir == "shorter";
+          c.baseline_expectations.push_back(b);
+        }
+      if (!known) er.fail_at(k, fmt::format("no metric '{}' to compare with the baseline", stem));
+    }
     (void)er.finish();
   }
   return c;

@@ -1,0 +1,80 @@
+// End-to-end tests of `harness capture` through the built executable.
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+struct Output {
+  int code;
+  std::string out;
+};
+
+Output run(const std::string& args) {
+  std::string cmd = std::string(HARNESS_BINARY) + " " + args + " 2>&1";
+  std::FILE* p = popen(cmd.c_str(), "r");
+  Output o{-1, {}};
+  std::array<char, 4096> buf;
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) o.out.append(buf.data(), n);
+  int status = pclose(p);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+const std::string kFixture = std::string(HARNESS_SOURCE_DIR) + "/fixtures/captures/lpddr4-stream.sr";
+
+TEST(CaptureCli, InfoPrintsChannelsRateAndDuration) {
+  Output o = run("capture info " + kFixture);
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(o.out, "file:        " + kFixture +
+                       "\nformat:      sr\nchannels:    9 (CK, CS, CA0, CA1, CA2, CA3, CA4, CA5, DQS0)\n"
+                       "sample rate: 800 MHz\nsamples:     49836\nduration:    62.3 us\n");
+}
+
+TEST(CaptureCli, WrongStandardNamesTheMissingChannelAndExits2) {
+  Output o = run("capture decode " + kFixture + " --standard lpddr5");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out, "harness: error: " + kFixture +
+                       ": the capture has no channel 'CA6' for lpddr5 CA6 (did you mean 'CA0'?) (channels: CK, CS, "
+                       "CA0, CA1, CA2, CA3, CA4, CA5, DQS0); map roles to channels in [ddr.channels]\n");
+}
+
+TEST(CaptureCli, SynthThenDecodeReproducesTheTraceCsv) {
+  auto dir = std::filesystem::temp_directory_path() / "harness_capture_cli";
+  std::filesystem::create_directories(dir);
+  std::string sr = (dir / "t.sr").string(), trace = (dir / "trace.csv").string(),
+              decoded = (dir / "decoded.csv").string(), dp = (dir / "dp.csv").string();
+  Output s = run("capture synth --standard ddr4 --pattern mixed --cycles 3000 --spc 4 -o " + sr + " --trace-out " +
+                 trace);
+  ASSERT_EQ(s.code, 0) << s.out;
+  Output d = run("capture decode " + sr + " --standard ddr4 --csv " + decoded + " --drampower " + dp);
+  ASSERT_EQ(d.code, 0) << d.out;
+  // Times differ (the trace has none); everything else must match.
+  auto strip_time = [](const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "r");
+    std::string out;
+    char line[512];
+    while (std::fgets(line, sizeof line, f)) {
+      std::string l(line);
+      std::size_t a = l.find(','), b = l.find(',', a + 1);
+      out += l.substr(0, a) + l.substr(b);
+    }
+    std::fclose(f);
+    return out;
+  };
+  EXPECT_EQ(strip_time(trace), strip_time(decoded));
+  std::FILE* f = std::fopen(dp.c_str(), "r");
+  ASSERT_TRUE(f);
+  std::string all;
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) all += line;
+  std::fclose(f);
+  EXPECT_NE(all.find(",ACT,0,"), std::string::npos);
+  EXPECT_NE(all.rfind(",END,0,0,0,0,0\n"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

@@ -1,0 +1,66 @@
+// DRAM commands as the decoder reports them and the synthesizer consumes
+// them: one struct for DDR4, LPDDR4 and LPDDR5 (LPDDR5X uses LPDDR5's
+// encodings), fields that a command does not carry are -1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/base/result.h"
+
+namespace harness::ddr {
+
+enum class Standard { ddr4, lpddr4, lpddr5 };
+std::string_view standard_name(Standard s);  // "ddr4", "lpddr4", "lpddr5"
+std::optional<Standard> standard_from_name(std::string_view name);
+
+enum class Op : std::uint8_t {
+  act, rd, wr, mwr, pre, ref, mrw, mrr, mpc, mrs, zqc, cas, sre, srx, pde, nop,
+  unknown,  // CS active but no known encoding (or a first half with no second)
+};
+constexpr int kOpCount = static_cast<int>(Op::unknown) + 1;
+std::string_view op_name(Op op);  // "ACT", "RD", ...
+std::optional<Op> op_from_name(std::string_view name);
+inline bool is_column(Op op) { return op == Op::rd || op == Op::wr || op == Op::mwr; }
+inline bool is_read(Op op) { return op == Op::rd; }
+inline bool is_write(Op op) { return op == Op::wr || op == Op::mwr; }
+
+struct Command {
+  std::uint64_t cycle = 0;  // index of the CK rising edge of the command's first cycle
+  double time = 0;          // s since the start of the capture
+  Op op = Op::nop;
+  std::int32_t bank_group = -1;
+  std::int32_t bank = -1;
+  std::int32_t row = -1;
+  std::int32_t column = -1;
+  bool auto_precharge = false;
+  bool all_banks = false;   // PRE all / REF all banks
+  std::uint16_t burst = 0;  // burst length of RD/WR (4, 8, 16, 32)
+  std::int32_t address = -1;  // MRW/MRR/MRS mode register
+  std::int32_t operand = -1;  // MRW/MRS/MPC operand
+
+  bool operator==(const Command& o) const {
+    return cycle == o.cycle && op == o.op && bank_group == o.bank_group && bank == o.bank && row == o.row &&
+           column == o.column && auto_precharge == o.auto_precharge && all_banks == o.all_banks &&
+           burst == o.burst && address == o.address && operand == o.operand;
+  }
+};
+
+// "RDA" for a read with auto-precharge, "PREA", "REFA"...
+std::string command_label(const Command& c);
+// One line for people and test failures: "1234 RD bg0 ba3 col 0x40 BL16".
+std::string describe(const Command& c);
+
+// A stretch of the capture where CK stopped (clock-stop power saving).
+struct ClockStop {
+  std::uint64_t after_cycle = 0;  // the last rising edge before the stop
+  double start = 0;               // s
+  double duration = 0;            // s
+
+  bool operator==(const ClockStop& o) const { return after_cycle == o.after_cycle; }
+};
+
+}  // namespace harness::ddr

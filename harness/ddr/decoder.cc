@@ -1,0 +1,147 @@
+#include "harness/ddr/decoder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "harness/base/stats.h"
+
+namespace harness::ddr {
+
+BusDecoder::BusDecoder(DecodeOptions options, CommandSink& commands)
+    : options_(std::move(options)), sink_(commands), assembler_(options_.standard) {}
+
+Status BusDecoder::begin(const CaptureHeader& header) {
+  header_ = header;
+  if (header.samplerate <= 0) return Error::input("the capture has no sample rate");
+  Result<BusLayout> layout = make_layout(options_.standard, header.channels, options_.roles);
+  if (!layout) return layout.error();
+  auto window = static_cast<std::uint64_t>(std::max(1.0, std::round(options_.window * header.samplerate)));
+  sampler_ = std::make_unique<Sampler>(std::move(*layout), header.samplerate, window);
+  timing_ = {};
+  timing_.standard = options_.standard;
+  timing_.format = header.format;
+  timing_.samplerate = header.samplerate;
+  return ok();
+}
+
+Status BusDecoder::samples(const std::uint8_t* data, std::size_t count) {
+  groups_.clear();
+  HARNESS_TRY(sampler_->feed(data, count, header_.unitsize, groups_));
+  batch_.clear();
+  const BusLayout& layout = sampler_->layout();
+  const double rate = header_.samplerate;
+  for (const EdgeGroup& g : groups_)
+    assembler_.add(g.cycle, static_cast<double>(g.sample) / rate, layout.word(g.first, g.second), batch_);
+  if (!batch_.empty()) sink_.on_commands(batch_);
+  return ok();
+}
+
+Status BusDecoder::end() {
+  HARNESS_TRY(sampler_->finish());
+  batch_.clear();
+  assembler_.finish(batch_);
+  if (!batch_.empty()) sink_.on_commands(batch_);
+  const SamplerStats& s = sampler_->stats();
+  const double rate = header_.samplerate;
+  timing_.samples = s.samples;
+  timing_.cycles = s.cycles;
+  timing_.duration = static_cast<double>(s.samples) / rate;
+  timing_.tck = s.tck_samples / rate;
+  for (const ClockStopSamples& stop : s.stops)
+    timing_.clock_stops.push_back({stop.after_cycle, static_cast<double>(stop.start) / rate,
+                                   static_cast<double>(stop.length) / rate});
+  timing_.dqs_sampled = s.dqs_sampled;
+  timing_.dqs_active_cycles = s.dqs_active_cycles;
+  timing_.window = static_cast<double>(s.window_samples) / rate;
+  for (std::uint32_t active : s.dqs_active_per_window)
+    timing_.dqs_timeline.push_back(std::min(1.0, active * s.tck_samples / static_cast<double>(s.window_samples)));
+  return ok();
+}
+
+Result<BusTiming> decode_capture_file(const std::string& path, const ReadOptions& read, const DecodeOptions& options,
+                                      CommandSink& commands) {
+  BusDecoder decoder(options, commands);
+  Status s = read_capture(path, read, decoder);
+  // Reader errors name the file already; the decoder's do not.
+  if (!s) return s.error().message.rfind(path, 0) == 0 ? s.error() : s.error().within(path);
+  return decoder.timing();
+}
+
+Result<BusTiming> decode_state_listing(const StateListing& listing, const DecodeOptions& options,
+                                       CommandSink& commands) {
+  std::vector<std::string> channels = listing.channels;
+  if (std::find(channels.begin(), channels.end(), "CK") == channels.end()) channels.push_back("CK");
+  Result<BusLayout> layout = make_layout(options.standard, channels, options.roles);
+  if (!layout) return layout.error();
+  const BusFormat& f = bus_format(options.standard);
+  const std::uint64_t cs_active = f.chip_select_active_high ? 1 : 0;
+  CommandAssembler assembler(options.standard);
+  std::vector<Command> out;
+  std::vector<double> periods;
+  std::uint64_t cycle = 0;
+  const auto& rows = listing.rows;
+  double last_rise = -1;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].rising) continue;
+    const std::uint64_t this_cycle = cycle++;
+    if (last_rise >= 0) periods.push_back(rows[i].time - last_rise);
+    last_rise = rows[i].time;
+    if (((rows[i].bits >> layout->cs) & 1) != cs_active) continue;
+    std::uint64_t second = 0;
+    if (f.edges == 2) {
+      std::size_t k = i + 1;
+      while (k < rows.size() && rows[k].rising == f.double_rate) ++k;  // LPDDR5: the next F; LPDDR4: the next R
+      if (k >= rows.size()) break;
+      second = rows[k].bits;
+      if (!f.double_rate) {
+        // The second cycle is consumed: skip it as a command start.
+        out.clear();
+        assembler.add(this_cycle, rows[i].time - rows.front().time, layout->word(rows[i].bits, second), out);
+        commands.on_commands(out);
+        i = k;
+        ++cycle;
+        periods.push_back(rows[k].time - last_rise);
+        last_rise = rows[k].time;
+        continue;
+      }
+    }
+    out.clear();
+    assembler.add(this_cycle, rows[i].time - rows.front().time, layout->word(rows[i].bits, second), out);
+    commands.on_commands(out);
+  }
+  out.clear();
+  assembler.finish(out);
+  if (!out.empty()) commands.on_commands(out);
+  BusTiming t;
+  t.standard = options.standard;
+  t.format = "state-listing";
+  t.cycles = cycle;
+  t.samples = rows.size();
+  t.duration = rows.back().time - rows.front().time;
+  if (!periods.empty()) {
+    double tck = median(periods);
+    double sum = 0;
+    std::size_t n = 0;
+    for (double p : periods) {
+      if (p > 1.5 * tck) continue;
+      sum += p;
+      ++n;
+    }
+    t.tck = n ? sum / static_cast<double>(n) : tck;
+    // Clock stops: rising edges further apart than 1.5 periods.
+    std::uint64_t index = 0;
+    double previous = -1;
+    for (const StateRow& row : rows) {
+      if (!row.rising) continue;
+      if (previous >= 0 && row.time - previous > 1.5 * tck)
+        t.clock_stops.push_back({index - 1, previous - rows.front().time, row.time - previous});
+      previous = row.time;
+      ++index;
+    }
+  }
+  return t;
+}
+
+}  // namespace harness::ddr

@@ -1,0 +1,83 @@
+// The DDR decoding pipeline: capture samples -> Sampler -> command words ->
+// CommandAssembler -> commands, streamed to a CommandSink so that a capture
+// of any length is decoded in bounded memory.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "harness/base/result.h"
+#include "harness/ddr/command.h"
+#include "harness/ddr/encoding.h"
+#include "harness/ddr/sampler.h"
+#include "probes/capture/capture.h"
+#include "probes/capture/readers.h"
+#include "probes/capture/state_listing.h"
+
+namespace harness::ddr {
+
+class CommandSink {
+ public:
+  virtual ~CommandSink() = default;
+  virtual void on_commands(std::span<const Command> commands) = 0;
+};
+
+class CommandCollector : public CommandSink {
+ public:
+  void on_commands(std::span<const Command> c) override { commands.insert(commands.end(), c.begin(), c.end()); }
+  std::vector<Command> commands;
+};
+
+struct DecodeOptions {
+  Standard standard = Standard::lpddr4;
+  std::map<std::string, std::string> roles;  // role -> channel name
+  double window = 1e-6;                       // s, DQS activity timeline windows
+};
+
+// What the decoder learned about the bus besides the commands.
+struct BusTiming {
+  Standard standard = Standard::lpddr4;
+  std::string format;       // capture format
+  double samplerate = 0;    // Hz (0 for a state listing)
+  std::uint64_t samples = 0;
+  std::uint64_t cycles = 0;
+  double duration = 0;      // s
+  double tck = 0;           // s, mean clock period outside clock stops
+  std::vector<ClockStop> clock_stops;
+  bool dqs_sampled = false;
+  std::uint64_t dqs_active_cycles = 0;
+  double window = 0;                 // s
+  std::vector<double> dqs_timeline;  // active fraction of each window
+};
+
+// A CaptureSink that decodes as the samples arrive.
+class BusDecoder : public CaptureSink {
+ public:
+  BusDecoder(DecodeOptions options, CommandSink& commands);
+  Status begin(const CaptureHeader& header) override;
+  Status samples(const std::uint8_t* data, std::size_t count) override;
+  Status end() override;
+  const BusTiming& timing() const { return timing_; }
+
+ private:
+  DecodeOptions options_;
+  CommandSink& sink_;
+  CaptureHeader header_;
+  std::unique_ptr<Sampler> sampler_;
+  CommandAssembler assembler_;
+  std::vector<EdgeGroup> groups_;
+  std::vector<Command> batch_;
+  BusTiming timing_;
+};
+
+// Reads and decodes a capture file of any supported format.
+Result<BusTiming> decode_capture_file(const std::string& path, const ReadOptions& read, const DecodeOptions& options,
+                                      CommandSink& commands);
+// A state listing skips the sampler: its rows are the clock edges.
+Result<BusTiming> decode_state_listing(const StateListing& listing, const DecodeOptions& options,
+                                       CommandSink& commands);
+
+}  // namespace harness::ddr

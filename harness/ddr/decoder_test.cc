@@ -1,0 +1,109 @@
+#include "harness/ddr/decoder.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "harness/ddr/synth.h"
+#include "probes/capture/sigrok.h"
+
+namespace harness::ddr {
+namespace {
+
+struct RoundTrip {
+  Standard standard;
+  std::string pattern;
+  unsigned spc;
+};
+
+std::string name_of(const RoundTrip& r) {
+  return std::string(standard_name(r.standard)) + "_" + r.pattern + "_" + std::to_string(r.spc);
+}
+
+void expect_same(const std::vector<Command>& want, const std::vector<Command>& got) {
+  ASSERT_EQ(want.size(), got.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    ASSERT_EQ(describe(want[i]), describe(got[i])) << "command " << i;
+  EXPECT_TRUE(want == got);
+}
+
+class DecoderRoundTrip : public ::testing::TestWithParam<RoundTrip> {};
+
+TEST_P(DecoderRoundTrip, TraceToWaveformToSrToCommands) {
+  const RoundTrip& p = GetParam();
+  Result<std::vector<Command>> trace = generate_traffic(p.standard, p.pattern, 6000, 7);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  ASSERT_GT(trace->size(), 100u);
+  SynthOptions o;
+  o.standard = p.standard;
+  o.samples_per_clock = p.spc;
+  o.jitter = p.spc >= 8 ? 1 : 0;
+  o.clock_stops = {{trace->at(50).cycle + 9, 40}};
+  // A clock stop must fall between commands: move later commands? They are
+  // cycle-indexed by rising edges, so a stop shifts nothing.
+  std::string path = (std::filesystem::temp_directory_path() / ("harness_rt_" + name_of(p) + ".sr")).string();
+  {
+    SrWriter writer(path);
+    Status s = synthesize(*trace, o, writer);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+  }
+  CommandCollector got;
+  DecodeOptions d;
+  d.standard = p.standard;
+  Result<BusTiming> t = decode_capture_file(path, {}, d, got);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  expect_same(*trace, got.commands);
+  ASSERT_EQ(t->clock_stops.size(), 1u);
+  EXPECT_EQ(t->clock_stops[0].after_cycle, trace->at(50).cycle + 9);
+  EXPECT_NEAR(t->tck, o.tck, o.tck * 1e-6);
+  EXPECT_TRUE(t->dqs_sampled);
+  EXPECT_GT(t->dqs_active_cycles, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllStandards, DecoderRoundTrip,
+    ::testing::Values(RoundTrip{Standard::ddr4, "stream", 4}, RoundTrip{Standard::ddr4, "random", 8},
+                      RoundTrip{Standard::ddr4, "mixed", 4}, RoundTrip{Standard::ddr4, "mixed", 8},
+                      RoundTrip{Standard::lpddr4, "stream", 4}, RoundTrip{Standard::lpddr4, "random", 4},
+                      RoundTrip{Standard::lpddr4, "mixed", 4}, RoundTrip{Standard::lpddr4, "mixed", 8},
+                      RoundTrip{Standard::lpddr5, "stream", 8}, RoundTrip{Standard::lpddr5, "random", 8},
+                      RoundTrip{Standard::lpddr5, "mixed", 8}, RoundTrip{Standard::lpddr5, "mixed", 16}),
+    [](const auto& info) { return name_of(info.param); });
+
+TEST(Decoder, RefusesUndersampledCaptureNamingTheRateNeeded) {
+  Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr5, "random", 2000, 3);
+  ASSERT_TRUE(trace.ok());
+  SynthOptions o;
+  o.standard = Standard::lpddr5;
+  o.samples_per_clock = 4;  // LPDDR5 CA is double data rate: 2 samples per CA bit
+  o.tck = 10e-9;
+  Capture capture;
+  CaptureCollector collect;
+  ASSERT_TRUE(synthesize(*trace, o, collect).ok());
+  CommandCollector got;
+  BusDecoder decoder({Standard::lpddr5, {}, 1e-6}, got);
+  Status s = collect.capture().replay(decoder);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "capture undersampled: CK is about 100 MHz and 400 MHz samples/s give 2 samples per CA bit period; "
+            "decoding lpddr5 needs at least 4: capture at 800 MHz or more, or slow the bus clock down");
+}
+
+TEST(Decoder, NamesAMissingChannel) {
+  Capture c;
+  c.header.channels = {"CK", "CS", "CA0"};
+  c.header.samplerate = 1e9;
+  c.header.unitsize = 1;
+  c.data.assign(100, 0);
+  CommandCollector got;
+  BusDecoder decoder({Standard::lpddr4, {}, 1e-6}, got);
+  Status s = c.replay(decoder);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "the capture has no channel 'CA1' for lpddr4 CA1 (did you mean 'CA0'?) (channels: CK, CS, CA0); map "
+            "roles to channels in [ddr.channels]");
+}
+
+}  // namespace
+}  // namespace harness::ddr

@@ -1,0 +1,82 @@
+// Command encodings of the three command buses, as data: each row of the
+// tables in encoding.cc is the truth-table line of the standard written as
+// text ("H L R12 R13 R14 R15 | BA0 BA1 BA2 R16 R10 R11"), compiled once into
+// masks. The decoder and the synthesizer both use these tables, so an
+// encoding is stated in exactly one place.
+//
+// A "word" is the bits a bus carries for one (sub-)command:
+//   DDR4   one CK rising edge: ACT_n RAS_n CAS_n WE_n BG0 BG1 BA0 BA1 A0..A13 A17
+//   LPDDR4 two rising edges:   CA0..CA5 of cycle 1, then CA0..CA5 of cycle 2
+//   LPDDR5 one cycle:          CA0..CA6 at the rising edge, then at the falling edge
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/ddr/command.h"
+
+namespace harness::ddr {
+
+// Sub-commands as the tables name them.
+enum class Part : std::uint8_t {
+  act, act1, act2, rd, rd16, rd32, wr, wr16, wr32, mwr, cas, cas2, pre, ref,
+  mrw1, mrw2, mrr, mpc, mrs, zqc, sre, srx, pde, nop,
+};
+
+enum class Field : std::uint8_t { ba, bg, row, col, ap, bl, ab, bc, op, ma, count };
+constexpr int kFieldCount = static_cast<int>(Field::count);
+
+struct Fields {
+  std::array<std::uint32_t, kFieldCount> value{};
+  std::uint32_t get(Field f) const { return value[static_cast<int>(f)]; }
+  void set(Field f, std::uint32_t v) { value[static_cast<int>(f)] = v; }
+};
+
+struct BusFormat {
+  Standard standard;
+  unsigned edge_width;            // pins sampled per edge
+  unsigned edges;                 // edges per word
+  bool double_rate;               // CA sampled on both CK edges (LPDDR5)
+  unsigned cycles_per_word;       // CK cycles one word occupies
+  std::vector<std::string> pins;  // capture channel role of each pin of an edge
+  std::string chip_select;        // "CS_n" (active low) or "CS" (active high)
+  bool chip_select_active_high;
+};
+const BusFormat& bus_format(Standard standard);
+
+struct SubCommand {
+  Part part;
+  Fields fields;
+  std::string_view name;  // as in the table: "ACT-1"
+};
+
+// The sub-command a word encodes, or nothing for an unknown encoding.
+std::optional<SubCommand> decode_word(Standard standard, std::uint64_t word);
+// The word for a sub-command; bits the table marks V are low.
+std::uint64_t encode_word(Standard standard, Part part, const Fields& fields);
+
+// How a command is sent: its sub-commands in order (each one word).
+std::vector<SubCommand> split_command(Standard standard, const Command& command);
+
+// Assembles decoded sub-commands into commands (LPDDR4 ACT-1 + ACT-2,
+// READ-1 + CAS-2, ...). Feed words in bus order.
+class CommandAssembler {
+ public:
+  explicit CommandAssembler(Standard standard);
+  // `cycle` and `time` are those of the word's first edge.
+  void add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out);
+  void finish(std::vector<Command>& out);
+
+ private:
+  Standard standard_;
+  const std::vector<std::optional<SubCommand>>* cache_ = nullptr;  // LPDDR: word -> sub-command
+  const SubCommand* pending_ = nullptr;  // a first half waiting for its second (points into cache_)
+  std::uint64_t pending_cycle_ = 0;
+  double pending_time_ = 0;
+};
+
+}  // namespace harness::ddr

@@ -1,0 +1,126 @@
+// Bus statistics from a decoded command stream, accumulated as the commands
+// stream past (a capture may hold tens of millions of them): counts, bytes,
+// transactions, read-to-read intervals, data-bus activity and row-buffer
+// behaviour.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/ddr/decoder.h"
+
+namespace harness::ddr {
+
+struct BusModel {
+  Standard standard = Standard::lpddr4;
+  unsigned dq_width = 16;       // bits of the data bus behind the command bus
+  unsigned wck_ratio = 4;       // LPDDR5 WCK:CK
+  unsigned read_latency = 0;    // tCK; 0: the standard's default
+  unsigned write_latency = 0;
+  double window = 1e-6;         // s, utilisation timeline windows
+};
+
+// Value -> count, for exact percentiles in bounded memory.
+struct Histogram {
+  std::map<std::int64_t, std::uint64_t> counts;
+  std::uint64_t total = 0;
+  // Intervals repeat: remember where the last value went.
+  void add(std::int64_t v) {
+    ++total;
+    if (last_ != counts.end() && last_->first == v) {
+      ++last_->second;
+      return;
+    }
+    last_ = counts.try_emplace(v, 0).first;
+    ++last_->second;
+  }
+  Histogram() = default;
+  Histogram(const Histogram& o) : counts(o.counts), total(o.total) {}
+  Histogram& operator=(const Histogram& o) {
+    counts = o.counts;
+    total = o.total;
+    last_ = counts.end();
+    return *this;
+  }
+  // Linear interpolation between order statistics (as stats.h).
+  std::optional<double> percentile(double p) const;
+
+ private:
+  std::map<std::int64_t, std::uint64_t>::iterator last_ = counts.end();
+};
+
+struct BusSummary {
+  std::map<std::string, std::uint64_t> command_counts;  // "RD", "RDA", "PREA"...
+  std::uint64_t reads = 0, writes = 0;
+  std::uint64_t read_bytes = 0, write_bytes = 0;
+  std::uint64_t bytes() const { return read_bytes + write_bytes; }
+  std::map<std::uint64_t, std::uint64_t> transaction_bytes;  // bytes -> transactions
+  std::uint64_t transactions = 0;
+  std::optional<std::uint64_t> burst_bytes_mode;
+  Histogram read_interval_ps;      // RD to next RD
+  Histogram read_interval_cycles;
+  std::vector<double> read_interval_sample;  // up to kIntervalSample values (s), evenly strided
+  double dq_active_ratio = 0;
+  bool dq_from_dqs = false;        // else from command timing
+  std::vector<double> timeline;    // active fraction per window
+  double window = 0;               // s
+  std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0, row_unknown = 0;
+  std::uint64_t refreshes = 0;
+  std::uint64_t unknown_commands = 0;
+  BusTiming timing;
+};
+
+constexpr std::size_t kIntervalSample = 10000;
+
+class BusStatistics : public CommandSink {
+ public:
+  explicit BusStatistics(BusModel model);
+  void on_commands(std::span<const Command> commands) override;
+  BusSummary finish(const BusTiming& timing);
+
+ private:
+  void on_command(const Command& c);
+  void close_transaction();
+
+  BusModel model_;
+  unsigned rl_, wl_;
+  BusSummary s_;
+  std::array<std::array<std::uint64_t, 2>, kOpCount> counts_{};
+  // Transactions: back-to-back column commands to one bank and row.
+  struct Open {
+    bool active = false;
+    bool read = false;
+    int bank = 0, row = -1;
+    std::uint64_t last_cycle = 0, bytes = 0;
+    unsigned step = 0;
+  } tx_;
+  // Row buffer per bank (bank group * 64 + bank).
+  enum class BankState : std::uint8_t { unknown, closed, open };
+  struct Bank {
+    BankState state = BankState::unknown;
+    int row = -1;
+    bool accessed = false;
+    bool after_pre = false;  // opened right after a single-bank PRE: a conflict
+  };
+  std::array<Bank, 256> banks_{};
+  void close_all(bool known);
+  // Read intervals.
+  bool have_read_ = false;
+  std::uint64_t last_read_cycle_ = 0;
+  double last_read_time_ = 0;
+  std::vector<double> interval_keep_;
+  std::uint64_t interval_stride_ = 1, interval_skip_ = 0;  // keep one interval in `stride`
+  // Data-bus activity from command timing, in bins of 64 cycles.
+  std::uint64_t busy_until_ = 0, active_cycles_ = 0;
+  std::vector<std::uint32_t> bins_;
+};
+
+// The whole pipeline for a capture file: decode and summarise.
+Result<BusSummary> summarise_capture(const std::string& path, const ReadOptions& read, const DecodeOptions& decode,
+                                     const BusModel& model);
+
+}  // namespace harness::ddr

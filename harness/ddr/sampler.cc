@@ -1,0 +1,369 @@
+#include "harness/ddr/sampler.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <immintrin.h>
+
+#include "harness/base/stats.h"
+#include "harness/base/units.h"
+#include "harness/scenario/toml_reader.h"
+
+// Edge counting is popcount-heavy: use the instruction (every x86-64 CPU
+// since 2008 has it) rather than libgcc's fallback.
+#if defined(__x86_64__)
+#pragma GCC target("popcnt")
+#endif
+
+namespace harness::ddr {
+namespace {
+
+constexpr std::size_t kEarlyIntervals = 32;  // rising-edge intervals used for the first period estimate
+constexpr double kMinSamplesPerBit = 4;
+constexpr unsigned kMaskChannels = 8;  // CK, CS and up to 6 strobes
+
+}  // namespace
+
+std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) const {
+  if (contiguous) {
+    // The usual wiring: CA0.. on consecutive channels.
+    const std::uint64_t mask = (std::uint64_t{1} << pins.size()) - 1;
+    const std::uint64_t lo = (first >> pins[0]) & mask;
+    return two_edges ? lo | (((second >> pins[0]) & mask) << pins.size()) : lo;
+  }
+  std::uint64_t w = 0;
+  const unsigned n = static_cast<unsigned>(pins.size());
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned p = pins[i];
+    if (p == kAbsent) continue;
+    w |= ((first >> p) & 1) << i;
+    w |= ((second >> p) & 1) << (i + n);
+  }
+  return two_edges ? w : w & ((std::uint64_t{1} << n) - 1);
+}
+
+Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
+                              const std::map<std::string, std::string>& roles) {
+  const BusFormat& f = bus_format(standard);
+  BusLayout l;
+  l.standard = standard;
+  l.two_edges = f.edges == 2;
+  auto find = [&](const std::string& role, bool required) -> Result<unsigned> {
+    auto it = roles.find(role);
+    const std::string& name = it == roles.end() ? role : it->second;
+    for (unsigned i = 0; i < channels.size(); ++i)
+      if (channels[i] == name) return i;
+    if (!required) return kAbsent;
+    std::string list;
+    for (const std::string& c : channels) list += (list.empty() ? "" : ", ") + c;
+    std::optional<std::string> close = closest_match(name, channels);
+    return Error::input(fmt::format("the capture has no channel '{}' for {} {}{} (channels: {}); map roles to "
+                                    "channels in [ddr.channels]",
+                                    name, standard_name(standard), role,
+                                    close ? fmt::format(" (did you mean '{}'?)", *close) : "", list));
+  };
+  Result<unsigned> ck = find("CK", true);
+  if (!ck) return ck.error();
+  l.ck = *ck;
+  Result<unsigned> cs = find(f.chip_select, true);
+  if (!cs) return cs.error();
+  l.cs = *cs;
+  for (const std::string& pin : f.pins) {
+    // DDR4 parts with fewer rows leave the top address pins unconnected.
+    bool optional = standard == Standard::ddr4 && (pin == "A17" || pin == "A13" || pin == "A12" || pin == "A11");
+    Result<unsigned> p = find(pin, !optional);
+    if (!p) return p.error();
+    l.pins.push_back(*p);
+  }
+  l.contiguous = true;
+  for (unsigned i = 0; i < l.pins.size(); ++i)
+    if (l.pins[i] != l.pins[0] + i) l.contiguous = false;
+  auto is_strobe = [](const std::string& s) { return s.rfind("DQS", 0) == 0 || s.rfind("RDQS", 0) == 0; };
+  for (const auto& [role, name] : roles) {
+    if (!is_strobe(role)) continue;
+    Result<unsigned> p = find(role, true);
+    if (!p) return p.error();
+    l.dqs_mask |= std::uint64_t{1} << *p;
+    l.dqs_names.push_back(name);
+  }
+  if (l.dqs_mask == 0)
+    for (unsigned i = 0; i < channels.size(); ++i)
+      if (is_strobe(channels[i])) {
+        l.dqs_mask |= std::uint64_t{1} << i;
+        l.dqs_names.push_back(channels[i]);
+      }
+  return l;
+}
+
+Sampler::Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples)
+    : layout_(std::move(layout)), format_(bus_format(layout_.standard)), samplerate_(samplerate) {
+  stats_.window_samples = std::max<std::uint64_t>(window_samples, 1);
+  window_end_ = stats_.window_samples;
+  stats_.dqs_sampled = layout_.dqs_mask != 0;
+  for (unsigned c = 0; c < 64; ++c)
+    if (layout_.dqs_mask >> c & 1 && dqs_bits_.size() + 2 < kMaskChannels) dqs_bits_.push_back(c);
+  stats_.dqs_sampled = !dqs_bits_.empty();
+  mask_bits_ = {layout_.ck, layout_.cs};
+  mask_bits_.insert(mask_bits_.end(), dqs_bits_.begin(), dqs_bits_.end());
+  prev_dqs_.assign(dqs_bits_.size(), 0);
+}
+
+Status Sampler::check_rate(double tck) {
+  double per_bit = format_.double_rate ? tck / 2 : tck;
+  if (per_bit >= kMinSamplesPerBit) return ok();
+  double f_ck = samplerate_ / tck;
+  double needed = kMinSamplesPerBit * (format_.double_rate ? 2 : 1) * f_ck;
+  return Error::input(fmt::format(
+      "capture undersampled: CK is about {} and {} samples/s give {:.3g} samples per CA bit period; decoding "
+      "{} needs at least {:g}: capture at {} or more, or slow the bus clock down",
+      format_quantity(f_ck, "Hz"), samplerate_text(samplerate_), per_bit, standard_name(layout_.standard),
+      kMinSamplesPerBit, samplerate_text(std::ceil(needed / 1e6) * 1e6)));
+}
+
+void Sampler::count_interval(std::uint64_t interval, std::uint64_t cycle_before, std::uint64_t start) {
+  if (interval > gap_threshold_) {
+    stats_.stops.push_back({cycle_before, start, interval});
+  } else {
+    period_sum_ += static_cast<double>(interval);
+    ++period_count_;
+  }
+}
+
+Status Sampler::on_estimate() {
+  std::vector<double> intervals;
+  for (const Early& e : early_) intervals.push_back(static_cast<double>(e.interval));
+  double tck = median(intervals);
+  HARNESS_TRY(check_rate(tck));
+  gap_threshold_ = 1.5 * tck;
+  for (const Early& e : early_) count_interval(e.interval, e.cycle_before, e.start);
+  early_.clear();
+  return ok();
+}
+
+namespace {
+
+// Bit j of the result: channel `bit` of sample j (n <= 64 samples).
+template <class T>
+std::uint64_t level_mask_scalar(const T* s, std::size_t n, unsigned bit) {
+  std::uint64_t m = 0;
+  for (std::size_t j = 0; j < n; ++j) m |= (static_cast<std::uint64_t>(s[j] >> bit) & 1) << j;
+  return m;
+}
+
+// The same for 64 16-bit samples and several channels at once with AVX2:
+// shift each channel's bit into the lanes' sign bit, pack to bytes
+// (saturation keeps the sign), movemask.
+__attribute__((target("avx2"))) void level_masks_avx2(const std::uint16_t* s, const unsigned* bits, unsigned count,
+                                                      std::uint64_t* out) {
+  __m256i v[4];
+  for (int i = 0; i < 4; ++i) v[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i));
+  for (unsigned k = 0; k < count; ++k) {
+    const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(15 - bits[k]));
+    const __m256i lo = _mm256_permute4x64_epi64(
+        _mm256_packs_epi16(_mm256_sll_epi16(v[0], shift), _mm256_sll_epi16(v[1], shift)), 0xD8);
+    const __m256i hi = _mm256_permute4x64_epi64(
+        _mm256_packs_epi16(_mm256_sll_epi16(v[2], shift), _mm256_sll_epi16(v[3], shift)), 0xD8);
+    out[k] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
+             static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32;
+  }
+}
+
+const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
+
+// Level masks of channels bits[0..count) for the n samples at s.
+template <class T>
+void level_masks(const T* s, std::size_t n, const unsigned* bits, unsigned count, std::uint64_t* out) {
+  if constexpr (sizeof(T) == 2) {
+    if (n == 64 && kHaveAvx2) return level_masks_avx2(s, bits, count, out);
+  }
+  for (unsigned k = 0; k < count; ++k) out[k] = level_mask_scalar(s, n, bits[k]);
+}
+
+inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  // bits > j
+
+}  // namespace
+
+// Works on blocks of 64 samples as bit masks (CK level, rising and falling
+// edges, DQS toggles), so that the per-sample cost is a few vector
+// instructions; per-edge work happens only for command cycles, and
+// per-interval work only until the clock period is known or when a block may
+// hold a clock stop.
+template <class T>
+Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>& out) {
+  const std::uint64_t cs_active = format_.chip_select_active_high ? 1 : 0;
+  const bool second_is_fall = format_.double_rate;
+  const bool second_is_next_rise = format_.edges == 2 && !format_.double_rate;
+  const std::uint64_t base = stats_.samples;
+  if (!started_ && count > 0) {
+    prev_ck_ = (x[0] >> layout_.ck) & 1;
+    for (unsigned c = 0; c < dqs_bits_.size(); ++c) prev_dqs_[c] = (x[0] >> dqs_bits_[c]) & 1;
+    started_ = true;
+  }
+  const std::uint64_t window = stats_.window_samples;
+  for (std::size_t b = 0; b < count; b += 64) {
+    const std::size_t n = std::min<std::size_t>(64, count - b);
+    const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+    const T* s = x + b;
+    const std::uint64_t at = base + b;  // sample index of bit 0
+    // Levels of CK, CS and the strobes, one bit per sample.
+    std::uint64_t level[kMaskChannels];
+    level_masks(s, n, mask_bits_.data(), static_cast<unsigned>(mask_bits_.size()), level);
+    const std::uint64_t ck = level[0];
+    const std::uint64_t ck_before = (ck << 1) | prev_ck_;
+    const std::uint64_t rise = ck & ~ck_before & valid;
+    const std::uint64_t fall = ~ck & ck_before & valid;
+    prev_ck_ = (ck >> (n - 1)) & 1;
+    std::uint64_t dqs_toggle = 0;
+    for (unsigned c = 0; c < dqs_bits_.size(); ++c) {
+      const std::uint64_t l = level[2 + c];
+      dqs_toggle |= (l ^ ((l << 1) | prev_dqs_[c])) & valid;
+      prev_dqs_[c] = (l >> (n - 1)) & 1;
+    }
+    if (pending_ && second_is_fall && fall) {
+      pending_group_.second = s[std::countr_zero(fall)];
+      out.push_back(pending_group_);
+      pending_ = false;
+    }
+    if (!rise) {
+      if (dqs_toggle) dqs_carry_ = true;
+      continue;
+    }
+    // DQS activity: a rising edge is active when a DQS toggle happened since
+    // the previous one. Adding the toggles to the runs of non-edge bits
+    // carries each run's toggles into the edge that ends it.
+    if (stats_.dqs_sampled) {
+      const std::uint64_t runs = ~rise & valid;
+      const std::uint64_t carry_in = dqs_carry_ && (runs & 1) ? 1 : 0;
+      const unsigned __int128 sum =
+          static_cast<unsigned __int128>(runs) + (dqs_toggle & runs) + carry_in;
+      std::uint64_t active = rise & (static_cast<std::uint64_t>(sum) | dqs_toggle);
+      if (dqs_carry_ && (rise & 1)) active |= 1;
+      dqs_carry_ = (sum >> n) != 0;
+      // Edges of the first cycle have no previous edge: not a cycle yet.
+      if (!have_rise_) active &= ~(rise & -rise);
+      stats_.dqs_active_cycles += static_cast<std::uint64_t>(std::popcount(active));
+      // Windows advance by addition (no division per block).
+      while (active) {
+        const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(active));
+        while (pos >= window_end_) {
+          window_end_ += window;
+          ++window_index_;
+        }
+        const std::uint64_t end = window_end_ - at;
+        const std::uint64_t part = end >= 64 ? active : active & ((std::uint64_t{1} << end) - 1);
+        if (window_index_ >= stats_.dqs_active_per_window.size())
+          stats_.dqs_active_per_window.resize(window_index_ + 1, 0);
+        stats_.dqs_active_per_window[window_index_] += static_cast<std::uint32_t>(std::popcount(part));
+        active &= ~part;
+      }
+    }
+    const std::uint64_t cycle0 = stats_.cycles;
+    const int first = std::countr_zero(rise), last = 63 - std::countl_zero(rise);
+    // Clock period and clock stops.
+    bool slow = gap_threshold_ == 0;
+    if (!slow && have_rise_ && static_cast<double>(at + first - last_rise_) > gap_threshold_) slow = true;
+    if (!slow && gap_threshold_ < 64) {
+      // Smear every edge over the following gap_threshold bits: an uncovered
+      // bit between the first and last edge is a longer interval.
+      const auto t = static_cast<unsigned>(gap_threshold_);
+      std::uint64_t cover = rise;
+      for (unsigned done = 1; done <= t;) {
+        const unsigned shift = std::min(done, t + 1 - done);
+        cover |= cover << shift;
+        done += shift;
+      }
+      const std::uint64_t between = ((std::uint64_t{2} << last) - 1) & ~((std::uint64_t{1} << first) - 1);
+      if (~cover & between) slow = true;
+    }
+    if (slow) {
+      std::uint64_t cycle = cycle0;
+      for (std::uint64_t m = rise; m; m &= m - 1) {
+        const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(m));
+        if (have_rise_) {
+          const std::uint64_t interval = pos - last_rise_;
+          if (gap_threshold_ > 0) {
+            count_interval(interval, cycle - 1, last_rise_);
+          } else {
+            early_.push_back({interval, cycle - 1, last_rise_});
+            if (early_.size() == kEarlyIntervals) HARNESS_TRY(on_estimate());
+          }
+        }
+        have_rise_ = true;
+        last_rise_ = pos;
+        ++cycle;
+      }
+    } else {
+      const std::uint64_t last_pos = at + static_cast<std::uint64_t>(last);
+      const auto edges = static_cast<std::uint64_t>(std::popcount(rise));
+      if (have_rise_) {
+        period_sum_ += static_cast<double>(last_pos - last_rise_);
+        period_count_ += edges;
+      } else {
+        period_sum_ += static_cast<double>(last - first);
+        period_count_ += edges - 1;
+      }
+      have_rise_ = true;
+      last_rise_ = last_pos;
+    }
+    stats_.cycles += static_cast<std::uint64_t>(std::popcount(rise));
+    // Command cycles: chip select active at the rising edge.
+    const std::uint64_t cs = level[1];
+    std::uint64_t command = rise & (cs_active ? cs : ~cs);
+    if (pending_ && second_is_next_rise) {
+      const int j = first;
+      pending_group_.second = s[j];
+      out.push_back(pending_group_);
+      pending_ = false;
+      command &= ~(std::uint64_t{1} << j);  // the second cycle starts no command
+    }
+    for (std::uint64_t m = command; m; m &= m - 1) {
+      const int j = std::countr_zero(m);
+      EdgeGroup g{cycle0 + static_cast<std::uint64_t>(std::popcount(rise & ((std::uint64_t{1} << j) - 1))), at + j,
+                  s[j], 0};
+      if (second_is_fall || second_is_next_rise) {
+        const std::uint64_t later = (second_is_fall ? fall : rise) & above(j);
+        if (later) {
+          const int k = std::countr_zero(later);
+          g.second = s[k];
+          out.push_back(g);
+          if (second_is_next_rise) m &= ~(std::uint64_t{1} << k);
+        } else {
+          pending_ = true;
+          pending_group_ = g;
+        }
+      } else {
+        out.push_back(g);
+      }
+    }
+  }
+  stats_.samples += count;
+  return ok();
+}
+
+Status Sampler::feed(const std::uint8_t* data, std::size_t count, unsigned unitsize, std::vector<EdgeGroup>& out) {
+  switch (unitsize) {
+    case 1: return feed_typed(data, count, out);
+    case 2: return feed_typed(reinterpret_cast<const std::uint16_t*>(data), count, out);
+    case 4: return feed_typed(reinterpret_cast<const std::uint32_t*>(data), count, out);
+    case 8: return feed_typed(reinterpret_cast<const std::uint64_t*>(data), count, out);
+    default: return Error::input(fmt::format("unsupported sample size {} bytes", unitsize));
+  }
+}
+
+Status Sampler::finish() {
+  if (gap_threshold_ == 0) {
+    if (early_.empty())
+      return Error::input(fmt::format("no clock: fewer than two rising edges on CK in {} samples", stats_.samples));
+    HARNESS_TRY(on_estimate());
+  }
+  stats_.tck_samples = period_count_ ? period_sum_ / static_cast<double>(period_count_) : 0;
+  // Windows with no cycle at their end still belong to the timeline.
+  std::uint64_t windows = (stats_.samples + stats_.window_samples - 1) / stats_.window_samples;
+  if (stats_.dqs_active_per_window.size() < windows) stats_.dqs_active_per_window.resize(windows, 0);
+  return ok();
+}
+
+}  // namespace harness::ddr

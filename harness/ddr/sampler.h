@@ -1,0 +1,111 @@
+// Timing mode -> per-clock-edge states. Finds CK edges in packed samples,
+// estimates the clock period, finds clock-stop gaps, measures DQS activity
+// per clock, and hands the decoder only the cycles where chip select is
+// active (with the second edge of the command word). A capture with fewer
+// than 4 samples per CA bit period is refused: its edges cannot be placed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/base/result.h"
+#include "harness/ddr/command.h"
+#include "harness/ddr/encoding.h"
+#include "probes/capture/capture.h"
+
+namespace harness::ddr {
+
+constexpr unsigned kAbsent = 64;  // a pin the capture lacks: read as low
+
+// Which capture channel carries which role.
+struct BusLayout {
+  Standard standard = Standard::lpddr4;
+  bool two_edges = false;       // a word spans two edges (LPDDR4, LPDDR5)
+  bool contiguous = false;      // pins on consecutive channels (fast path)
+  unsigned ck = 0;
+  unsigned cs = 0;
+  std::vector<unsigned> pins;   // channel of each BusFormat pin, kAbsent if missing
+  std::uint64_t dqs_mask = 0;   // DQS/RDQS channels (never WCK: it may run continuously)
+  std::vector<std::string> dqs_names;
+
+  // The command word carried by the first and second edge samples.
+  std::uint64_t word(std::uint64_t first, std::uint64_t second) const;
+};
+
+// `roles` maps a role ("CK", "CS", "CA3", "DQS0") to a channel name; a role
+// not mapped is looked up under its own name. DQS channels are the roles or
+// channel names starting with DQS or RDQS.
+Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
+                              const std::map<std::string, std::string>& roles);
+
+// One command-carrying clock cycle.
+struct EdgeGroup {
+  std::uint64_t cycle = 0;   // index of the rising edge
+  std::uint64_t sample = 0;  // sample index of the rising edge
+  std::uint64_t first = 0;   // all channels at the rising edge
+  std::uint64_t second = 0;  // at the falling edge (LPDDR5) or next rising edge (LPDDR4)
+};
+
+struct ClockStopSamples {
+  std::uint64_t after_cycle;
+  std::uint64_t start;   // sample of the last edge before the stop
+  std::uint64_t length;  // samples until the next edge
+};
+
+struct SamplerStats {
+  std::uint64_t samples = 0;
+  std::uint64_t cycles = 0;           // rising CK edges
+  double tck_samples = 0;             // mean clock period, gaps excluded
+  std::vector<ClockStopSamples> stops;
+  bool dqs_sampled = false;
+  std::uint64_t dqs_active_cycles = 0;  // cycles with at least one DQS toggle
+  std::uint64_t window_samples = 0;
+  std::vector<std::uint32_t> dqs_active_per_window;  // active cycles per window
+};
+
+class Sampler {
+ public:
+  // `window_samples`: length of the windows of the DQS activity timeline.
+  Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples);
+  // Appends the command cycles found in these samples to `out`.
+  Status feed(const std::uint8_t* data, std::size_t count, unsigned unitsize, std::vector<EdgeGroup>& out);
+  Status finish();
+  const SamplerStats& stats() const { return stats_; }
+  const BusLayout& layout() const { return layout_; }
+
+ private:
+  template <class T>
+  Status feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>& out);
+  Status on_estimate();
+  Status check_rate(double tck_samples);
+  void count_interval(std::uint64_t interval, std::uint64_t cycle_before, std::uint64_t start);
+
+  BusLayout layout_;
+  const BusFormat& format_;
+  double samplerate_;
+  SamplerStats stats_;
+  bool started_ = false;
+  std::uint64_t prev_ck_ = 0;      // CK level of the previous chunk's last sample
+  std::vector<unsigned> dqs_bits_;
+  std::vector<unsigned> mask_bits_;
+  std::uint64_t window_index_ = 0, window_end_ = 0;  // DQS timeline window being filled  // CK, CS, then the strobes
+  std::vector<std::uint64_t> prev_dqs_;
+  std::uint64_t last_rise_ = 0;    // sample index of the last rising edge
+  bool have_rise_ = false;
+  bool dqs_carry_ = false;         // a DQS toggle since the last rising edge
+  // Period estimate: the first intervals are kept until there are enough.
+  struct Early {
+    std::uint64_t interval, cycle_before, start;
+  };
+  std::vector<Early> early_;
+  double gap_threshold_ = 0;       // samples; 0 until estimated
+  double period_sum_ = 0;
+  std::uint64_t period_count_ = 0;
+  // A command cycle waiting for its second edge.
+  bool pending_ = false;
+  EdgeGroup pending_group_;
+};
+
+}  // namespace harness::ddr

@@ -1,0 +1,65 @@
+// The capture synthesizer: renders a command trace as the pin-level
+// waveforms a logic analyzer would record (timing mode), with CK, chip
+// select, the command/address pins changing away from the sampling edges,
+// DQS bursts at read/write latency, clock-stop gaps and optional jitter on
+// the CA transitions. It is the ground truth of the decoder tests and of the
+// fixture captures (which say they were made by it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/base/result.h"
+#include "harness/ddr/command.h"
+#include "probes/capture/capture.h"
+
+namespace harness::ddr {
+
+struct SynthClockStop {
+  std::uint64_t after_cycle = 0;  // CK stops after this cycle's rising edge...
+  std::uint64_t cycles = 0;       // ...for this many clock periods
+};
+
+struct SynthOptions {
+  Standard standard = Standard::lpddr4;
+  unsigned samples_per_clock = 8;  // even, >= 4
+  double tck = 10e-9;              // s (100 MHz: a slowed-down bus a logic analyzer can follow)
+  unsigned read_latency = 0;       // tCK from the command to data; 0: the standard's default
+  unsigned write_latency = 0;
+  unsigned wck_ratio = 4;          // LPDDR5 WCK:CK, for burst durations
+  unsigned dq_width = 16;
+  unsigned jitter = 0;             // max samples a CA transition is moved either way
+  std::uint64_t seed = 1;
+  unsigned dqs_channels = 1;       // DQS0.. toggling during data bursts; 0: none
+  unsigned dq_channels = 0;        // DQ0.. carrying pseudo-random data during bursts
+  std::vector<SynthClockStop> clock_stops;
+  std::uint64_t tail_cycles = 16;  // idle cycles after the last command and burst
+};
+
+// Default latencies (tCK) used when the options say 0; documented values of
+// common speed bins, only used to place DQS bursts.
+unsigned default_read_latency(Standard s);
+unsigned default_write_latency(Standard s);
+// Data burst duration in tCK: DDR4/LPDDR4 BL/2, LPDDR5 BL/(2 x WCK ratio).
+unsigned burst_cycles(Standard s, unsigned burst, unsigned wck_ratio);
+// Bytes a column command moves: BL x DQ width / 8.
+inline unsigned burst_bytes(unsigned burst, unsigned dq_width) { return burst * dq_width / 8; }
+
+// The channel names of a synthesized capture (CK first).
+std::vector<std::string> synth_channels(const SynthOptions& options);
+
+// Command cycles are rising-edge indices counted from the capture's first
+// rising edge (lead cycles included); they must leave room for each
+// command's words. Streams the samples into `sink`.
+Status synthesize(const std::vector<Command>& trace, const SynthOptions& options, CaptureSink& sink);
+
+// Traffic patterns for tests, fixtures and the benchmark.
+//  "stream"  : 128-byte reads, row hits, back-to-back bursts, periodic refresh
+//  "random"  : small reads and writes to random banks and rows (misses, conflicts)
+//  "mixed"   : every command the standard has, reads and writes of both burst lengths
+Result<std::vector<Command>> generate_traffic(Standard standard, const std::string& pattern,
+                                              std::uint64_t cycles, std::uint64_t seed,
+                                              unsigned wck_ratio = 4);
+
+}  // namespace harness::ddr

@@ -1,0 +1,159 @@
+#include "harness/levels/ddr.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/base/digest.h"
+#include "harness/ddr/export.h"
+#include "harness/ddr/metrics.h"
+#include "harness/ddr/synth.h"
+#include "probes/capture/readers.h"
+
+namespace harness {
+namespace {
+
+const std::string kFixtures = std::string(HARNESS_SOURCE_DIR) + "/fixtures/captures/";
+
+std::string scenario_text(const std::string& capture, const std::string& expect) {
+  return "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nname = \"w\"\nbuiltin = \"gemm\"\n"
+         "m = 8\nn = 8\nk = 8\n[ddr]\nstandard = \"lpddr4\"\ncapture = \"" +
+         capture + "\"\n[ddr.expect]\n" + expect;
+}
+
+Scenario parse(const std::string& text) {
+  Result<Scenario> s = parse_scenario(text, std::string(HARNESS_SOURCE_DIR) + "/scenarios/t.toml");
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return s.ok() ? *s : Scenario{};
+}
+
+DdrRecording record(const std::string& file) {
+  DdrRecording r;
+  r.capture = kFixtures + file;
+  r.sha256 = *sha256_file(r.capture);
+  return r;
+}
+
+std::vector<ddr::Command> trace_of(const std::string& file) {
+  Result<std::string> text = read_file_bytes(kFixtures + file);
+  EXPECT_TRUE(text.ok());
+  Result<std::vector<ddr::Command>> t = ddr::parse_command_csv(*text, file);
+  EXPECT_TRUE(t.ok()) << t.error().message;
+  return *t;
+}
+
+double metric(const Analysis& a, const std::string& name) {
+  const Metric* m = a.find_metric(name);
+  EXPECT_TRUE(m && m->value) << name << (m ? ": " + m->unavailable : " missing");
+  return m && m->value ? *m->value : -1;
+}
+
+TEST(DdrAnalysis, MetricsOfTheFixtureMatchItsGroundTruthTrace) {
+  Scenario s = parse(scenario_text("../fixtures/captures/lpddr4-stream.sr", "burst_bytes_mode = 128\n"));
+  DdrRecording rec = record("lpddr4-stream.sr");
+  Analysis a;
+  analyse_ddr(s, &rec, Provenance::replayed, a);
+  std::vector<ddr::Command> trace = trace_of("lpddr4-stream.trace.csv");
+  std::uint64_t reads = 0, bytes = 0, refreshes = 0;
+  for (const ddr::Command& c : trace) {
+    if (c.op == ddr::Op::rd) {
+      ++reads;
+      bytes += ddr::burst_bytes(c.burst, 16);
+    }
+    if (c.op == ddr::Op::ref) ++refreshes;
+  }
+  EXPECT_EQ(metric(a, "ddr.reads"), static_cast<double>(reads));
+  EXPECT_EQ(metric(a, "ddr.bytes"), static_cast<double>(bytes));
+  EXPECT_EQ(metric(a, "ddr.refreshes"), static_cast<double>(refreshes));
+  EXPECT_EQ(metric(a, "ddr.clock_stops"), 1);
+  EXPECT_NEAR(metric(a, "ddr.clock_frequency"), 100e6, 1);
+  EXPECT_EQ(a.find_metric("ddr.burst_bytes_mode")->text, "128");
+  EXPECT_EQ(a.find_metric("ddr.bytes")->unit, "B");
+  EXPECT_EQ(a.find_metric("ddr.bytes")->provenance, Provenance::replayed);
+  // DQS was sampled: the ratio is measured, not modelled.
+  EXPECT_EQ(a.find_metric("ddr.dq_active_ratio")->provenance, Provenance::replayed);
+  // The scenario's expectation is evaluated by analyse(): check the shape here.
+  ASSERT_EQ(s.ddr->expectations.size(), 1u);
+  EXPECT_EQ(s.ddr->expectations[0].text, "128");
+}
+
+TEST(DdrAnalysis, RefusesACaptureThatChangedSinceItWasRecorded) {
+  Scenario s = parse(scenario_text("../fixtures/captures/lpddr4-stream.sr", ""));
+  DdrRecording rec = record("lpddr4-stream.sr");
+  rec.sha256 = std::string(64, '0');
+  Analysis a;
+  analyse_ddr(s, &rec, Provenance::replayed, a);
+  const Metric* m = a.find_metric("ddr.bytes");
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->value);
+  EXPECT_EQ(m->unavailable, "capture " + rec.capture + " changed since it was recorded (sha256 " +
+                                *sha256_file(rec.capture) + " , recorded " + rec.sha256 + ")");
+}
+
+TEST(DdrAnalysis, BaselineRelativeReadInterval) {
+  Scenario s = parse(scenario_text("../fixtures/captures/lpddr4-stream.sr",
+                                   "read_interval_p50_vs_baseline = \"shorter\"\n"));
+  Analysis before, after;
+  DdrRecording random = record("lpddr4-random.sr"), stream = record("lpddr4-stream.sr");
+  analyse_ddr(s, &random, Provenance::replayed, before);
+  analyse_ddr(s, &stream, Provenance::replayed, after);
+  std::vector<Verdict> v = evaluate_ddr_baseline(*s.ddr, before, after);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].check, "ddr.expect.read_interval_p50_vs_baseline");
+  EXPECT_EQ(v[0].status, VerdictStatus::pass) << v[0].detail;
+  v = evaluate_ddr_baseline(*s.ddr, after, before);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].status, VerdictStatus::fail);
+  EXPECT_NE(v[0].detail.find("expected lower"), std::string::npos) << v[0].detail;
+}
+
+TEST(DdrScenario, RejectsABaselineKeyForAnUnknownMetric) {
+  Result<Scenario> s = parse_scenario(scenario_text("x.sr", "read_gap_vs_baseline = \"lower\"\n"), "t.toml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "t.toml:15:24: [ddr.expect] read_gap_vs_baseline: no metric 'read_gap' to compare with the baseline");
+}
+
+TEST(BusStatistics, GroupsBackToBackBurstsAndClassifiesRowAccesses) {
+  using namespace ddr;
+  BusModel model;
+  model.standard = Standard::lpddr4;
+  BusStatistics stats(model);
+  auto cmd = [](std::uint64_t cycle, Op op, int bank, int row, int col) {
+    Command c;
+    c.cycle = cycle;
+    c.time = cycle * 10e-9;
+    c.op = op;
+    c.bank = bank;
+    c.row = op == Op::act ? row : -1;
+    c.column = col;
+    if (is_column(op)) c.burst = 16;
+    return c;
+  };
+  std::vector<Command> cs = {
+      cmd(0, Op::rd, 1, 0, 0),         // bank state unknown: not classified
+      cmd(10, Op::act, 0, 5, -1),
+      cmd(20, Op::rd, 0, 0, 0),        // miss, transaction A starts
+      cmd(28, Op::rd, 0, 0, 16),       // hit, back to back (BL16 = 8 tCK): A = 64 B
+      cmd(40, Op::rd, 0, 0, 32),       // hit, a gap: transaction B = 32 B
+      cmd(50, Op::pre, 0, 0, -1),
+      cmd(60, Op::act, 0, 6, -1),
+      cmd(70, Op::wr, 0, 0, 0),        // conflict (PRE then ACT): transaction C = 32 B
+  };
+  stats.on_commands(cs);
+  BusTiming t;
+  t.tck = 10e-9;
+  t.cycles = 100;
+  t.duration = 1e-6;
+  BusSummary s = stats.finish(t);
+  EXPECT_EQ(s.row_hits, 2u);
+  EXPECT_EQ(s.row_misses, 1u);
+  EXPECT_EQ(s.row_conflicts, 1u);
+  EXPECT_EQ(s.row_unknown, 1u);
+  EXPECT_EQ(s.transactions, 4u);  // the first unknown-bank read is one too
+  EXPECT_EQ(s.transaction_bytes, (std::map<std::uint64_t, std::uint64_t>{{32, 3}, {64, 1}}));
+  EXPECT_EQ(*s.burst_bytes_mode, 32u);
+  EXPECT_EQ(*s.read_interval_cycles.percentile(50), 12);  // intervals 20, 8, 12
+  EXPECT_FALSE(s.dq_from_dqs);
+}
+
+}  // namespace
+}  // namespace harness

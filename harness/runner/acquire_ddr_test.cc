@@ -1,0 +1,51 @@
+// The live level-3 path with a real libsigrok driver (demo): the capture is
+// kept as a file with its sha256, and the analysis reads that file. The demo
+// device carries no DDR bus, so the analysis says so instead of inventing
+// numbers.
+// Harness headers first: <signal.h> (pulled in by gtest) defines si_value,
+// a parameter name in units.h.
+#include "harness/base/digest.h"
+#include "harness/levels/ddr.h"
+#include "harness/runner/acquire.h"
+#include "probes/clock.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+TEST(AcquireDdr, RecordsADemoCaptureAndAnalysisReportsWhyItCannotDecodeIt) {
+  auto dir = std::filesystem::temp_directory_path() / "harness_acquire_ddr";
+  std::filesystem::remove_all(dir);
+  std::string text =
+      "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nname = \"w\"\nbuiltin = \"gemm\"\n"
+      "m = 8\nn = 8\nk = 8\n[ddr]\nstandard = \"lpddr4\"\n[ddr.acquire]\ndriver = \"demo\"\n"
+      "samplerate = \"1 MHz\"\nsamples = 20000\npattern = \"walking-one\"\noutput_dir = \"" +
+      dir.string() + "\"\n";
+  Result<Scenario> s = parse_scenario(text, "t.toml");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  MonotonicClock clock;
+  AcquireContext ctx{*s, clock, {}};
+  DdrRecording rec;
+  Status st = acquire_ddr(ctx, rec);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(rec.source, "sigrok:demo");
+  EXPECT_EQ(rec.unavailable, "");
+  ASSERT_TRUE(std::filesystem::exists(rec.capture));
+  EXPECT_EQ(rec.sha256, *sha256_file(rec.capture));
+  EXPECT_EQ(rec.size, std::filesystem::file_size(rec.capture));
+  Analysis a;
+  analyse_ddr(*s, &rec, Provenance::measured, a);
+  const Metric* m = a.find_metric("ddr.bytes");
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->value);
+  EXPECT_EQ(m->unavailable, "capture not decodable: " + rec.capture +
+                                ": the capture has no channel 'CK' for lpddr4 CK (did you mean 'D0'?) (channels: D0, D1, D2, D3, D4, D5, "
+                                "D6, D7); map roles to channels in [ddr.channels]");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace harness

@@ -1,0 +1,137 @@
+#include "probes/capture/capture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace harness {
+
+unsigned CaptureHeader::unitsize_for(std::size_t channel_count) {
+  if (channel_count <= 8) return 1;
+  if (channel_count <= 16) return 2;
+  if (channel_count <= 32) return 4;
+  return 8;
+}
+
+std::optional<unsigned> CaptureHeader::find(const std::string& name) const {
+  for (unsigned i = 0; i < channels.size(); ++i)
+    if (channels[i] == name) return i;
+  return std::nullopt;
+}
+
+std::uint64_t Capture::sample(std::uint64_t index) const {
+  std::uint64_t v = 0;
+  std::memcpy(&v, data.data() + index * header.unitsize, header.unitsize);
+  return v;
+}
+
+Status Capture::replay(CaptureSink& sink, std::size_t chunk_samples) const {
+  HARNESS_TRY(sink.begin(header));
+  const std::uint64_t n = sample_count();
+  for (std::uint64_t at = 0; at < n; at += chunk_samples) {
+    std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_samples, n - at));
+    HARNESS_TRY(sink.samples(data.data() + at * header.unitsize, count));
+  }
+  return sink.end();
+}
+
+Status CaptureCollector::begin(const CaptureHeader& header) {
+  capture_.header = header;
+  capture_.data.clear();
+  return ok();
+}
+
+Status CaptureCollector::samples(const std::uint8_t* data, std::size_t count) {
+  capture_.data.insert(capture_.data.end(), data, data + count * capture_.header.unitsize);
+  return ok();
+}
+
+ChangeTimeline::ChangeTimeline(std::vector<std::string> channels)
+    : channels_(std::move(channels)), level_(channels_.size(), 0) {}
+
+void ChangeTimeline::set_initial(unsigned channel, bool level) {
+  std::uint64_t bit = std::uint64_t{1} << channel;
+  initial_ = level ? (initial_ | bit) : (initial_ & ~bit);
+  level_[channel] = level;
+}
+
+void ChangeTimeline::change(unsigned channel, std::uint64_t index, bool level) {
+  if (level_[channel] == static_cast<std::uint64_t>(level)) return;
+  level_[channel] = level;
+  toggles_.push_back({index, std::uint64_t{1} << channel});
+  last_ = std::max(last_, index);
+}
+
+Status ChangeTimeline::render(double samplerate, std::uint64_t sample_count, const std::string& format,
+                              CaptureSink& sink) {
+  // Beyond ~1e12 samples a timestamp is corrupt, not a capture.
+  if (sample_count > kMaxSamples)
+    return Error::input(fmt::format("{}: the timestamps span more than {} samples at {}: corrupt timestamps?",
+                                    format, kMaxSamples, samplerate_text(samplerate)));
+  std::stable_sort(toggles_.begin(), toggles_.end(),
+                   [](const Toggle& a, const Toggle& b) { return a.index < b.index; });
+  CaptureHeader header;
+  header.channels = channels_;
+  header.samplerate = samplerate;
+  header.unitsize = CaptureHeader::unitsize_for(channels_.size());
+  header.format = format;
+  HARNESS_TRY(sink.begin(header));
+  const unsigned unit = header.unitsize;
+  constexpr std::size_t kChunk = 1 << 20;
+  std::vector<std::uint8_t> buffer(kChunk * unit);
+  std::uint64_t value = initial_;
+  std::size_t next = 0;
+  for (std::uint64_t at = 0; at < sample_count; at += kChunk) {
+    std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, sample_count - at));
+    for (std::size_t i = 0; i < count; ++i) {
+      while (next < toggles_.size() && toggles_[next].index <= at + i) value ^= toggles_[next++].mask;
+      std::memcpy(buffer.data() + i * unit, &value, unit);
+    }
+    HARNESS_TRY(sink.samples(buffer.data(), count));
+  }
+  return sink.end();
+}
+
+std::uint64_t sample_index(double seconds, double samplerate) {
+  const double v = seconds * samplerate;
+  if (!(v >= 0)) return 0;
+  if (v > static_cast<double>(kMaxSamples)) return kMaxSamples + 1;
+  return static_cast<std::uint64_t>(std::llround(v));
+}
+
+Result<double> infer_samplerate(std::vector<double> times, const std::string& what) {
+  std::sort(times.begin(), times.end());
+  double step = 0;
+  for (std::size_t i = 1; i < times.size(); ++i) {
+    double d = times[i] - times[i - 1];
+    if (d > 0 && (step == 0 || d < step)) step = d;
+  }
+  if (step <= 0)
+    return Error::input(fmt::format("{}: too few changes to infer the sample rate; pass --samplerate", what));
+  // Every timestamp must sit on the grid, else the smallest step is not the
+  // sample period and any rate chosen here would be invented.
+  for (double t : times) {
+    double k = (t - times.front()) / step;
+    if (std::abs(k - std::round(k)) > 0.01)
+      return Error::input(fmt::format(
+          "{}: timestamps are not multiples of one sample period (t = {:.12g} s vs step {:.6g} s); "
+          "pass --samplerate",
+          what, t, step));
+  }
+  double rate = 1.0 / step;
+  // Timestamps printed in decimal lose the last digits: round to 6 figures.
+  double scale = std::pow(10.0, std::floor(std::log10(rate)) - 5);
+  return std::round(rate / scale) * scale;
+}
+
+std::string samplerate_text(double hz) {
+  auto whole = [](double v) { return std::abs(v - std::round(v)) < 1e-9 * std::max(1.0, v); };
+  if (hz >= 1e9 && whole(hz / 1e9)) return fmt::format("{} GHz", std::llround(hz / 1e9));
+  if (hz >= 1e6 && whole(hz / 1e6)) return fmt::format("{} MHz", std::llround(hz / 1e6));
+  if (hz >= 1e3 && whole(hz / 1e3)) return fmt::format("{} kHz", std::llround(hz / 1e3));
+  return fmt::format("{} Hz", std::llround(hz));
+}
+
+}  // namespace harness

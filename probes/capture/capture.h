@@ -1,0 +1,122 @@
+// A logic-analyzer capture in timing mode: N digital channels sampled at a
+// fixed rate, packed little-endian (channel i is bit i of a sample) exactly as
+// sigrok stores them. Captures can be far larger than memory (1G samples x 2
+// bytes), so every reader pushes the samples in chunks into a CaptureSink and
+// every consumer (decoder, .sr writer, info) is a sink: nothing but the
+// in-memory Capture used by tests and the synthesizer holds a whole capture.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/base/result.h"
+
+namespace harness {
+
+struct CaptureHeader {
+  std::vector<std::string> channels;  // channel i is bit i of a sample
+  double samplerate = 0;              // Hz
+  unsigned unitsize = 1;              // bytes per packed sample: 1, 2, 4 or 8
+  std::string format;                 // "sr", "vcd", "saleae-binary", ...
+
+  // The smallest unitsize holding `channel_count` bits (1, 2, 4 or 8).
+  static unsigned unitsize_for(std::size_t channel_count);
+  // Index of a channel by name, if present.
+  std::optional<unsigned> find(const std::string& name) const;
+};
+
+// Receives a capture: begin once, then chunks of whole samples, then end.
+// Returning an error stops the reader, which returns that error.
+class CaptureSink {
+ public:
+  virtual ~CaptureSink() = default;
+  virtual Status begin(const CaptureHeader& header) = 0;
+  // `count` samples of header.unitsize bytes each.
+  virtual Status samples(const std::uint8_t* data, std::size_t count) = 0;
+  virtual Status end() = 0;
+};
+
+// A whole capture in memory (tests, synthesizer output, small imports).
+struct Capture {
+  CaptureHeader header;
+  std::vector<std::uint8_t> data;  // packed samples
+
+  std::uint64_t sample_count() const { return header.unitsize ? data.size() / header.unitsize : 0; }
+  std::uint64_t sample(std::uint64_t index) const;
+  double duration() const { return header.samplerate > 0 ? sample_count() / header.samplerate : 0; }
+  // Pushes the capture into a sink in chunks of at most `chunk_samples`.
+  Status replay(CaptureSink& sink, std::size_t chunk_samples = 1 << 20) const;
+};
+
+// Sink that keeps everything (only for captures known to be small).
+class CaptureCollector : public CaptureSink {
+ public:
+  Status begin(const CaptureHeader& header) override;
+  Status samples(const std::uint8_t* data, std::size_t count) override;
+  Status end() override { return ok(); }
+  Capture& capture() { return capture_; }
+
+ private:
+  Capture capture_;
+};
+
+// Sink that only counts: for `harness capture info` on any size of capture.
+class CaptureSummary : public CaptureSink {
+ public:
+  Status begin(const CaptureHeader& header) override { header_ = header; return ok(); }
+  Status samples(const std::uint8_t*, std::size_t count) override { samples_ += count; return ok(); }
+  Status end() override { return ok(); }
+  const CaptureHeader& header() const { return header_; }
+  std::uint64_t sample_count() const { return samples_; }
+
+ private:
+  CaptureHeader header_;
+  std::uint64_t samples_ = 0;
+};
+
+// Builds a capture from value changes (VCD, Saleae exports): per channel an
+// initial level and the sample indices where it toggles. Rendered into packed
+// samples chunk by chunk, so only the changes are held in memory.
+class ChangeTimeline {
+ public:
+  explicit ChangeTimeline(std::vector<std::string> channels);
+  void set_initial(unsigned channel, bool level);
+  // A change of `channel` to `level` at sample `index`; changes of one
+  // channel must come in non-decreasing index order. Same level: ignored.
+  void change(unsigned channel, std::uint64_t index, bool level);
+  // Renders samples [0, sample_count) at `samplerate`.
+  Status render(double samplerate, std::uint64_t sample_count, const std::string& format,
+                CaptureSink& sink);
+  std::uint64_t last_change() const { return last_; }
+  std::size_t channel_count() const { return channels_.size(); }
+
+ private:
+  struct Toggle {
+    std::uint64_t index;
+    std::uint64_t mask;
+  };
+  std::vector<std::string> channels_;
+  std::uint64_t initial_ = 0;
+  std::vector<std::uint64_t> level_;  // current level per channel while building
+  std::vector<Toggle> toggles_;
+  std::uint64_t last_ = 0;
+};
+
+// Longest capture a reader renders (2^40 samples): a longer one means corrupt
+// timestamps.
+constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 40;
+// Sample index of a time, saturating above kMaxSamples (rejected by render).
+std::uint64_t sample_index(double seconds, double samplerate);
+
+// From timestamps in seconds: the sample period they are integer multiples
+// of (the smallest positive step), checked on every timestamp. Used when an
+// export does not state its sample rate. `what` names the file in errors.
+Result<double> infer_samplerate(std::vector<double> times, const std::string& what);
+
+// Formats a sample rate as sigrok writes it: "500 MHz", "1 GHz", "250 kHz".
+std::string samplerate_text(double hz);
+
+}  // namespace harness

@@ -1,0 +1,57 @@
+// Capture readers: each turns one file format into the same stream of packed
+// samples (see capture.h). Errors name the file and the line (text formats)
+// or the byte offset (binary formats), and exit with code 2.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/base/result.h"
+#include "probes/capture/capture.h"
+
+namespace harness {
+
+struct ReadOptions {
+  // Overrides the sample rate (needed for exports that do not state it and
+  // whose timestamps do not reveal it).
+  std::optional<double> samplerate;
+  // "sr", "vcd", "saleae-csv", "saleae-binary", "state-listing"; empty: from
+  // the file's name and first bytes.
+  std::string format;
+};
+
+// The format a path holds, from its extension and first bytes (or an error
+// listing the formats known).
+Result<std::string> detect_capture_format(const std::string& path);
+
+// Reads any supported capture. A state listing is rendered to a timing
+// waveform at 8 samples per clock (read_state_listing for the rows).
+Status read_capture(const std::string& path, const ReadOptions& options, CaptureSink& sink);
+
+// Text formats take the text and the name used in errors.
+Status read_vcd(std::string_view text, const std::string& name, const ReadOptions& options,
+                CaptureSink& sink);
+Status read_saleae_csv(std::string_view text, const std::string& name, const ReadOptions& options,
+                       CaptureSink& sink);
+
+// Saleae Logic 2 binary export, v0 or v1: one file per digital channel. The
+// channel is named after the file ("digital_3.bin" -> "digital_3").
+struct SaleaeBinaryFile {
+  std::string name;   // channel name
+  std::string where;  // file name for errors
+  std::string bytes;
+};
+Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const ReadOptions& options,
+                          CaptureSink& sink);
+// The channel files of an export: a directory's digital_*.bin, or one file.
+Result<std::vector<SaleaeBinaryFile>> load_saleae_binary_files(const std::string& path);
+
+// sigrok session file through libsigrok (the samples stream in 4 MiB packets).
+Status read_sr(const std::string& path, CaptureSink& sink);
+
+// Whole file as bytes; a missing file names the OS error.
+Result<std::string> read_file_bytes(const std::string& path);
+
+}  // namespace harness

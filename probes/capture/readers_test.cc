@@ -1,0 +1,337 @@
+#include "probes/capture/readers.h"
+
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "harness/ddr/decoder.h"
+#include "harness/ddr/synth.h"
+#include "probes/capture/sigrok.h"
+#include "probes/capture/state_listing.h"
+
+namespace harness {
+namespace {
+
+Capture collect(Status s, CaptureCollector& c) {
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return c.capture();
+}
+
+Result<Capture> read_vcd_text(const std::string& text, ReadOptions o = {}) {
+  CaptureCollector c;
+  Status s = read_vcd(text, "t.vcd", o, c);
+  if (!s) return s.error();
+  return c.capture();
+}
+
+// Writers used only to make test files of the formats the harness reads.
+std::string to_vcd(const Capture& cap) {
+  std::string out = "$timescale 1ps $end\n$scope module bus $end\n";
+  const auto& ch = cap.header.channels;
+  for (unsigned i = 0; i < ch.size(); ++i) out += fmt::format("$var wire 1 {} {} $end\n", char('!' + i), ch[i]);
+  out += "$upscope $end\n$enddefinitions $end\n";
+  const double ps = 1e12 / cap.header.samplerate;
+  std::uint64_t prev = 0;
+  for (std::uint64_t i = 0; i < cap.sample_count(); ++i) {
+    std::uint64_t v = cap.sample(i);
+    if (i && v == prev) continue;
+    // Timestamp and values on one line, as some tools write them.
+    out += fmt::format("#{}", std::llround(i * ps));
+    for (unsigned c = 0; c < ch.size(); ++c)
+      if (!i || ((v ^ prev) >> c & 1)) out += fmt::format(" {}{}", (v >> c) & 1, char('!' + c));
+    out += "\n";
+    prev = v;
+  }
+  out += fmt::format("#{}\n", std::llround((cap.sample_count() - 1) * ps));
+  return out;
+}
+
+template <class T>
+void put(std::string& s, T v) {
+  s.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+std::vector<SaleaeBinaryFile> to_saleae_binary(const Capture& cap, int version) {
+  std::vector<SaleaeBinaryFile> files;
+  const double rate = cap.header.samplerate;
+  const double end = cap.sample_count() / rate;
+  for (unsigned c = 0; c < cap.header.channels.size(); ++c) {
+    std::vector<double> toggles;
+    bool initial = cap.sample(0) >> c & 1, level = initial;
+    for (std::uint64_t i = 1; i < cap.sample_count(); ++i)
+      if ((cap.sample(i) >> c & 1) != level) {
+        level = !level;
+        toggles.push_back(i / rate);
+      }
+    std::string b = "<SALEAE>";
+    put<std::int32_t>(b, version);
+    put<std::int32_t>(b, 0);
+    put<std::uint32_t>(b, initial);
+    put<double>(b, 0.0);
+    put<double>(b, end);
+    if (version == 1) {
+      put<std::uint64_t>(b, 1);
+      put<std::uint32_t>(b, initial);
+      put<double>(b, rate);
+      put<double>(b, 0.0);
+      put<double>(b, end);
+    }
+    put<std::uint64_t>(b, toggles.size());
+    for (double t : toggles) put<double>(b, t);
+    files.push_back({cap.header.channels[c], fmt::format("digital_{}.bin", c), b});
+  }
+  return files;
+}
+
+std::string to_saleae_csv(const Capture& cap) {
+  std::string out = "Time [s]";
+  for (const std::string& c : cap.header.channels) out += "," + c;
+  out += "\n";
+  std::uint64_t prev = 0;
+  for (std::uint64_t i = 0; i < cap.sample_count(); ++i) {
+    std::uint64_t v = cap.sample(i);
+    if (i && v == prev && i + 1 != cap.sample_count()) continue;
+    out += fmt::format("{:.12f}", i / cap.header.samplerate);
+    for (unsigned c = 0; c < cap.header.channels.size(); ++c) out += (v >> c & 1) ? ",1" : ",0";
+    out += "\n";
+    prev = v;
+  }
+  return out;
+}
+
+TEST(VcdReader, ReadsTokensSharingLinesAndInfersTheSampleRate) {
+  Result<Capture> c = read_vcd_text(
+      "$date today $end\n$timescale 1 ns $end\n$scope module top $end\n"
+      "$var wire 1 ! CK $end\n$var wire 2 \" ca [1:0] $end\n$upscope $end\n$enddefinitions $end\n"
+      "$dumpvars 0! b10 \" $end\n#0\n#5 1! #10 0! b01 \"\n#20\n");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->header.channels, (std::vector<std::string>{"CK", "ca[0]", "ca[1]"}));
+  EXPECT_DOUBLE_EQ(c->header.samplerate, 200e6);  // 5 ns steps
+  ASSERT_EQ(c->sample_count(), 5u);               // #0, #5, #10, #15, #20
+  EXPECT_EQ(c->sample(0), 0b100u);
+  EXPECT_EQ(c->sample(1), 0b101u);
+  EXPECT_EQ(c->sample(2), 0b010u);
+  EXPECT_EQ(c->sample(4), 0b010u);
+}
+
+TEST(VcdReader, ErrorsNameFileAndLine) {
+  Result<Capture> c = read_vcd_text("$timescale 1ns $end\n$var wire 1 ! CK $end\n$enddefinitions $end\n#0 0!\n#1 1?\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, "t.vcd:5: unknown signal id '?'");
+  c = read_vcd_text("$timescale 1ns $end\n$var wire 1 ! CK $end\n$enddefinitions $end\n#5 0!\n#3 1!\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, "t.vcd:5: time goes backwards: #3 after #5");
+  c = read_vcd_text("$timescale 1ns $end\n$var wire 1 ! CK\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, "t.vcd:2: unterminated $var");
+  c = read_vcd_text("$timescale 1 parsec $end\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, "t.vcd:1: bad $timescale unit 'parsec' (s, ms, us, ns, ps, fs)");
+}
+
+TEST(SaleaeCsvReader, RejectsBadValuesWithTheLine) {
+  CaptureCollector c;
+  Status s = read_saleae_csv("Time [s],CK,CS\n0.0,0,1\n1e-8,2,1\n", "x.csv", {}, c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "x.csv:3: bad value '2' for CK (0, 1 or X)");
+}
+
+TEST(SaleaeCsvReader, SaysWhenTheSampleRateCannotBeInferred) {
+  CaptureCollector c;
+  Status s = read_saleae_csv("Time [s],CK\n0.0,0\n", "x.csv", {}, c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "x.csv: too few changes to infer the sample rate; pass --samplerate");
+}
+
+TEST(SaleaeBinaryReader, RefusesTruncatedFiles) {
+  std::string b = "<SALEAE>";
+  put<std::int32_t>(b, 0);
+  put<std::int32_t>(b, 0);
+  put<std::uint32_t>(b, 0);
+  put<double>(b, 0);
+  put<double>(b, 1e-6);
+  put<std::uint64_t>(b, 5);
+  put<double>(b, 1e-7);
+  CaptureCollector c;
+  Status s = read_saleae_binary({{"digital_0", "digital_0.bin", b}}, {}, c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "digital_0.bin: byte 44: truncated: 5 transitions announced, room for 1");
+  CaptureCollector c2;
+  s = read_saleae_binary({{"digital_0", "digital_0.bin", "<SALEAE"}}, {}, c2);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "digital_0.bin: byte 0: truncated: the <SALEAE> identifier missing");
+}
+
+TEST(StateListing, ErrorsNameTheLine) {
+  Result<StateListing> l = parse_state_listing("# x\ntime_s,edge,CS\n1e-8,R,1\n2e-8,Q,0\n", "s.txt");
+  ASSERT_FALSE(l.ok());
+  EXPECT_EQ(l.error().message, "s.txt:4: edge 'Q' is not R or F");
+}
+
+TEST(SrReader, NamesAMissingFile) {
+  CaptureCollector c;
+  Status s = read_sr("/nonexistent/x.sr", c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "/nonexistent/x.sr: No such file or directory");
+}
+
+// Every reader, on a file of its format made from one synthesized capture,
+// gives back exactly the commands that were synthesized.
+class ReaderRoundTrip : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReaderRoundTrip, DecodesTheSynthesizedTrace) {
+  using namespace ddr;
+  Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr4, "mixed", 1500, 11);
+  ASSERT_TRUE(trace.ok());
+  SynthOptions o;
+  o.standard = Standard::lpddr4;
+  o.samples_per_clock = 4;
+  CaptureCollector synth;
+  ASSERT_TRUE(synthesize(*trace, o, synth).ok());
+  const Capture& cap = synth.capture();
+  CommandCollector got;
+  BusDecoder decoder({Standard::lpddr4, {}, 1e-6}, got);
+  Status s = ok();
+  const std::string& format = GetParam();
+  if (format == "vcd") {
+    s = read_vcd(to_vcd(cap), "t.vcd", {}, decoder);
+  } else if (format == "saleae-binary-v0") {
+    // v0 states no sample rate, and at 4 samples per clock every toggle
+    // falls on an even sample: the rate must be given.
+    ReadOptions given;
+    given.samplerate = cap.header.samplerate;
+    s = read_saleae_binary(to_saleae_binary(cap, 0), given, decoder);
+  } else if (format == "saleae-binary-v1") {
+    s = read_saleae_binary(to_saleae_binary(cap, 1), {}, decoder);
+  } else if (format == "saleae-csv") {
+    s = read_saleae_csv(to_saleae_csv(cap), "t.csv", {}, decoder);
+  } else if (format == "sr") {
+    std::string path = (std::filesystem::temp_directory_path() / "harness_reader_rt.sr").string();
+    SrWriter w(path, 4096);  // small chunks: several logic packets
+    ASSERT_TRUE(cap.replay(w, 1000).ok());
+    s = read_capture(path, {}, decoder);
+    std::filesystem::remove(path);
+  }
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(got.commands.size(), trace->size());
+  EXPECT_TRUE(got.commands == *trace);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, ReaderRoundTrip,
+                         ::testing::Values("vcd", "saleae-binary-v0", "saleae-binary-v1", "saleae-csv", "sr"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+// The live path through a real libsigrok driver: the demo device.
+TEST(SigrokAcquisition, RecordsTheDemoDriverIntoASessionFile) {
+  SigrokAcquisition a;
+  a.driver = "demo";
+  a.samplerate = 1e6;
+  a.limit_samples = 20000;
+  a.group_options["pattern"] = "graycode";
+  std::string path = (std::filesystem::temp_directory_path() / "harness_demo.sr").string();
+  {
+    SrWriter w(path);
+    Status s = sigrok_acquire(a, w);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+  }
+  CaptureCollector c;
+  Status s = read_sr(path, c);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(c.capture().header.channels.size(), 8u);
+  EXPECT_EQ(c.capture().header.samplerate, 1e6);
+  EXPECT_EQ(c.capture().sample_count(), 20000u);
+  // Gray code: consecutive samples differ in exactly one bit.
+  int one_bit_steps = 0;
+  for (std::uint64_t i = 1; i < 100; ++i)
+    one_bit_steps += std::popcount(c.capture().sample(i) ^ c.capture().sample(i - 1)) == 1;
+  EXPECT_EQ(one_bit_steps, 99);
+}
+
+TEST(SigrokAcquisition, SuggestsTheClosestDriverName) {
+  SigrokAcquisition a;
+  a.driver = "demoo";
+  a.limit_samples = 10;
+  CaptureCollector c;
+  Status s = sigrok_acquire(a, c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "no sigrok driver 'demoo' (did you mean 'demo'?)");
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(TruncatedCaptures, AreRefusedWithAClearError) {
+  // A session file cut in half.
+  Capture cap;
+  cap.header.channels = {"CK", "CS"};
+  cap.header.samplerate = 1e6;
+  cap.header.unitsize = 1;
+  for (int i = 0; i < 100000; ++i) cap.data.push_back(static_cast<std::uint8_t>((i / 3) & 3));
+  std::string path = (std::filesystem::temp_directory_path() / "harness_truncated.sr").string();
+  {
+    SrWriter w(path);
+    ASSERT_TRUE(cap.replay(w).ok());
+  }
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  CaptureSummary sink;
+  Status s = read_sr(path, sink);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message.rfind(path + ": not a readable sigrok session file (libsigrok: ", 0), 0u)
+      << s.error().message;
+  // A VCD cut inside its header.
+  CaptureSummary vcd_sink;
+  s = read_vcd("$timescale 1ns $end\n$var wire 1 ! CK $end\n", "cut.vcd", {}, vcd_sink);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "cut.vcd:3: no $enddefinitions: not a VCD file, or truncated");
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(SigrokAcquisition, StopsWhenAsked) {
+  SigrokAcquisition a;
+  a.driver = "demo";
+  a.samplerate = 1e6;
+  a.limit_samples = 100'000'000;  // 100 s of real time if it did not stop
+  int polls = 0;
+  a.should_stop = [&] { return ++polls > 3; };
+  CaptureSummary sink;
+  Status s = sigrok_acquire(a, sink);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "interrupted");
+  EXPECT_LT(sink.sample_count(), 100'000'000u);
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(SaleaeCsvReader, RefusesTimestampsBeyondAnyCapture) {
+  CaptureSummary sink;
+  ReadOptions o;
+  o.samplerate = 1e9;
+  Status s = read_saleae_csv("Time [s],CK\n0.0,0\n1e9,1\n", "x.csv", o, sink);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "saleae-csv: the timestamps span more than 1099511627776 samples at 1 GHz: corrupt timestamps?");
+}
+
+}  // namespace
+}  // namespace harness

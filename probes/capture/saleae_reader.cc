@@ -1,0 +1,286 @@
+// Saleae Logic 2 exports: the CSV export (one row per change) and the binary
+// export (one file per channel holding toggle times), versions 0 and 1.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "probes/capture/readers.h"
+
+namespace harness {
+namespace {
+
+std::vector<std::string_view> split_csv(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t comma = line.find(',', start);
+    std::string_view field = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    while (!field.empty() && (field.front() == ' ' || field.front() == '"')) field.remove_prefix(1);
+    while (!field.empty() && (field.back() == ' ' || field.back() == '"' || field.back() == '\r')) field.remove_suffix(1);
+    out.push_back(field);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::optional<double> parse_double(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  std::string copy(s);
+  char* end = nullptr;
+  double v = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// Little-endian field reader over a file's bytes, with the offset for errors.
+class Bytes {
+ public:
+  Bytes(const std::string& bytes, const std::string& where) : b_(bytes), where_(where) {}
+  template <class T>
+  Result<T> get(const char* what) {
+    if (b_.size() - pos_ < sizeof(T) || pos_ > b_.size())
+      return Error::input(fmt::format("{}: byte {}: truncated: {} missing", where_, pos_, what));
+    T v;
+    std::memcpy(&v, b_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return v;
+  }
+  std::size_t pos() const { return pos_; }
+  std::size_t left() const { return b_.size() - pos_; }
+  Error error(const std::string& message) const {
+    return Error::input(fmt::format("{}: byte {}: {}", where_, pos_, message));
+  }
+
+ private:
+  const std::string& b_;
+  const std::string& where_;
+  std::size_t pos_ = 0;
+};
+
+struct SaleaeChunk {
+  bool initial = false;
+  double samplerate = 0;  // 0: not stated (v0)
+  double begin = 0, end = 0;
+  std::vector<double> toggles;
+};
+
+Result<std::vector<SaleaeChunk>> parse_binary(const SaleaeBinaryFile& f) {
+  Bytes in(f.bytes, f.where);
+  Result<std::array<char, 8>> magic = in.get<std::array<char, 8>>("the <SALEAE> identifier");
+  if (!magic) return magic.error();
+  if (std::memcmp(magic->data(), "<SALEAE>", 8) != 0)
+    return Error::input(fmt::format("{}: byte 0: not a Saleae binary export (no <SALEAE> identifier)", f.where));
+  Result<std::int32_t> version = in.get<std::int32_t>("the version");
+  if (!version) return version.error();
+  Result<std::int32_t> type = in.get<std::int32_t>("the type");
+  if (!type) return type.error();
+  if (*version != 0 && *version != 1)
+    return Error::input(fmt::format("{}: byte 8: version {} is not supported (0 or 1)", f.where, *version));
+  if (*type != 0)
+    return Error::input(fmt::format("{}: byte 12: type {} is not a digital channel export (0)", f.where, *type));
+  auto read_chunk = [&](bool with_rate) -> Result<SaleaeChunk> {
+    SaleaeChunk c;
+    Result<std::uint32_t> initial = in.get<std::uint32_t>("the initial state");
+    if (!initial) return initial.error();
+    c.initial = *initial != 0;
+    if (with_rate) {
+      Result<double> rate = in.get<double>("the sample rate");
+      if (!rate) return rate.error();
+      if (!(*rate > 0) || !std::isfinite(*rate)) return in.error(fmt::format("sample rate {} is not a positive number", *rate));
+      c.samplerate = *rate;
+    }
+    Result<double> begin = in.get<double>("the begin time");
+    if (!begin) return begin.error();
+    Result<double> end = in.get<double>("the end time");
+    if (!end) return end.error();
+    Result<std::uint64_t> n = in.get<std::uint64_t>("the number of transitions");
+    if (!n) return n.error();
+    if (*n > in.left() / 8)
+      return in.error(fmt::format("truncated: {} transitions announced, room for {}", *n, in.left() / 8));
+    c.begin = *begin;
+    c.end = *end;
+    c.toggles.resize(*n);
+    if (*n) std::memcpy(c.toggles.data(), f.bytes.data() + in.pos(), *n * 8);
+    for (std::uint64_t i = 0; i < *n; ++i) (void)in.get<double>("a transition");
+    for (std::size_t i = 0; i < c.toggles.size(); ++i)
+      if (!std::isfinite(c.toggles[i]) || (i && c.toggles[i] < c.toggles[i - 1]))
+        return Error::input(fmt::format("{}: transition {} at {} s is out of order", f.where, i, c.toggles[i]));
+    return c;
+  };
+  std::vector<SaleaeChunk> chunks;
+  if (*version == 0) {
+    Result<SaleaeChunk> c = read_chunk(false);
+    if (!c) return c.error();
+    chunks.push_back(std::move(*c));
+  } else {
+    // v1: the header's own begin/end frame the chunks that follow.
+    Result<std::uint32_t> initial = in.get<std::uint32_t>("the initial state");
+    if (!initial) return initial.error();
+    Result<double> begin = in.get<double>("the begin time");
+    if (!begin) return begin.error();
+    Result<double> end = in.get<double>("the end time");
+    if (!end) return end.error();
+    Result<std::uint64_t> count = in.get<std::uint64_t>("the chunk count");
+    if (!count) return count.error();
+    if (*count > in.left() / 36) return in.error(fmt::format("truncated: {} chunks announced", *count));
+    for (std::uint64_t i = 0; i < *count; ++i) {
+      Result<SaleaeChunk> c = read_chunk(true);
+      if (!c) return c.error();
+      chunks.push_back(std::move(*c));
+    }
+  }
+  return chunks;
+}
+
+}  // namespace
+
+Status read_saleae_csv(std::string_view text, const std::string& name, const ReadOptions& options,
+                       CaptureSink& sink) {
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t nl = text.find('\n', start);
+    lines.push_back(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  if (lines.empty()) return Error::input(name + ":1: empty file");
+  std::vector<std::string_view> head = split_csv(lines[0]);
+  if (head.size() < 2 || head[0].rfind("Time", 0) != 0)
+    return Error::input(fmt::format("{}:1: expected a header 'Time [s],<channel>,...', got '{}'", name, lines[0]));
+  std::vector<std::string> channels(head.begin() + 1, head.end());
+  if (channels.size() > 64) return Error::input(fmt::format("{}:1: more than 64 channels", name));
+  struct Row {
+    double time;
+    std::uint64_t bits;
+  };
+  std::vector<Row> rows;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].empty() || lines[i] == "\r") continue;
+    std::vector<std::string_view> f = split_csv(lines[i]);
+    if (f.size() != head.size())
+      return Error::input(fmt::format("{}:{}: {} fields, the header has {}", name, i + 1, f.size(), head.size()));
+    std::optional<double> t = parse_double(f[0]);
+    if (!t) return Error::input(fmt::format("{}:{}: bad time '{}'", name, i + 1, f[0]));
+    if (!rows.empty() && *t < rows.back().time)
+      return Error::input(fmt::format("{}:{}: time goes backwards", name, i + 1));
+    Row r{*t, 0};
+    for (std::size_t c = 1; c < f.size(); ++c) {
+      // X: no data at this time (before the channel's first sample): low.
+      if (f[c] == "1") r.bits |= std::uint64_t{1} << (c - 1);
+      else if (f[c] != "0" && f[c] != "X")
+        return Error::input(fmt::format("{}:{}: bad value '{}' for {} (0, 1 or X)", name, i + 1, f[c], channels[c - 1]));
+    }
+    rows.push_back(r);
+  }
+  if (rows.empty()) return Error::input(fmt::format("{}:2: no samples", name));
+  double rate = 0;
+  if (options.samplerate) {
+    rate = *options.samplerate;
+  } else {
+    std::vector<double> times;
+    for (const Row& r : rows) times.push_back(r.time);
+    Result<double> inferred = infer_samplerate(std::move(times), name);
+    if (!inferred) return inferred.error();
+    rate = *inferred;
+  }
+  ChangeTimeline timeline(channels);
+  const double t0 = rows.front().time;
+  std::uint64_t last = 0;
+  for (const Row& r : rows) {
+    last = sample_index(r.time - t0, rate);
+    for (unsigned c = 0; c < channels.size(); ++c) timeline.change(c, last, (r.bits >> c) & 1);
+  }
+  return timeline.render(rate, last + 1, "saleae-csv", sink);
+}
+
+Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const ReadOptions& options,
+                          CaptureSink& sink) {
+  if (files.empty()) return Error::input("no Saleae binary channel files");
+  if (files.size() > 64) return Error::input("more than 64 Saleae channel files");
+  std::vector<std::vector<SaleaeChunk>> all;
+  std::vector<std::string> channels;
+  double rate = options.samplerate.value_or(0);
+  double t0 = INFINITY, t_end = -INFINITY;
+  std::vector<double> times;
+  for (const SaleaeBinaryFile& f : files) {
+    Result<std::vector<SaleaeChunk>> chunks = parse_binary(f);
+    if (!chunks) return chunks.error();
+    for (const SaleaeChunk& c : *chunks) {
+      if (!options.samplerate && c.samplerate > 0) {
+        if (rate > 0 && std::abs(rate - c.samplerate) > 1e-6 * rate)
+          return Error::input(fmt::format("{}: sample rate {} differs from {} in another chunk or file",
+                                          f.where, c.samplerate, rate));
+        rate = c.samplerate;
+      }
+      t0 = std::min(t0, c.begin);
+      t_end = std::max(t_end, c.end);
+      times.push_back(c.begin);
+      times.insert(times.end(), c.toggles.begin(), c.toggles.end());
+    }
+    channels.push_back(f.name);
+    all.push_back(std::move(*chunks));
+  }
+  if (rate <= 0) {
+    Result<double> inferred = infer_samplerate(times, files.front().where + " (v0 states no sample rate)");
+    if (!inferred) return inferred.error();
+    rate = *inferred;
+  }
+  if (!(t_end >= t0)) return Error::input(files.front().where + ": no time range");
+  auto index_of = [&](double t) { return sample_index(t - t0, rate); };
+  ChangeTimeline timeline(channels);
+  for (unsigned ch = 0; ch < all.size(); ++ch) {
+    // Gaps between v1 chunks hold the last level (no data was recorded).
+    for (const SaleaeChunk& c : all[ch]) {
+      bool level = c.initial;
+      timeline.change(ch, index_of(c.begin), level);
+      for (double t : c.toggles) {
+        level = !level;
+        timeline.change(ch, index_of(t), level);
+      }
+    }
+  }
+  return timeline.render(rate, index_of(t_end) + 1, "saleae-binary", sink);
+}
+
+Result<std::vector<SaleaeBinaryFile>> load_saleae_binary_files(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> paths;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    for (const auto& e : fs::directory_iterator(path, ec))
+      if (e.path().extension() == ".bin" && e.path().filename().string().rfind("digital_", 0) == 0)
+        paths.push_back(e.path());
+    if (paths.empty()) return Error::input(path + ": no digital_*.bin files (Saleae binary export)");
+  } else {
+    paths.push_back(path);
+  }
+  // digital_2 before digital_10.
+  auto number = [](const fs::path& p) {
+    std::string s = p.stem().string();
+    std::size_t u = s.rfind('_');
+    try {
+      return u == std::string::npos ? 0 : std::stoi(s.substr(u + 1));
+    } catch (...) {
+      return 0;
+    }
+  };
+  std::sort(paths.begin(), paths.end(), [&](const fs::path& a, const fs::path& b) {
+    return number(a) != number(b) ? number(a) < number(b) : a < b;
+  });
+  std::vector<SaleaeBinaryFile> out;
+  for (const fs::path& p : paths) {
+    Result<std::string> bytes = read_file_bytes(p.string());
+    if (!bytes) return bytes.error();
+    out.push_back({p.stem().string(), p.string(), std::move(*bytes)});
+  }
+  return out;
+}
+
+}  // namespace harness

@@ -1,0 +1,11 @@
+// libFuzzer target: the Saleae CSV reader must return an error, never crash.
+#include <string_view>
+
+#include "probes/capture/capture.h"
+#include "probes/capture/readers.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  harness::CaptureSummary sink;
+  (void)harness::read_saleae_csv(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.csv", {}, sink);
+  return 0;
+}

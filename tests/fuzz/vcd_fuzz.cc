@@ -1,0 +1,12 @@
+// libFuzzer target: the VCD reader must return an error, never crash.
+#include <string_view>
+
+#include "probes/capture/capture.h"
+#include "probes/capture/readers.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  harness::CaptureSummary sink;
+  harness::ReadOptions options;
+  (void)harness::read_vcd(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.vcd", options, sink);
+  return 0;
+}
