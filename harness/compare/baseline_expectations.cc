@@ -1,6 +1,8 @@
 #include "harness/compare/baseline_expectations.h"
 
 #include "harness/levels/counters.h"
+#include "harness/levels/ddr.h"
+#include "harness/levels/latency.h"
 #include "harness/levels/roofline.h"
 
 namespace harness {
@@ -13,6 +15,8 @@ std::vector<Verdict> evaluate_baseline_expectations(const Scenario& scenario, co
   auto append = [&](std::vector<Verdict> v) { out.insert(out.end(), v.begin(), v.end()); };
   if (scenario.roofline) append(evaluate_roofline_baseline(*scenario.roofline, baseline, current));
   if (scenario.counters) append(evaluate_counters_baseline(*scenario.counters, baseline, current));
+  if (scenario.ddr) append(evaluate_ddr_baseline(*scenario.ddr, baseline, current));
+  if (scenario.latency) append(evaluate_latency_baseline(*scenario.latency, baseline, current));
   return out;
 }
 

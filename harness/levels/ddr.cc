@@ -174,7 +174,7 @@ void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, Provenance m
 std::vector<Verdict> evaluate_ddr_baseline(const DdrConfig& config, const Analysis& baseline,
                                            const Analysis& current) {
   std::vector<Verdict> out;
-  for (const BaselineExpectation& e : config.baseline_expectations) {
+  for (const DdrBaselineExpectation& e : config.baseline_expectations) {
     Verdict v;
     v.level = Level::ddr;
     v.check = "ddr.expect." + e.key;

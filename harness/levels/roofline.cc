@@ -415,7 +415,7 @@ void analyse_roofline(const Scenario& scenario, const RooflineRecording* rec, Pr
   for (const RooflineKernel& k : config.kernels) analyse_kernel(k, rec, measured, compute, memory, out);
   if (config.profile) analyse_profile(config, rec, measured, compute, memory, out);
 
-  for (const BaselineExpectation& e : config.baseline_expectations) {
+  for (const KernelBaselineExpectation& e : config.baseline_expectations) {
     Verdict v;
     v.level = Level::roofline;
     v.check = fmt::format("{}.expect.{}", e.kernel, e.key);
@@ -429,7 +429,7 @@ void analyse_roofline(const Scenario& scenario, const RooflineRecording* rec, Pr
 std::vector<Verdict> evaluate_roofline_baseline(const RooflineConfig& config, const Analysis& baseline,
                                                 const Analysis& current) {
   std::vector<Verdict> verdicts;
-  for (const BaselineExpectation& e : config.baseline_expectations) {
+  for (const KernelBaselineExpectation& e : config.baseline_expectations) {
     Verdict v;
     v.level = Level::roofline;
     v.check = fmt::format("{}.expect.{}", e.kernel, e.key);

@@ -24,7 +24,7 @@ struct DdrAcquireConfig {
 };
 
 // "<metric>_vs_baseline = lower|higher": relative to the baseline run.
-struct BaselineExpectation {
+struct DdrBaselineExpectation {
   std::string key;     // "read_interval_p50_vs_baseline"
   std::string metric;  // "ddr.read_interval_p50"
   bool lower = true;   // the current value must be lower (else higher)
@@ -45,7 +45,7 @@ struct DdrConfig {
   double timeline_window = 1e-6;  // s
   std::optional<DdrAcquireConfig> acquire;
   std::vector<Expectation> expectations;
-  std::vector<BaselineExpectation> baseline_expectations;
+  std::vector<DdrBaselineExpectation> baseline_expectations;
 };
 
 }  // namespace harness

@@ -99,7 +99,7 @@ DdrConfig read_ddr_section(TableReader& r) {
       for (const ExpectableMetric& m : ddr_expectables())
         if (m.key == stem) {
           known = true;
-          BaselineExpectation b;
+          DdrBaselineExpectation b;
           b.key = k;
           b.metric = m.metric;
           b.where = r.context().where(node.source());

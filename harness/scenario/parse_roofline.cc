@@ -83,7 +83,7 @@ void read_bytes_source(TableReader& r, RooflineKernel& k) {
 }
 
 void read_baseline_expectations(TableReader& er, const std::string& kernel,
-                                std::vector<BaselineExpectation>& out) {
+                                std::vector<KernelBaselineExpectation>& out) {
   if (er.has("intensity_gain_min")) {
     const toml::node* n = er.node("intensity_gain_min");
     if (auto v = er.number("intensity_gain_min")) {

@@ -35,7 +35,7 @@ struct RooflineKernel {
 
 // An expectation that compares this run with a baseline run; `harness
 // compare` evaluates it (evaluate_roofline_baseline), a run alone cannot.
-struct BaselineExpectation {
+struct KernelBaselineExpectation {
   std::string kernel;
   std::string key;     // "intensity_gain_min", "intensity_increased"
   std::string metric;  // "<kernel>.intensity"
@@ -85,7 +85,7 @@ struct RooflineConfig {
   std::vector<VendorTool> vendor;
   std::optional<LayerProfileConfig> profile;
   std::vector<Expectation> expectations;
-  std::vector<BaselineExpectation> baseline_expectations;
+  std::vector<KernelBaselineExpectation> baseline_expectations;
 };
 
 }  // namespace harness
