@@ -66,7 +66,7 @@ RunStatus status_from_verdicts(const std::vector<Verdict>& verdicts) {
 Analysis analyse(const Scenario& scenario, const Recording& recording, Provenance measured) {
   Analysis a;
   analyse_counters(scenario, recording.counters ? &*recording.counters : nullptr, measured, a);
-  analyse_ddr(scenario, recording.ddr ? &*recording.ddr : nullptr, measured, a);
+  analyse_ddr(scenario, recording.ddr ? &*recording.ddr : nullptr, recording.base_dir, measured, a);
   analyse_latency(scenario, recording.latency ? &*recording.latency : nullptr, measured, a);
   // Last: a kernel's bytes may come from the counters' or the DDR bus's metrics.
   analyse_roofline(scenario, recording.roofline ? &*recording.roofline : nullptr, measured, a);

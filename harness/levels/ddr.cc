@@ -1,3 +1,4 @@
+#include <filesystem>
 #include "harness/levels/ddr.h"
 
 #include <fmt/format.h>
@@ -123,7 +124,8 @@ void from_json(const nlohmann::json& j, DdrRecording& r) {
   r.unavailable = j.value("unavailable", "");
 }
 
-void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, Provenance measured, Analysis& out) {
+void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, const std::string& base_dir, Provenance measured,
+                 Analysis& out) {
   if (!scenario.ddr) {
     out.metrics.push_back(Metric::missing(Level::ddr, "ddr", "",
                                           "the scenario has no [ddr] section (no logic-analyzer source)"));
@@ -139,7 +141,10 @@ void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, Provenance m
   }
   const DdrConfig& cfg = *scenario.ddr;
   // The analysis reads the recorded capture, and only if it is the same bytes.
-  Result<std::string> digest = sha256_file(rec->capture);
+  const std::string path = std::filesystem::path(rec->capture).is_absolute() || base_dir.empty()
+                               ? rec->capture
+                               : (std::filesystem::path(base_dir) / rec->capture).string();
+  Result<std::string> digest = sha256_file(path);
   if (!digest) {
     unavailable("capture unreadable: " + digest.error().message);
     return;
@@ -163,7 +168,7 @@ void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, Provenance m
   ReadOptions read;
   read.format = rec->format.empty() ? cfg.format : rec->format;
   read.samplerate = cfg.samplerate;
-  Result<ddr::BusSummary> summary = ddr::summarise_capture(rec->capture, read, decode, model);
+  Result<ddr::BusSummary> summary = ddr::summarise_capture(path, read, decode, model);
   if (!summary) {
     unavailable("capture not decodable: " + summary.error().message);
     return;

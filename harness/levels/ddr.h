@@ -16,7 +16,7 @@
 namespace harness {
 
 struct DdrRecording {
-  std::string capture;      // the capture file (absolute, or relative to the working folder)
+  std::string capture;      // the capture file, relative to the recording's base_dir ("ddr/capture.sr")
   std::string sha256;       // of the capture file when it was recorded
   std::uint64_t size = 0;   // bytes
   std::string format;       // "sr", "vcd", ...; empty: detect
@@ -27,7 +27,9 @@ struct DdrRecording {
 void to_json(nlohmann::json& j, const DdrRecording& r);
 void from_json(const nlohmann::json& j, DdrRecording& r);
 
-void analyse_ddr(const Scenario& scenario, const DdrRecording* recording, Provenance measured,
+// `base_dir` is where the recording's files are (Recording::base_dir).
+void analyse_ddr(const Scenario& scenario, const DdrRecording* recording, const std::string& base_dir,
+                 Provenance measured,
                  Analysis& out);
 
 // Verdicts of the scenario's "<metric>_vs_baseline" expectations: the

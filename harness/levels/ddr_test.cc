@@ -50,7 +50,7 @@ TEST(DdrAnalysis, MetricsOfTheFixtureMatchItsGroundTruthTrace) {
   Scenario s = parse(scenario_text("../fixtures/captures/lpddr4-stream.sr", "burst_bytes_mode = 128\n"));
   DdrRecording rec = record("lpddr4-stream.sr");
   Analysis a;
-  analyse_ddr(s, &rec, Provenance::replayed, a);
+  analyse_ddr(s, &rec, "", Provenance::replayed, a);
   std::vector<ddr::Command> trace = trace_of("lpddr4-stream.trace.csv");
   std::uint64_t reads = 0, bytes = 0, refreshes = 0;
   for (const ddr::Command& c : trace) {
@@ -80,7 +80,7 @@ TEST(DdrAnalysis, RefusesACaptureThatChangedSinceItWasRecorded) {
   DdrRecording rec = record("lpddr4-stream.sr");
   rec.sha256 = std::string(64, '0');
   Analysis a;
-  analyse_ddr(s, &rec, Provenance::replayed, a);
+  analyse_ddr(s, &rec, "", Provenance::replayed, a);
   const Metric* m = a.find_metric("ddr.bytes");
   ASSERT_TRUE(m);
   EXPECT_FALSE(m->value);
@@ -93,8 +93,8 @@ TEST(DdrAnalysis, BaselineRelativeReadInterval) {
                                    "read_interval_p50_vs_baseline = \"shorter\"\n"));
   Analysis before, after;
   DdrRecording random = record("lpddr4-random.sr"), stream = record("lpddr4-stream.sr");
-  analyse_ddr(s, &random, Provenance::replayed, before);
-  analyse_ddr(s, &stream, Provenance::replayed, after);
+  analyse_ddr(s, &random, "", Provenance::replayed, before);
+  analyse_ddr(s, &stream, "", Provenance::replayed, after);
   std::vector<Verdict> v = evaluate_ddr_baseline(*s.ddr, before, after);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].check, "ddr.expect.read_interval_p50_vs_baseline");

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "harness/base/digest.h"
-#include "harness/base/time_text.h"
 #include "harness/runner/acquire.h"
 #include "probes/capture/readers.h"
 #include "probes/capture/sigrok.h"
@@ -11,15 +10,33 @@
 namespace harness {
 namespace {
 
-// Keeps the capture as the recording's raw truth: where it is and its hash.
-Status record_file(const std::string& path, DdrRecording& out) {
-  std::error_code ec;
-  std::filesystem::path abs = std::filesystem::absolute(path, ec);
-  out.capture = abs.lexically_normal().string();
-  Result<std::string> digest = sha256_file(out.capture);
+// Keeps the capture as the recording's raw truth: named relative to the
+// run's artifact folder, with its hash and size.
+Status record_file(const AcquireContext& ctx, const std::string& name, DdrRecording& out) {
+  std::string path = (std::filesystem::path(ctx.artifact_dir) / name).string();
+  Result<std::string> digest = sha256_file(path);
   if (!digest) return Error::input("ddr capture: " + digest.error().message);
+  std::error_code ec;
+  out.capture = name;
   out.sha256 = *digest;
-  out.size = std::filesystem::file_size(out.capture, ec);
+  out.size = std::filesystem::file_size(path, ec);
+  return ok();
+}
+
+// An imported capture joins the run's artifacts: a hard link where the
+// file system allows (no copy of a large capture), else a copy.
+Status import_file(const AcquireContext& ctx, const std::string& source, const std::string& name) {
+  std::filesystem::path target = std::filesystem::path(ctx.artifact_dir) / name;
+  std::error_code ec;
+  std::filesystem::create_directories(target.parent_path(), ec);
+  if (ec) return Error::infra(fmt::format("ddr capture folder {}: {}", target.parent_path().string(), ec.message()));
+  std::filesystem::remove(target, ec);
+  std::filesystem::create_hard_link(source, target, ec);
+  if (ec) {
+    ec.clear();
+    std::filesystem::copy_file(source, target, ec);
+  }
+  if (ec) return Error::input(fmt::format("ddr capture {}: {}", source, ec.message()));
   return ok();
 }
 
@@ -36,7 +53,9 @@ Status acquire_ddr(const AcquireContext& ctx, DdrRecording& out) {
       if (!detected) return detected.error().within("ddr capture");
       out.format = *detected;
     }
-    return record_file(cfg.capture_path, out);
+    std::string name = "ddr/capture" + std::filesystem::path(cfg.capture_path).extension().string();
+    HARNESS_TRY(import_file(ctx, cfg.capture_path, name));
+    return record_file(ctx, name, out);
   }
   if (ctx.stop.stop_requested()) return interrupted_error();
   const DdrAcquireConfig& a = *cfg.acquire;
@@ -51,16 +70,14 @@ Status acquire_ddr(const AcquireContext& ctx, DdrRecording& out) {
   for (const auto& [role, name] : cfg.channels) acq.channels.push_back(name);
   std::stop_token stop = ctx.stop;
   acq.should_stop = [stop] { return stop.stop_requested(); };
+  const std::string name = "ddr/capture.sr";
+  std::filesystem::path path = std::filesystem::path(ctx.artifact_dir) / name;
   std::error_code ec;
-  std::filesystem::create_directories(a.output_dir, ec);
-  if (ec) return Error::infra(fmt::format("ddr capture folder {}: {}", a.output_dir, ec.message()));
-  std::string stamp = utc_now_iso8601();
-  for (char& c : stamp)
-    if (c == ':') c = '-';
-  std::string path = (std::filesystem::path(a.output_dir) / fmt::format("ddr-{}-{}.sr", a.driver, stamp)).string();
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return Error::infra(fmt::format("ddr capture folder {}: {}", path.parent_path().string(), ec.message()));
   out.source = "sigrok:" + a.driver;
   out.format = "sr";
-  SrWriter writer(path);
+  SrWriter writer(path.string());
   Status s = sigrok_acquire(acq, writer);
   if (!s && ctx.stop.stop_requested()) return interrupted_error();
   if (!s) {
@@ -70,7 +87,7 @@ Status acquire_ddr(const AcquireContext& ctx, DdrRecording& out) {
     out.unavailable = s.error().message;
     return ok();
   }
-  return record_file(path, out);
+  return record_file(ctx, name, out);
 }
 
 }  // namespace harness

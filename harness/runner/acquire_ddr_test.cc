@@ -22,26 +22,27 @@ TEST(AcquireDdr, RecordsADemoCaptureAndAnalysisReportsWhyItCannotDecodeIt) {
   std::string text =
       "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nname = \"w\"\nbuiltin = \"gemm\"\n"
       "m = 8\nn = 8\nk = 8\n[ddr]\nstandard = \"lpddr4\"\n[ddr.acquire]\ndriver = \"demo\"\n"
-      "samplerate = \"1 MHz\"\nsamples = 20000\npattern = \"walking-one\"\noutput_dir = \"" +
-      dir.string() + "\"\n";
+      "samplerate = \"1 MHz\"\nsamples = 20000\npattern = \"walking-one\"\n";
   Result<Scenario> s = parse_scenario(text, "t.toml");
   ASSERT_TRUE(s.ok()) << s.error().message;
   MonotonicClock clock;
-  AcquireContext ctx{*s, clock, {}};
+  AcquireContext ctx{*s, clock, {}, dir.string()};
   DdrRecording rec;
   Status st = acquire_ddr(ctx, rec);
   ASSERT_TRUE(st.ok()) << st.error().message;
   EXPECT_EQ(rec.source, "sigrok:demo");
   EXPECT_EQ(rec.unavailable, "");
-  ASSERT_TRUE(std::filesystem::exists(rec.capture));
-  EXPECT_EQ(rec.sha256, *sha256_file(rec.capture));
-  EXPECT_EQ(rec.size, std::filesystem::file_size(rec.capture));
+  EXPECT_EQ(rec.capture, "ddr/capture.sr");
+  const std::string path = (dir / rec.capture).string();
+  ASSERT_TRUE(std::filesystem::exists(path));
+  EXPECT_EQ(rec.sha256, *sha256_file(path));
+  EXPECT_EQ(rec.size, std::filesystem::file_size(path));
   Analysis a;
-  analyse_ddr(*s, &rec, Provenance::measured, a);
+  analyse_ddr(*s, &rec, dir.string(), Provenance::measured, a);
   const Metric* m = a.find_metric("ddr.bytes");
   ASSERT_TRUE(m);
   EXPECT_FALSE(m->value);
-  EXPECT_EQ(m->unavailable, "capture not decodable: " + rec.capture +
+  EXPECT_EQ(m->unavailable, "capture not decodable: " + path +
                                 ": the capture has no channel 'CK' for lpddr4 CK (did you mean 'D0'?) (channels: D0, D1, D2, D3, D4, D5, "
                                 "D6, D7); map roles to channels in [ddr.channels]");
   std::filesystem::remove_all(dir);

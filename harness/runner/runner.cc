@@ -107,12 +107,10 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
 
   rec.context = run.context;
   rec.ended_at = utc_now_iso8601();
-  // Level 3's capture file is raw truth the recording points to: keep it
-  // with the run as an artifact (path, size, sha256).
+  // Level 3's capture is raw truth the recording names: it becomes one of
+  // the run's artifacts and travels with its bundle.
   if (rec.ddr && !rec.ddr->capture.empty())
-    run.artifacts.push_back({"ddr_capture", rec.ddr->capture, rec.ddr->size, rec.ddr->sha256,
-                             rec.ddr->format == "sr" || rec.ddr->source.rfind("sigrok:", 0) == 0 ? "sigrok-session"
-                                                                                                : "capture"});
+    rec.files.push_back({rec.ddr->capture, rec.ddr->format == "sr" ? "sigrok-session" : "capture:" + rec.ddr->format});
   if (!interrupted_by.empty()) {
     rec.aborted = interrupted_by;
   } else if (!acquired) {

@@ -20,7 +20,6 @@ struct DdrAcquireConfig {
   double duration = 0;                    // s
   std::string trigger;                    // "CK=r,CS=1"
   std::string pattern;                    // demo driver test pattern
-  std::string output_dir = "harness-captures";  // where the .sr is kept
 };
 
 // "<metric>_vs_baseline = lower|higher": relative to the baseline run.

@@ -34,7 +34,6 @@ void read_acquire(TableReader& r, DdrConfig& c) {
   if (auto v = r.quantity("duration", Dimension::time)) a.duration = *v;
   a.trigger = r.string("trigger").value_or("");
   a.pattern = r.string("pattern").value_or("");
-  a.output_dir = r.string("output_dir").value_or(a.output_dir);
   if (r.ok() && a.samples == 0 && a.duration == 0) r.fail_missing("samples", "a sample limit (samples or duration)");
   c.acquire = a;
 }
