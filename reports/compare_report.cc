@@ -110,7 +110,10 @@ std::string render_compare_text(const CompareReport& r) {
   }
   out += "\n" + method_line(c) + "\n";
   if (!c.expectations.empty()) out += "\nbaseline expectations\n" + render_verdict_table(c.expectations);
-  out += fmt::format("\nresult: {} ({})\n", c.regressed() ? "REGRESSED" : "no regression", summary_line(c));
+  const char* result = c.count(Change::regressed) > 0 ? "REGRESSED"
+                       : c.failed_expectations()       ? "FAILED (a baseline expectation is not met)"
+                                                       : "no regression";
+  out += fmt::format("\nresult: {} ({})\n", result, summary_line(c));
   return out;
 }
 

@@ -294,9 +294,12 @@ void analyse_latency(const Scenario& scenario, const LatencyRecording* rec, Prov
   for (std::size_t i = 1; i < cfg.loads.size() && first && first->value && *first->value > 0; ++i) {
     const Metric* loaded = out.find_metric(latency_condition_prefix(cfg, i) + "latency_p95");
     if (!loaded || !loaded->value) continue;
+    auto label = [](const std::vector<std::string>& argv) {
+      return argv.empty() ? std::string("none") : fmt::format("{}", fmt::join(argv, " "));
+    };
     out.hints.push_back(fmt::format("latency: p95 under load \"{}\" is {:.3g}x that of \"{}\" ({} vs {})",
-                                    fmt::join(cfg.loads[i].argv, " "), *loaded->value / *first->value,
-                                    cfg.loads[0].argv.empty() ? "none" : fmt::format("{}", fmt::join(cfg.loads[0].argv, " ")),
+                                    label(cfg.loads[i].argv), *loaded->value / *first->value,
+                                    label(cfg.loads[0].argv),
                                     format_quantity(*loaded->value, "s"), format_quantity(*first->value, "s")));
   }
   // Judged by compare against a baseline (evaluate_latency_baseline).
