@@ -9,7 +9,9 @@
 namespace harness {
 
 Result<RunRecord> replay_bundle(const LoadedBundle& b) {
-  Result<Scenario> scenario = parse_scenario(b.scenario_text, b.dir + "/scenario.toml");
+  // Named as the bundle names it, so that positions in messages ("scenario.toml:56:23")
+  // do not depend on where the bundle was copied to.
+  Result<Scenario> scenario = parse_scenario(b.scenario_text, "scenario.toml");
   if (!scenario) return scenario.error();
   RunRecord run;
   run.scenario_name = scenario->name;
