@@ -13,15 +13,7 @@ namespace {
 
 Metric make(const std::string& name, double value, const std::string& unit, Provenance p, const std::string& source,
             Better better = Better::none) {
-  Metric m;
-  m.level = Level::ddr;
-  m.name = name;
-  m.value = value;
-  m.unit = unit;
-  m.provenance = p;
-  m.source = source;
-  m.better = better;
-  return m;
+  return Metric::known(Level::ddr, name, value, unit, p, source, better);
 }
 
 void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, const std::string& source,

@@ -342,16 +342,7 @@ Result<LayerProfile> read_json_layers(const nlohmann::json& doc, const std::stri
 
 Metric metric(const std::string& name, double value, const std::string& unit, Provenance p,
               const std::string& source, Better better = Better::none, const std::string& text = "") {
-  Metric m;
-  m.level = Level::roofline;
-  m.name = name;
-  m.value = value;
-  m.unit = unit;
-  m.provenance = p;
-  m.source = source;
-  m.better = better;
-  m.text = text;
-  return m;
+  return Metric::known(Level::roofline, name, value, unit, p, source, better, text);
 }
 
 std::string ms(double seconds) { return fmt::format("{:.3g} ms", seconds * 1e3); }

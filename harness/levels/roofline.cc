@@ -74,16 +74,7 @@ namespace {
 
 Metric derived(const std::string& name, double value, const std::string& unit, Provenance p,
                const std::string& source, Better better, const std::string& text = "") {
-  Metric m;
-  m.level = Level::roofline;
-  m.name = name;
-  m.value = value;
-  m.unit = unit;
-  m.provenance = p;
-  m.source = source;
-  m.better = better;
-  m.text = text;
-  return m;
+  return Metric::known(Level::roofline, name, value, unit, p, source, better, text);
 }
 
 Provenance weakest(Provenance a, Provenance b) {

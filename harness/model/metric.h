@@ -37,6 +37,20 @@ struct Metric {
   Better better = Better::none;
   std::string text;              // for categorical metrics ("memory", "compute"): the value
 
+  static Metric known(Level level, std::string name, double value, std::string unit, Provenance provenance,
+                      std::string source, Better better = Better::none, std::string text = {}) {
+    Metric m;
+    m.level = level;
+    m.name = std::move(name);
+    m.value = value;
+    m.unit = std::move(unit);
+    m.provenance = provenance;
+    m.source = std::move(source);
+    m.better = better;
+    m.text = std::move(text);
+    return m;
+  }
+
   static Metric missing(Level level, std::string name, std::string unit, std::string reason,
                         Better better = Better::none) {
     Metric m;
