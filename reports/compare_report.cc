@@ -1,5 +1,7 @@
 #include "reports/compare_report.h"
 
+#include "reports/svg.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -57,20 +59,6 @@ std::string title(const CompareReport& r) {
   return fmt::format("run {} against {}, scenario {}, rig {}", r.current_run, against, r.scenario, r.rig);
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 std::string markdown_cell(const std::string& s) {
   std::string out;
@@ -187,11 +175,11 @@ std::string render_compare_junit(const CompareReport& r) {
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"harness\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n", tests, failures,
                      skipped);
-  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n", xml_escape(suite), tests,
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n", svg::escape_xml(suite), tests,
                      failures, skipped);
   out += "    <properties>\n";
   auto property = [&](const std::string& name, const std::string& value) {
-    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml_escape(name), xml_escape(value));
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", svg::escape_xml(name), svg::escape_xml(value));
   };
   property("current_run", std::to_string(r.current_run));
   property("baseline_run", std::to_string(r.baseline_run));
@@ -204,24 +192,24 @@ std::string render_compare_junit(const CompareReport& r) {
     std::string summary = fmt::format("{}: baseline {}, new {}{}{}", change_name(m.verdict), baseline_text(m),
                                       current_text(m), m.relative_change ? " (" + percent_text(m) + ")" : "",
                                       m.reason.empty() ? "" : "; " + m.reason);
-    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">", xml_escape(classname), xml_escape(m.name));
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">", svg::escape_xml(classname), svg::escape_xml(m.name));
     if (m.verdict == Change::regressed) {
-      out += fmt::format("\n      <failure message=\"{}\" type=\"regression\"/>\n    ", xml_escape(summary));
+      out += fmt::format("\n      <failure message=\"{}\" type=\"regression\"/>\n    ", svg::escape_xml(summary));
     } else if (m.verdict == Change::cannot_tell) {
-      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_escape(summary));
+      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", svg::escape_xml(summary));
     } else {
-      out += fmt::format("\n      <system-out>{}</system-out>\n    ", xml_escape(summary));
+      out += fmt::format("\n      <system-out>{}</system-out>\n    ", svg::escape_xml(summary));
     }
     out += "</testcase>\n";
   }
   for (const Verdict& v : c.expectations) {
     std::string summary = fmt::format("expected {}, measured {}{}", v.expected, v.measured,
                                       v.detail.empty() ? "" : "; " + v.detail);
-    out += fmt::format("    <testcase classname=\"expect.{}\" name=\"{}\">", level_name(v.level), xml_escape(v.check));
+    out += fmt::format("    <testcase classname=\"expect.{}\" name=\"{}\">", level_name(v.level), svg::escape_xml(v.check));
     if (v.status == VerdictStatus::fail) {
-      out += fmt::format("\n      <failure message=\"{}\" type=\"expectation\"/>\n    ", xml_escape(summary));
+      out += fmt::format("\n      <failure message=\"{}\" type=\"expectation\"/>\n    ", svg::escape_xml(summary));
     } else if (v.status == VerdictStatus::unavailable) {
-      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_escape(summary));
+      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", svg::escape_xml(summary));
     }
     out += "</testcase>\n";
   }
