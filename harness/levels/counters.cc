@@ -178,20 +178,13 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
         values[c.name] = {std::nullopt, d.unavailable};
         continue;
       }
-      Metric m;
-      m.level = Level::counters;
-      m.name = name;
-      m.value = *d.value;
-      m.unit = c.unit;
-      m.provenance = measured;
-      m.source = c.delta             ? c.source + ": delta reported by the source"
-                 : c.between.empty() ? c.source + ": after - before"
-                                     : fmt::format("{}: sum of {} steps read after every iteration", c.source,
-                                                   c.between.size() + 1);
-      if (!d.note.empty()) m.source += ", " + d.note;
-      if (c.scale != 1) m.source += fmt::format(", x {}", number(c.scale));
-      m.better = Better::lower;
-      out.metrics.push_back(m);
+      std::string source = c.delta             ? c.source + ": delta reported by the source"
+                           : c.between.empty() ? c.source + ": after - before"
+                                               : fmt::format("{}: sum of {} steps read after every iteration",
+                                                             c.source, c.between.size() + 1);
+      if (!d.note.empty()) source += ", " + d.note;
+      if (c.scale != 1) source += fmt::format(", x {}", number(c.scale));
+      out.metrics.push_back(Metric::known(Level::counters, name, *d.value, c.unit, measured, source, Better::lower));
       values[c.name] = {d.value, ""};
     }
   }
@@ -218,14 +211,9 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
         out.metrics.push_back(Metric::missing(Level::counters, name, dm.unit, v.unavailable, dm.better));
         continue;
       }
-      Metric m;
-      m.level = Level::counters;
-      m.name = name;
-      m.value = *v.value;
-      m.unit = dm.unit;
-      m.provenance = measured;
-      m.source = fmt::format("formula {} = {} (group {})", dm.name, dm.formula.text(), g.name);
-      m.better = dm.better;
+      const Metric m = Metric::known(Level::counters, name, *v.value, dm.unit, measured,
+                                     fmt::format("formula {} = {} (group {})", dm.name, dm.formula.text(), g.name),
+                                     dm.better);
       out.metrics.push_back(m);
       if (dm.name == "bytes" && rec && rec->iterations > 0) {
         // Level 1 places one run of the workload: bytes per iteration.

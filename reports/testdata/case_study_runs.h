@@ -18,15 +18,7 @@ namespace harness::testdata {
 
 inline Metric figure(Level level, std::string name, double value, std::string unit, Provenance p,
                      std::string source, Better better = Better::none) {
-  Metric m;
-  m.level = level;
-  m.name = std::move(name);
-  m.value = value;
-  m.unit = std::move(unit);
-  m.provenance = p;
-  m.source = std::move(source);
-  m.better = better;
-  return m;
+  return Metric::known(level, std::move(name), value, std::move(unit), p, std::move(source), better);
 }
 
 // Deterministic latencies: a body around `median` with a tail that grows
