@@ -343,108 +343,103 @@ Command make(Op op, std::uint64_t cycle, double time) {
 }
 
 // A sub-command that is a whole command by itself (or the second half of a
-// pair, given the first); nothing when it needs a partner.
-std::optional<Command> complete(Standard s, const SubCommand& sub, const SubCommand* first, std::uint64_t cycle,
-                                double time) {
+// pair, given the first) is appended to `out`; false when it needs a partner.
+// Commands are built in place in `out`: copying a freshly built one would
+// cost more than decoding it.
+bool complete(Standard s, const SubCommand& sub, const SubCommand* first, std::uint64_t cycle, double time,
+              std::vector<Command>& out) {
   const Fields& f = sub.fields;
   auto i32 = [](std::uint32_t v) { return static_cast<std::int32_t>(v); };
   auto merged = [&](Field field) { return i32(f.get(field) | (first ? first->fields.get(field) : 0)); };
+  auto emit = [&](Op op) -> Command& {
+    Command& c = out.emplace_back();
+    c.op = op;
+    c.cycle = cycle;
+    c.time = time;
+    return c;
+  };
   auto column = [&](Op op, std::uint16_t burst) {
-    Command c = make(op, cycle, time);
+    Command& c = emit(op);
     const Fields& head = first ? first->fields : f;
     c.bank = i32(head.get(Field::ba));
     if (s == Standard::ddr4) c.bank_group = i32(head.get(Field::bg));
     c.column = merged(Field::col);
     c.auto_precharge = head.get(Field::ap);
     c.burst = burst;
-    return c;
+    return true;
   };
   switch (sub.part) {
     case Part::act: {
-      Command c = make(Op::act, cycle, time);
+      Command& c = emit(Op::act);
       c.bank_group = i32(f.get(Field::bg));
       c.bank = i32(f.get(Field::ba));
       c.row = i32(f.get(Field::row));
-      return c;
+      return true;
     }
     case Part::act2: {
-      if (!first || first->part != Part::act1) return std::nullopt;
-      Command c = make(Op::act, cycle, time);
+      if (!first || first->part != Part::act1) return false;
+      Command& c = emit(Op::act);
       c.bank = i32(first->fields.get(Field::ba));
       c.row = merged(Field::row);
-      return c;
+      return true;
     }
-    case Part::rd:
-      if (s == Standard::ddr4) return column(Op::rd, f.get(Field::bc) ? 8 : 4);
-      return std::nullopt;
-    case Part::wr:
-      if (s == Standard::ddr4) return column(Op::wr, f.get(Field::bc) ? 8 : 4);
-      return std::nullopt;
+    case Part::rd: return s == Standard::ddr4 && column(Op::rd, f.get(Field::bc) ? 8 : 4);
+    case Part::wr: return s == Standard::ddr4 && column(Op::wr, f.get(Field::bc) ? 8 : 4);
     case Part::cas2: {
-      if (!first) return std::nullopt;
+      if (!first) return false;
       std::uint16_t bl = first->fields.get(Field::bl) ? 32 : 16;
       if (first->part == Part::rd) return column(Op::rd, bl);
       if (first->part == Part::wr) return column(Op::wr, bl);
       if (first->part == Part::mwr) return column(Op::mwr, bl);
       if (first->part == Part::mrr) {
-        Command c = make(Op::mrr, cycle, time);
-        c.address = i32(first->fields.get(Field::ma));
-        return c;
+        emit(Op::mrr).address = i32(first->fields.get(Field::ma));
+        return true;
       }
-      return std::nullopt;
+      return false;
     }
     case Part::rd16: return column(Op::rd, 16);
     case Part::rd32: return column(Op::rd, 32);
     case Part::wr16: return column(Op::wr, 16);
     case Part::wr32: return column(Op::wr, 32);
-    case Part::mwr:
-      if (s == Standard::lpddr5) return column(Op::mwr, 16);
-      return std::nullopt;
+    case Part::mwr: return s == Standard::lpddr5 && column(Op::mwr, 16);
     case Part::pre:
     case Part::ref: {
-      Command c = make(sub.part == Part::pre ? Op::pre : Op::ref, cycle, time);
+      Command& c = emit(sub.part == Part::pre ? Op::pre : Op::ref);
       c.all_banks = f.get(Field::ab) || (s == Standard::ddr4 && sub.part == Part::ref);
       if (!c.all_banks) {
         c.bank = i32(f.get(Field::ba));
         if (s == Standard::ddr4) c.bank_group = i32(f.get(Field::bg));
       }
-      return c;
+      return true;
     }
     case Part::mrw2: {
-      if (!first || first->part != Part::mrw1) return std::nullopt;
-      Command c = make(Op::mrw, cycle, time);
+      if (!first || first->part != Part::mrw1) return false;
+      Command& c = emit(Op::mrw);
       c.address = i32(first->fields.get(Field::ma));
       c.operand = merged(Field::op);
-      return c;
+      return true;
     }
     case Part::mrr:
-      if (s == Standard::lpddr5) {
-        Command c = make(Op::mrr, cycle, time);
-        c.address = i32(f.get(Field::ma));
-        return c;
-      }
-      return std::nullopt;
+      if (s != Standard::lpddr5) return false;
+      emit(Op::mrr).address = i32(f.get(Field::ma));
+      return true;
     case Part::mrs: {
-      Command c = make(Op::mrs, cycle, time);
+      Command& c = emit(Op::mrs);
       c.address = i32(f.get(Field::ma));
       c.operand = i32(f.get(Field::op));
-      return c;
+      return true;
     }
     case Part::mpc:
-    case Part::zqc: {
-      Command c = make(sub.part == Part::mpc ? Op::mpc : Op::zqc, cycle, time);
-      c.operand = i32(f.get(Field::op));
-      return c;
-    }
-    case Part::cas: return make(Op::cas, cycle, time);
-    case Part::sre: return make(Op::sre, cycle, time);
-    case Part::srx: return make(Op::srx, cycle, time);
-    case Part::pde: return make(Op::pde, cycle, time);
-    case Part::nop: return make(Op::nop, cycle, time);
+    case Part::zqc: emit(sub.part == Part::mpc ? Op::mpc : Op::zqc).operand = i32(f.get(Field::op)); return true;
+    case Part::cas: emit(Op::cas); return true;
+    case Part::sre: emit(Op::sre); return true;
+    case Part::srx: emit(Op::srx); return true;
+    case Part::pde: emit(Op::pde); return true;
+    case Part::nop: emit(Op::nop); return true;
     case Part::act1:
-    case Part::mrw1: return std::nullopt;
+    case Part::mrw1: return false;
   }
-  return std::nullopt;
+  return false;
 }
 
 // Sub-commands that wait for a second half.
@@ -477,9 +472,7 @@ void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word,
     return;
   }
   if (pending_) {
-    std::optional<Command> c = complete(standard_, *sub, pending_, pending_cycle_, pending_time_);
-    if (c) {
-      out.push_back(*c);
+    if (complete(standard_, *sub, pending_, pending_cycle_, pending_time_, out)) {
       pending_ = nullptr;
       return;
     }
@@ -492,8 +485,7 @@ void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word,
     pending_time_ = time;
     return;
   }
-  std::optional<Command> c = complete(standard_, *sub, nullptr, cycle, time);
-  out.push_back(c ? *c : make(Op::unknown, cycle, time));
+  if (!complete(standard_, *sub, nullptr, cycle, time, out)) out.push_back(make(Op::unknown, cycle, time));
 }
 
 void CommandAssembler::finish(std::vector<Command>& out) {

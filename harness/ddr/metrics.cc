@@ -115,7 +115,7 @@ void BusStatistics::on_command(const Command& c) {
     s_.read_bytes += bytes;
     if (have_read_) {
       const double dt = c.time - last_read_time_;
-      s_.read_interval_ps.add(std::llround(dt * 1e12));
+      s_.read_interval_ps.add(static_cast<std::int64_t>(dt * 1e12 + 0.5));  // dt >= 0: round half up
       s_.read_interval_cycles.add(static_cast<std::int64_t>(c.cycle - last_read_cycle_));
       // Keep an evenly strided sample for two-sample tests: when full, drop
       // every other value and double the stride.

@@ -23,27 +23,8 @@ namespace {
 
 constexpr std::size_t kEarlyIntervals = 32;  // rising-edge intervals used for the first period estimate
 constexpr double kMinSamplesPerBit = 4;
-constexpr unsigned kMaskChannels = 8;  // CK, CS and up to 6 strobes
 
 }  // namespace
-
-std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) const {
-  if (contiguous) {
-    // The usual wiring: CA0.. on consecutive channels.
-    const std::uint64_t mask = (std::uint64_t{1} << pins.size()) - 1;
-    const std::uint64_t lo = (first >> pins[0]) & mask;
-    return two_edges ? lo | (((second >> pins[0]) & mask) << pins.size()) : lo;
-  }
-  std::uint64_t w = 0;
-  const unsigned n = static_cast<unsigned>(pins.size());
-  for (unsigned i = 0; i < n; ++i) {
-    const unsigned p = pins[i];
-    if (p == kAbsent) continue;
-    w |= ((first >> p) & 1) << i;
-    w |= ((second >> p) & 1) << (i + n);
-  }
-  return two_edges ? w : w & ((std::uint64_t{1} << n) - 1);
-}
 
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
                               const std::map<std::string, std::string>& roles) {
@@ -103,12 +84,6 @@ Sampler::Sampler(BusLayout layout, double samplerate, std::uint64_t window_sampl
   stats_.window_samples = std::max<std::uint64_t>(window_samples, 1);
   window_end_ = stats_.window_samples;
   stats_.dqs_sampled = layout_.dqs_mask != 0;
-  for (unsigned c = 0; c < 64; ++c)
-    if (layout_.dqs_mask >> c & 1 && dqs_bits_.size() + 2 < kMaskChannels) dqs_bits_.push_back(c);
-  stats_.dqs_sampled = !dqs_bits_.empty();
-  mask_bits_ = {layout_.ck, layout_.cs};
-  mask_bits_.insert(mask_bits_.end(), dqs_bits_.begin(), dqs_bits_.end());
-  prev_dqs_.assign(dqs_bits_.size(), 0);
 }
 
 Status Sampler::check_rate(double tck) {
@@ -138,6 +113,16 @@ Status Sampler::on_estimate() {
   double tck = median(intervals);
   HARNESS_TRY(check_rate(tck));
   gap_threshold_ = 1.5 * tck;
+  // Shifts that smear a bit over the next floor(gap_threshold) bits, each
+  // step doubling the covered run (see feed_typed).
+  if (gap_threshold_ < 64) {
+    const auto t = static_cast<unsigned>(gap_threshold_);
+    for (unsigned done = 1; done <= t;) {
+      const unsigned shift = std::min(done, t + 1 - done);
+      smear_shifts_[smear_steps_++] = static_cast<std::uint8_t>(shift);
+      done += shift;
+    }
+  }
   for (const Early& e : early_) count_interval(e.interval, e.cycle_before, e.start);
   early_.clear();
   return ok();
@@ -145,41 +130,91 @@ Status Sampler::on_estimate() {
 
 namespace {
 
-// Bit j of the result: channel `bit` of sample j (n <= 64 samples).
+// One block of up to 64 samples as bit masks: bit j is sample j.
+struct BlockMasks {
+  std::uint64_t ck = 0, cs = 0;
+  std::uint64_t strobe_toggle = 0;  // some strobe differs from the sample before
+};
+
+// Portable version. `prev` is the sample before s[0].
 template <class T>
-std::uint64_t level_mask_scalar(const T* s, std::size_t n, unsigned bit) {
-  std::uint64_t m = 0;
-  for (std::size_t j = 0; j < n; ++j) m |= (static_cast<std::uint64_t>(s[j] >> bit) & 1) << j;
+BlockMasks block_masks_scalar(const T* s, std::size_t n, T prev, unsigned ck, unsigned cs, T strobes) {
+  BlockMasks m;
+  for (std::size_t j = 0; j < n; ++j) {
+    m.ck |= (static_cast<std::uint64_t>(s[j] >> ck) & 1) << j;
+    m.cs |= (static_cast<std::uint64_t>(s[j] >> cs) & 1) << j;
+    m.strobe_toggle |= static_cast<std::uint64_t>(((s[j] ^ prev) & strobes) != 0) << j;
+    prev = s[j];
+  }
   return m;
 }
 
-// The same for 64 16-bit samples and several channels at once with AVX2:
-// shift each channel's bit into the lanes' sign bit, pack to bytes
-// (saturation keeps the sign), movemask.
-__attribute__((target("avx2"))) void level_masks_avx2(const std::uint16_t* s, const unsigned* bits, unsigned count,
-                                                      std::uint64_t* out) {
-  __m256i v[4];
-  for (int i = 0; i < 4; ++i) v[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i));
-  for (unsigned k = 0; k < count; ++k) {
-    const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(15 - bits[k]));
-    const __m256i lo = _mm256_permute4x64_epi64(
-        _mm256_packs_epi16(_mm256_sll_epi16(v[0], shift), _mm256_sll_epi16(v[1], shift)), 0xD8);
-    const __m256i hi = _mm256_permute4x64_epi64(
-        _mm256_packs_epi16(_mm256_sll_epi16(v[2], shift), _mm256_sll_epi16(v[3], shift)), 0xD8);
-    out[k] = static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
-             static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32;
+// 64 16-bit samples with AVX-512BW: one test instruction per 32 samples and
+// channel; strobe toggles from the samples XORed with the samples shifted by
+// one (s[-1] must be readable).
+__attribute__((target("avx512bw"))) BlockMasks block_masks_avx512(const std::uint16_t* s, unsigned ck, unsigned cs,
+                                                                 std::uint16_t strobes) {
+  const __m512i lo = _mm512_loadu_si512(s), hi = _mm512_loadu_si512(s + 32);
+  const __m512i lo_before = _mm512_loadu_si512(s - 1), hi_before = _mm512_loadu_si512(s + 31);
+  auto mask = [&](__m512i a, __m512i b, __m512i bit) {
+    return static_cast<std::uint64_t>(_mm512_test_epi16_mask(a, bit)) |
+           static_cast<std::uint64_t>(_mm512_test_epi16_mask(b, bit)) << 32;
+  };
+  BlockMasks m;
+  m.ck = mask(lo, hi, _mm512_set1_epi16(static_cast<short>(1u << ck)));
+  m.cs = mask(lo, hi, _mm512_set1_epi16(static_cast<short>(1u << cs)));
+  m.strobe_toggle = mask(_mm512_xor_si512(lo, lo_before), _mm512_xor_si512(hi, hi_before),
+                         _mm512_set1_epi16(static_cast<short>(strobes)));
+  return m;
+}
+
+// The same with AVX2: shift a channel's bit into the lanes' sign bit, pack
+// to bytes (saturation keeps the sign), movemask.
+__attribute__((target("avx2"))) BlockMasks block_masks_avx2(const std::uint16_t* s, unsigned ck, unsigned cs,
+                                                           std::uint16_t strobes) {
+  __m256i v[4], toggled[4];
+  const __m256i strobe_bits = _mm256_set1_epi16(static_cast<short>(strobes));
+  for (int i = 0; i < 4; ++i) {
+    v[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i));
+    const __m256i before = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i - 1));
+    // All ones where a strobe toggled: not (strobe bits of the XOR == 0).
+    toggled[i] = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_xor_si256(v[i], before), strobe_bits),
+                                    _mm256_setzero_si256());
   }
+  auto signs = [](const __m256i* w) {
+    const __m256i lo = _mm256_permute4x64_epi64(_mm256_packs_epi16(w[0], w[1]), 0xD8);
+    const __m256i hi = _mm256_permute4x64_epi64(_mm256_packs_epi16(w[2], w[3]), 0xD8);
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
+           static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32;
+  };
+  auto channel = [&](unsigned bit) {
+    const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(15 - bit));
+    __m256i w[4];
+    for (int i = 0; i < 4; ++i) w[i] = _mm256_sll_epi16(v[i], shift);
+    return signs(w);
+  };
+  BlockMasks m;
+  m.ck = channel(ck);
+  m.cs = channel(cs);
+  m.strobe_toggle = ~signs(toggled);
+  return m;
 }
 
 const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
+const bool kHaveAvx512 = __builtin_cpu_supports("avx512bw");
 
-// Level masks of channels bits[0..count) for the n samples at s.
+// Masks of the n samples at s; `prev` is the sample before s[0], and
+// `prev_in_memory` says whether s[-1] may be read.
 template <class T>
-void level_masks(const T* s, std::size_t n, const unsigned* bits, unsigned count, std::uint64_t* out) {
+BlockMasks block_masks(const T* s, std::size_t n, T prev, bool prev_in_memory, unsigned ck, unsigned cs,
+                       T strobes) {
   if constexpr (sizeof(T) == 2) {
-    if (n == 64 && kHaveAvx2) return level_masks_avx2(s, bits, count, out);
+    if (n == 64 && prev_in_memory) {
+      if (kHaveAvx512) return block_masks_avx512(s, ck, cs, strobes);
+      if (kHaveAvx2) return block_masks_avx2(s, ck, cs, strobes);
+    }
   }
-  for (unsigned k = 0; k < count; ++k) out[k] = level_mask_scalar(s, n, bits[k]);
+  return block_masks_scalar(s, n, prev, ck, cs, strobes);
 }
 
 inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  // bits > j
@@ -199,29 +234,24 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
   const std::uint64_t base = stats_.samples;
   if (!started_ && count > 0) {
     prev_ck_ = (x[0] >> layout_.ck) & 1;
-    for (unsigned c = 0; c < dqs_bits_.size(); ++c) prev_dqs_[c] = (x[0] >> dqs_bits_[c]) & 1;
+    prev_sample_ = x[0];
     started_ = true;
   }
-  const std::uint64_t window = stats_.window_samples;
+  const auto strobes = static_cast<T>(layout_.dqs_mask);
   for (std::size_t b = 0; b < count; b += 64) {
     const std::size_t n = std::min<std::size_t>(64, count - b);
     const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
     const T* s = x + b;
     const std::uint64_t at = base + b;  // sample index of bit 0
-    // Levels of CK, CS and the strobes, one bit per sample.
-    std::uint64_t level[kMaskChannels];
-    level_masks(s, n, mask_bits_.data(), static_cast<unsigned>(mask_bits_.size()), level);
-    const std::uint64_t ck = level[0];
+    // Levels of CK and CS and the strobe toggles, one bit per sample.
+    const BlockMasks masks = block_masks(s, n, static_cast<T>(prev_sample_), b > 0, layout_.ck, layout_.cs, strobes);
+    prev_sample_ = s[n - 1];
+    const std::uint64_t ck = masks.ck;
     const std::uint64_t ck_before = (ck << 1) | prev_ck_;
     const std::uint64_t rise = ck & ~ck_before & valid;
     const std::uint64_t fall = ~ck & ck_before & valid;
     prev_ck_ = (ck >> (n - 1)) & 1;
-    std::uint64_t dqs_toggle = 0;
-    for (unsigned c = 0; c < dqs_bits_.size(); ++c) {
-      const std::uint64_t l = level[2 + c];
-      dqs_toggle |= (l ^ ((l << 1) | prev_dqs_[c])) & valid;
-      prev_dqs_[c] = (l >> (n - 1)) & 1;
-    }
+    const std::uint64_t dqs_toggle = masks.strobe_toggle & valid;
     if (pending_ && second_is_fall && fall) {
       pending_group_.second = s[std::countr_zero(fall)];
       out.push_back(pending_group_);
@@ -245,19 +275,19 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
       // Edges of the first cycle have no previous edge: not a cycle yet.
       if (!have_rise_) active &= ~(rise & -rise);
       stats_.dqs_active_cycles += static_cast<std::uint64_t>(std::popcount(active));
-      // Windows advance by addition (no division per block).
-      while (active) {
-        const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(active));
-        while (pos >= window_end_) {
-          window_end_ += window;
-          ++window_index_;
+      // Windows advance by addition (no division per block); most blocks
+      // lie inside the window being filled.
+      if (at + 64 <= window_end_) {
+        window_active_ += static_cast<std::uint32_t>(std::popcount(active));
+      } else {
+        while (active) {
+          const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(active));
+          while (pos >= window_end_) next_window();
+          const std::uint64_t end = window_end_ - at;
+          const std::uint64_t part = end >= 64 ? active : active & ((std::uint64_t{1} << end) - 1);
+          window_active_ += static_cast<std::uint32_t>(std::popcount(part));
+          active &= ~part;
         }
-        const std::uint64_t end = window_end_ - at;
-        const std::uint64_t part = end >= 64 ? active : active & ((std::uint64_t{1} << end) - 1);
-        if (window_index_ >= stats_.dqs_active_per_window.size())
-          stats_.dqs_active_per_window.resize(window_index_ + 1, 0);
-        stats_.dqs_active_per_window[window_index_] += static_cast<std::uint32_t>(std::popcount(part));
-        active &= ~part;
       }
     }
     const std::uint64_t cycle0 = stats_.cycles;
@@ -268,13 +298,8 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     if (!slow && gap_threshold_ < 64) {
       // Smear every edge over the following gap_threshold bits: an uncovered
       // bit between the first and last edge is a longer interval.
-      const auto t = static_cast<unsigned>(gap_threshold_);
       std::uint64_t cover = rise;
-      for (unsigned done = 1; done <= t;) {
-        const unsigned shift = std::min(done, t + 1 - done);
-        cover |= cover << shift;
-        done += shift;
-      }
+      for (unsigned k = 0; k < smear_steps_; ++k) cover |= cover << smear_shifts_[k];
       const std::uint64_t between = ((std::uint64_t{2} << last) - 1) & ~((std::uint64_t{1} << first) - 1);
       if (~cover & between) slow = true;
     }
@@ -310,7 +335,7 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     }
     stats_.cycles += static_cast<std::uint64_t>(std::popcount(rise));
     // Command cycles: chip select active at the rising edge.
-    const std::uint64_t cs = level[1];
+    const std::uint64_t cs = masks.cs;
     std::uint64_t command = rise & (cs_active ? cs : ~cs);
     if (pending_ && second_is_next_rise) {
       const int j = first;
@@ -353,6 +378,16 @@ Status Sampler::feed(const std::uint8_t* data, std::size_t count, unsigned units
   }
 }
 
+void Sampler::next_window() {
+  if (window_active_) {
+    if (window_index_ >= stats_.dqs_active_per_window.size()) stats_.dqs_active_per_window.resize(window_index_ + 1, 0);
+    stats_.dqs_active_per_window[window_index_] += window_active_;
+  }
+  window_active_ = 0;
+  window_end_ += stats_.window_samples;
+  ++window_index_;
+}
+
 Status Sampler::finish() {
   if (gap_threshold_ == 0) {
     if (early_.empty())
@@ -360,6 +395,7 @@ Status Sampler::finish() {
     HARNESS_TRY(on_estimate());
   }
   stats_.tck_samples = period_count_ ? period_sum_ / static_cast<double>(period_count_) : 0;
+  next_window();  // the last window's count
   // Windows with no cycle at their end still belong to the timeline.
   std::uint64_t windows = (stats_.samples + stats_.window_samples - 1) / stats_.window_samples;
   if (stats_.dqs_active_per_window.size() < windows) stats_.dqs_active_per_window.resize(windows, 0);

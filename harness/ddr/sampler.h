@@ -5,6 +5,7 @@
 // than 4 samples per CA bit period is refused: its edges cannot be placed.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -33,6 +34,24 @@ struct BusLayout {
   // The command word carried by the first and second edge samples.
   std::uint64_t word(std::uint64_t first, std::uint64_t second) const;
 };
+
+inline std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) const {
+  if (contiguous) {
+    // The usual wiring: CA0.. on consecutive channels.
+    const std::uint64_t mask = (std::uint64_t{1} << pins.size()) - 1;
+    const std::uint64_t lo = (first >> pins[0]) & mask;
+    return two_edges ? lo | (((second >> pins[0]) & mask) << pins.size()) : lo;
+  }
+  std::uint64_t w = 0;
+  const unsigned n = static_cast<unsigned>(pins.size());
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned p = pins[i];
+    if (p == kAbsent) continue;
+    w |= ((first >> p) & 1) << i;
+    w |= ((second >> p) & 1) << (i + n);
+  }
+  return two_edges ? w : w & ((std::uint64_t{1} << n) - 1);
+}
 
 // `roles` maps a role ("CK", "CS", "CA3", "DQS0") to a channel name; a role
 // not mapped is looked up under its own name. DQS channels are the roles or
@@ -88,10 +107,10 @@ class Sampler {
   SamplerStats stats_;
   bool started_ = false;
   std::uint64_t prev_ck_ = 0;      // CK level of the previous chunk's last sample
-  std::vector<unsigned> dqs_bits_;
-  std::vector<unsigned> mask_bits_;
-  std::uint64_t window_index_ = 0, window_end_ = 0;  // DQS timeline window being filled  // CK, CS, then the strobes
-  std::vector<std::uint64_t> prev_dqs_;
+  void next_window();
+  std::uint64_t window_index_ = 0, window_end_ = 0;  // DQS timeline window being filled
+  std::uint32_t window_active_ = 0;                  // its active cycles so far
+  std::uint64_t prev_sample_ = 0;   // the previous chunk's last sample
   std::uint64_t last_rise_ = 0;    // sample index of the last rising edge
   bool have_rise_ = false;
   bool dqs_carry_ = false;         // a DQS toggle since the last rising edge
@@ -101,6 +120,8 @@ class Sampler {
   };
   std::vector<Early> early_;
   double gap_threshold_ = 0;       // samples; 0 until estimated
+  std::array<std::uint8_t, 8> smear_shifts_{};
+  unsigned smear_steps_ = 0;
   double period_sum_ = 0;
   std::uint64_t period_count_ = 0;
   // A command cycle waiting for its second edge.
