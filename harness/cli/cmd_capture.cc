@@ -23,7 +23,7 @@ struct CaptureArgs {
   std::string input, output, format, samplerate_text, standard = "lpddr4", pattern = "stream", trace;
   std::vector<std::string> map, clock_stops;
   std::string csv, drampower, commands_json;
-  bool in_memory = false, read_only = false;
+  bool in_memory = false, read_only = false, bank_groups = false;
   unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4;
   std::string tck_text = "10 ns";
   std::uint64_t cycles = 20000, seed = 1;
@@ -134,6 +134,7 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
   if (!st) return st.error();
   ddr::DecodeOptions d;
   d.standard = *st;
+  d.bank_groups = a.bank_groups;
   for (const std::string& m : a.map) {
     std::size_t eq = m.find('=');
     if (eq == std::string::npos) return Error::input(fmt::format("--map '{}': expected ROLE=CHANNEL", m));
@@ -304,6 +305,7 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   decode_cmd->add_flag("--read-only", a->read_only, "Only read the capture, no decoding (benchmark anchor)");
   decode_cmd->add_option("--dq-width", a->dq_width, "Data bus width in bits")->capture_default_str();
   decode_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();
+  decode_cmd->add_flag("--bank-groups", a->bank_groups, "LPDDR5 in bank-group mode: BA2/BA3 are BG0/BG1");
   input_options(decode_cmd);
   return [=, &global]() -> Result<ExitCode> {
     if (info_cmd->parsed()) return info(*a, global, io);

@@ -8,12 +8,32 @@
 #include "harness/base/stats.h"
 
 namespace harness::ddr {
+namespace {
+
+// LPDDR5 bank-group mode: the bank number's top two bits are the group.
+void split_bank_groups(std::span<Command> commands) {
+  for (Command& c : commands)
+    if (c.bank >= 0) {
+      c.bank_group = c.bank >> 2;
+      c.bank &= 3;
+    }
+}
+
+Status check_options(const DecodeOptions& o) {
+  if (o.bank_groups && o.standard != Standard::lpddr5)
+    return Error::input(fmt::format("bank-group mode is an LPDDR5 setting ({} is decoded as its standard defines)",
+                                    standard_name(o.standard)));
+  return ok();
+}
+
+}  // namespace
 
 BusDecoder::BusDecoder(DecodeOptions options, CommandSink& commands)
     : options_(std::move(options)), sink_(commands), assembler_(options_.standard) {}
 
 Status BusDecoder::begin(const CaptureHeader& header) {
   header_ = header;
+  HARNESS_TRY(check_options(options_));
   if (header.samplerate <= 0) return Error::input("the capture has no sample rate");
   Result<BusLayout> layout = make_layout(options_.standard, header.channels, options_.roles);
   if (!layout) return layout.error();
@@ -34,6 +54,7 @@ Status BusDecoder::samples(const std::uint8_t* data, std::size_t count) {
   const double rate = header_.samplerate;
   for (const EdgeGroup& g : groups_)
     assembler_.add(g.cycle, static_cast<double>(g.sample) / rate, layout.word(g.first, g.second), batch_);
+  if (options_.bank_groups) split_bank_groups(batch_);
   if (!batch_.empty()) sink_.on_commands(batch_);
   return ok();
 }
@@ -42,6 +63,7 @@ Status BusDecoder::end() {
   HARNESS_TRY(sampler_->finish());
   batch_.clear();
   assembler_.finish(batch_);
+  if (options_.bank_groups) split_bank_groups(batch_);
   if (!batch_.empty()) sink_.on_commands(batch_);
   const SamplerStats& s = sampler_->stats();
   const double rate = header_.samplerate;
@@ -71,6 +93,7 @@ Result<BusTiming> decode_capture_file(const std::string& path, const ReadOptions
 
 Result<BusTiming> decode_state_listing(const StateListing& listing, const DecodeOptions& options,
                                        CommandSink& commands) {
+  HARNESS_TRY(check_options(options));
   std::vector<std::string> channels = listing.channels;
   if (std::find(channels.begin(), channels.end(), "CK") == channels.end()) channels.push_back("CK");
   Result<BusLayout> layout = make_layout(options.standard, channels, options.roles);
@@ -99,6 +122,7 @@ Result<BusTiming> decode_state_listing(const StateListing& listing, const Decode
         // The second cycle is consumed: skip it as a command start.
         out.clear();
         assembler.add(this_cycle, rows[i].time - rows.front().time, layout->word(rows[i].bits, second), out);
+        if (options.bank_groups) split_bank_groups(out);
         commands.on_commands(out);
         i = k;
         ++cycle;
@@ -109,10 +133,12 @@ Result<BusTiming> decode_state_listing(const StateListing& listing, const Decode
     }
     out.clear();
     assembler.add(this_cycle, rows[i].time - rows.front().time, layout->word(rows[i].bits, second), out);
+    if (options.bank_groups) split_bank_groups(out);
     commands.on_commands(out);
   }
   out.clear();
   assembler.finish(out);
+  if (options.bank_groups) split_bank_groups(out);
   if (!out.empty()) commands.on_commands(out);
   BusTiming t;
   t.standard = options.standard;

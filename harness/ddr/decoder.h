@@ -35,6 +35,9 @@ struct DecodeOptions {
   Standard standard = Standard::lpddr4;
   std::map<std::string, std::string> roles;  // role -> channel name
   double window = 1e-6;                       // s, DQS activity timeline windows
+  // LPDDR5 in bank-group mode (4 bank groups x 4 banks): the BA2/BA3 pins
+  // are BG0/BG1. Without it LPDDR5 banks are numbered 0-15.
+  bool bank_groups = false;
 };
 
 // What the decoder learned about the bus besides the commands.

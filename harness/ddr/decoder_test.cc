@@ -105,5 +105,37 @@ TEST(Decoder, NamesAMissingChannel) {
             "roles to channels in [ddr.channels]");
 }
 
+TEST(Decoder, Lpddr5BankGroupModeSplitsBankGroupsOnlyWhenAsked) {
+  Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr5, "random", 4000, 5);
+  ASSERT_TRUE(trace.ok());
+  // The same traffic as a part in bank-group mode addresses it: BA0-1 bank,
+  // BA2-3 bank group.
+  std::vector<Command> grouped = *trace;
+  for (Command& c : grouped)
+    if (c.bank >= 0) {
+      c.bank_group = c.bank >> 2;
+      c.bank &= 3;
+    }
+  SynthOptions o;
+  o.standard = Standard::lpddr5;
+  CaptureCollector collect;
+  ASSERT_TRUE(synthesize(grouped, o, collect).ok());
+  CommandCollector as_groups, as_banks;
+  DecodeOptions d{Standard::lpddr5, {}, 1e-6, true};
+  ASSERT_TRUE(collect.capture().replay(*std::make_unique<BusDecoder>(d, as_groups)).ok());
+  expect_same(grouped, as_groups.commands);
+  d.bank_groups = false;
+  ASSERT_TRUE(collect.capture().replay(*std::make_unique<BusDecoder>(d, as_banks)).ok());
+  expect_same(*trace, as_banks.commands);
+}
+
+TEST(Decoder, RefusesBankGroupModeForOtherStandards) {
+  CommandCollector got;
+  BusDecoder decoder({Standard::lpddr4, {}, 1e-6, true}, got);
+  Status s = decoder.begin({{"CK", "CS"}, 1e9, 1, "test"});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "bank-group mode is an LPDDR5 setting (lpddr4 is decoded as its standard defines)");
+}
+
 }  // namespace
 }  // namespace harness::ddr

@@ -44,6 +44,9 @@ constexpr EncodingRow kLpddr4[] = {
     {"MRW-2", Part::mrw2, "L H H L H OP6 | OP0 OP1 OP2 OP3 OP4 OP5"},
     {"MRR-1", Part::mrr, "L H H H L V | MA0 MA1 MA2 MA3 MA4 MA5"},
     {"MPC", Part::mpc, "L L L L L OP6 | OP0 OP1 OP2 OP3 OP4 OP5"},
+    // Self refresh (JESD209-4 command truth table; not in LiteDRAM).
+    {"SRE", Part::sre, "L L L H H V | V V V V V V"},
+    {"SRX", Part::srx, "L L H L H V | V V V V V V"},
 };
 
 // LPDDR5 reads: public sources disagree. LiteDRAM's lpddr5/commands.py has
@@ -59,14 +62,17 @@ constexpr EncodingRow kLpddr5Reads[] = {
 
 // LPDDR5/5X (JESD209-5): one cycle per command with CS = H, CA0..CA6 at the
 // rising | falling CK edge. Source: LiteDRAM litedram/phy/lpddr5/commands.py.
-// In bank-group mode BA2/BA3 carry BG0/BG1 (reported as bank bits here).
+// In bank-group mode (MR3 OP[4:3] = 00b) the BA2/BA3 pins carry BG0/BG1: the
+// decoder splits them out when told the part runs in that mode.
+// CAS: its pins are reported as one operand, bit 0 WS_WR, 1 WS_RD, 2 WS_FS,
+// 3-6 DC0-DC3, 7 WRX, 8 WXSA, 9 WXSB.
 constexpr EncodingRow kLpddr5[] = {
     {"ACT-1", Part::act1, "H H H R14 R15 R16 R17 | BA0 BA1 BA2 BA3 R11 R12 R13"},
     {"ACT-2", Part::act2, "H H L R7 R8 R9 R10 | R0 R1 R2 R3 R4 R5 R6"},
     {"WR16", Part::wr16, "L H H C0 C3 C4 C5 | BA0 BA1 BA2 BA3 C1 C2 AP"},
     {"WR32", Part::wr32, "L L H L C3 C4 C5 | BA0 BA1 BA2 BA3 C1 C2 AP"},
     {"MWR", Part::mwr, "L H L C0 C3 C4 C5 | BA0 BA1 BA2 BA3 C1 C2 AP"},
-    {"CAS", Part::cas, "L L H H WS_WR WS_RD WS_FS | DC0 DC1 DC2 DC3 WRX WXSA WXSB"},
+    {"CAS", Part::cas, "L L H H OP0 OP1 OP2 | OP3 OP4 OP5 OP6 OP7 OP8 OP9"},
     {"PRE", Part::pre, "L L L H H H H | BA0 BA1 BA2 BA3 V V AB"},
     {"REF", Part::ref, "L L L H H H L | BA0 BA1 BA2 RFM SB0 V AB"},
     {"MRW-1", Part::mrw1, "L L L H H L H | MA0 MA1 MA2 MA3 MA4 MA5 MA6"},
@@ -272,7 +278,9 @@ std::uint64_t encode_word(Standard standard, Part part, const Fields& fields) {
 std::vector<SubCommand> split_command(Standard s, const Command& c) {
   Fields f;
   auto nn = [](std::int32_t v) { return v < 0 ? 0u : static_cast<std::uint32_t>(v); };
-  f.set(Field::ba, nn(c.bank));
+  // LPDDR5 bank-group mode: BG0/BG1 travel on the BA2/BA3 pins.
+  const bool lpddr5_groups = s == Standard::lpddr5 && c.bank_group >= 0;
+  f.set(Field::ba, lpddr5_groups ? (nn(c.bank) & 3) | nn(c.bank_group) << 2 : nn(c.bank));
   f.set(Field::bg, nn(c.bank_group));
   f.set(Field::row, nn(c.row));
   f.set(Field::col, nn(c.column));
@@ -308,6 +316,8 @@ std::vector<SubCommand> split_command(Standard s, const Command& c) {
         case Op::mrw: return two(Part::mrw1, Part::mrw2);
         case Op::mrr: return two(Part::mrr, Part::cas2);
         case Op::mpc: return one(Part::mpc);
+        case Op::sre: return one(Part::sre);
+        case Op::srx: return one(Part::srx);
         default: return {};
       }
     case Standard::lpddr5:
@@ -431,7 +441,7 @@ bool complete(Standard s, const SubCommand& sub, const SubCommand* first, std::u
     }
     case Part::mpc:
     case Part::zqc: emit(sub.part == Part::mpc ? Op::mpc : Op::zqc).operand = i32(f.get(Field::op)); return true;
-    case Part::cas: emit(Op::cas); return true;
+    case Part::cas: emit(Op::cas).operand = i32(f.get(Field::op)); return true;
     case Part::sre: emit(Op::sre); return true;
     case Part::srx: emit(Op::srx); return true;
     case Part::pde: emit(Op::pde); return true;

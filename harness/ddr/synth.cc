@@ -364,16 +364,25 @@ Result<std::vector<Command>> generate_traffic(Standard s, const std::string& pat
         break;
       }
       case 4: {
-        if (s != Standard::lpddr5) {
+        if (s == Standard::ddr4) {
           Command m;
-          m.op = s == Standard::ddr4 ? Op::nop : Op::mpc;
-          if (m.op == Op::mpc) m.operand = 0;
+          m.op = Op::nop;
           emit(m, 2);
+          break;
+        }
+        if (s == Standard::lpddr4) {
+          for (Op op : {Op::mpc, Op::sre, Op::srx}) {
+            Command m;
+            m.op = op;
+            if (op == Op::mpc) m.operand = 0;
+            emit(m, 2);
+          }
           break;
         }
         for (Op op : {Op::cas, Op::nop, Op::pde, Op::sre, Op::srx}) {
           Command m;
           m.op = op;
+          if (op == Op::cas) m.operand = static_cast<int>(rng.below(1024));  // WS_*, DC0-3, WRX, WXSA, WXSB
           emit(m, 2);
         }
         break;

@@ -150,6 +150,7 @@ void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, const std::s
   decode.standard = *ddr::standard_from_name(cfg.standard);
   decode.roles = cfg.channels;
   decode.window = cfg.timeline_window;
+  decode.bank_groups = cfg.bank_groups;
   ddr::BusModel model;
   model.standard = decode.standard;
   model.dq_width = cfg.dq_width;

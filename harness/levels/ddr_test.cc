@@ -112,6 +112,20 @@ TEST(DdrScenario, RejectsABaselineKeyForAnUnknownMetric) {
             "t.toml:15:24: [ddr.expect] read_gap_vs_baseline: no metric 'read_gap' to compare with the baseline");
 }
 
+TEST(DdrScenario, BankGroupModeIsAnLpddr5Setting) {
+  std::string text = scenario_text("x.sr", "");
+  text.insert(text.find("capture = "), "bank_groups = true\n");
+  Result<Scenario> s = parse_scenario(text, "t.toml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "t.toml:13:15: [ddr] bank_groups: bank_groups is an LPDDR5 mode (DDR4 always decodes its bank groups; "
+            "LPDDR4 has none)");
+  text.replace(text.find("\"lpddr4\""), 8, "\"lpddr5\"");
+  s = parse_scenario(text, "t.toml");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE(s->ddr->bank_groups);
+}
+
 TEST(BusStatistics, GroupsBackToBackBurstsAndClassifiesRowAccesses) {
   using namespace ddr;
   BusModel model;

@@ -39,6 +39,7 @@ struct DdrConfig {
   std::map<std::string, std::string> channels;  // role -> capture channel name
   unsigned dq_width = 16;
   unsigned wck_ratio = 4;
+  bool bank_groups = false;    // LPDDR5 bank-group mode (BA2/BA3 are BG0/BG1)
   unsigned read_latency = 0;   // tCK, 0: the standard's default
   unsigned write_latency = 0;
   double timeline_window = 1e-6;  // s

@@ -54,6 +54,11 @@ DdrConfig read_ddr_section(TableReader& r) {
   if (auto v = r.quantity("samplerate", Dimension::frequency)) c.samplerate = *v;
   if (auto v = r.integer("dq_width", 4, 64)) c.dq_width = static_cast<unsigned>(*v);
   if (auto v = r.integer("wck_ratio", 1, 8)) c.wck_ratio = static_cast<unsigned>(*v);
+  if (auto v = r.boolean("bank_groups")) {
+    c.bank_groups = *v;
+    if (*v && c.standard.rfind("lpddr5", 0) != 0)
+      r.fail_at("bank_groups", "bank_groups is an LPDDR5 mode (DDR4 always decodes its bank groups; LPDDR4 has none)");
+  }
   if (auto v = r.integer("read_latency", 1, 200)) c.read_latency = static_cast<unsigned>(*v);
   if (auto v = r.integer("write_latency", 1, 200)) c.write_latency = static_cast<unsigned>(*v);
   if (auto v = r.quantity("timeline_window", Dimension::time)) c.timeline_window = *v;
