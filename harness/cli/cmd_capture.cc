@@ -23,8 +23,8 @@ struct CaptureArgs {
   std::string input, output, format, samplerate_text, standard = "lpddr4", pattern = "stream", trace;
   std::vector<std::string> map, clock_stops;
   std::string csv, drampower, commands_json;
-  bool in_memory = false, read_only = false, bank_groups = false;
-  unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4;
+  bool in_memory = false, read_only = false, bank_groups = false, cke = false;
+  unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4, ranks = 1;
   std::string tck_text = "10 ns";
   std::uint64_t cycles = 20000, seed = 1;
 };
@@ -93,6 +93,8 @@ Result<ExitCode> synth(const CaptureArgs& a, Io io) {
   o.dq_channels = a.dq;
   o.dq_width = a.dq_width;
   o.wck_ratio = a.wck_ratio;
+  o.ranks = a.ranks;
+  o.cke = a.cke;
   for (const std::string& s : a.clock_stops) {
     std::size_t colon = s.find(':');
     try {
@@ -110,7 +112,7 @@ Result<ExitCode> synth(const CaptureArgs& a, Io io) {
     if (!parsed) return parsed.error();
     trace = std::move(*parsed);
   } else {
-    Result<std::vector<ddr::Command>> generated = ddr::generate_traffic(*st, a.pattern, a.cycles, a.seed, a.wck_ratio);
+    Result<std::vector<ddr::Command>> generated = ddr::generate_traffic(*st, a.pattern, a.cycles, a.seed, a.wck_ratio, a.cke);
     if (!generated) return generated.error();
     trace = std::move(*generated);
   }
@@ -294,6 +296,8 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   synth_cmd->add_option("--dq", a->dq, "DQ channels with random data")->capture_default_str();
   synth_cmd->add_option("--clock-stop", a->clock_stops, "Stop CK: <after cycle>:<cycles> (repeatable)");
   synth_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();
+  synth_cmd->add_option("--ranks", a->ranks, "Ranks: one chip select each (CS0, CS1.. / CS0_n..)")->capture_default_str();
+  synth_cmd->add_flag("--cke", a->cke, "DDR4/LPDDR4: a CKE channel; --pattern mixed then adds power-down (and DDR4 self refresh)");
   synth_cmd->add_option("--trace-out", a->csv, "Also write the trace as a command list CSV");
   CLI::App* decode_cmd = app.add_subcommand("decode", "Decode the DDR command bus of a capture");
   decode_cmd->add_option("capture", a->input, "Capture file")->required();

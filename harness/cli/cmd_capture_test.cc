@@ -47,8 +47,8 @@ TEST(CaptureCli, SynthThenDecodeReproducesTheTraceCsv) {
   std::filesystem::create_directories(dir);
   std::string sr = (dir / "t.sr").string(), trace = (dir / "trace.csv").string(),
               decoded = (dir / "decoded.csv").string(), dp = (dir / "dp.csv").string();
-  Output s = run("capture synth --standard ddr4 --pattern mixed --cycles 3000 --spc 4 -o " + sr + " --trace-out " +
-                 trace);
+  Output s = run("capture synth --standard ddr4 --pattern mixed --cke --cycles 3000 --spc 4 -o " + sr +
+                 " --trace-out " + trace);
   ASSERT_EQ(s.code, 0) << s.out;
   Output d = run("capture decode " + sr + " --standard ddr4 --csv " + decoded + " --drampower " + dp);
   ASSERT_EQ(d.code, 0) << d.out;
@@ -73,6 +73,10 @@ TEST(CaptureCli, SynthThenDecodeReproducesTheTraceCsv) {
   while (std::fgets(line, sizeof line, f)) all += line;
   std::fclose(f);
   EXPECT_NE(all.find(",ACT,0,"), std::string::npos);
+  // Power-down after PREA is precharged power-down; self refresh is there too.
+  EXPECT_NE(all.find(",PDEP,0,"), std::string::npos);
+  EXPECT_NE(all.find(",PDXP,0,"), std::string::npos);
+  EXPECT_NE(all.find(",SREFEN,0,"), std::string::npos);
   EXPECT_NE(all.rfind(",END,0,0,0,0,0\n"), std::string::npos);
   std::filesystem::remove_all(dir);
 }

@@ -7,7 +7,7 @@
 namespace harness::ddr {
 namespace {
 constexpr std::array<std::string_view, kOpCount> kOpNames = {
-    "ACT", "RD", "WR", "MWR", "PRE", "REF", "MRW", "MRR", "MPC", "MRS", "ZQC", "CAS", "SRE", "SRX", "PDE", "NOP",
+    "ACT", "RD", "WR", "MWR", "PRE", "REF", "MRW", "MRR", "MPC", "MRS", "ZQC", "CAS", "SRE", "SRX", "PDE", "PDX", "NOP",
     "UNKNOWN"};
 }  // namespace
 
@@ -44,6 +44,7 @@ std::string command_label(const Command& c) {
 
 std::string describe(const Command& c) {
   std::string s = fmt::format("{} {}", c.cycle, command_label(c));
+  if (c.rank > 0) s += fmt::format(" r{}", c.rank);
   if (c.bank_group >= 0) s += fmt::format(" bg{}", c.bank_group);
   if (c.bank >= 0) s += fmt::format(" ba{}", c.bank);
   if (c.row >= 0) s += fmt::format(" row 0x{:x}", c.row);

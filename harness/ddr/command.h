@@ -18,7 +18,7 @@ std::string_view standard_name(Standard s);  // "ddr4", "lpddr4", "lpddr5"
 std::optional<Standard> standard_from_name(std::string_view name);
 
 enum class Op : std::uint8_t {
-  act, rd, wr, mwr, pre, ref, mrw, mrr, mpc, mrs, zqc, cas, sre, srx, pde, nop,
+  act, rd, wr, mwr, pre, ref, mrw, mrr, mpc, mrs, zqc, cas, sre, srx, pde, pdx, nop,
   unknown,  // CS active but no known encoding (or a first half with no second)
 };
 constexpr int kOpCount = static_cast<int>(Op::unknown) + 1;
@@ -32,6 +32,7 @@ struct Command {
   std::uint64_t cycle = 0;  // index of the CK rising edge of the command's first cycle
   double time = 0;          // s since the start of the capture
   Op op = Op::nop;
+  std::int32_t rank = 0;    // whose chip select was active (CS0 = rank 0)
   std::int32_t bank_group = -1;
   std::int32_t bank = -1;
   std::int32_t row = -1;
@@ -43,7 +44,7 @@ struct Command {
   std::int32_t operand = -1;  // MRW/MRS/MPC operand
 
   bool operator==(const Command& o) const {
-    return cycle == o.cycle && op == o.op && bank_group == o.bank_group && bank == o.bank && row == o.row &&
+    return cycle == o.cycle && op == o.op && rank == o.rank && bank_group == o.bank_group && bank == o.bank && row == o.row &&
            column == o.column && auto_precharge == o.auto_precharge && all_banks == o.all_banks &&
            burst == o.burst && address == o.address && operand == o.operand;
   }
@@ -51,7 +52,8 @@ struct Command {
 
 // "RDA" for a read with auto-precharge, "PREA", "REFA"...
 std::string command_label(const Command& c);
-// One line for people and test failures: "1234 RD bg0 ba3 col 0x40 BL16".
+// One line for people and test failures: "1234 RD bg0 ba3 col 0x40 BL16"
+// (" r1" after the label for a rank other than 0).
 std::string describe(const Command& c);
 
 // A stretch of the capture where CK stopped (clock-stop power saving).

@@ -28,8 +28,42 @@ Status check_options(const DecodeOptions& o) {
 
 }  // namespace
 
+EdgeDecoder::EdgeDecoder(const BusLayout& layout, const DecodeOptions& options)
+    : layout_(layout), standard_(options.standard), bank_groups_(options.bank_groups), assembler_(options.standard) {}
+
+void EdgeDecoder::add(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second, CkeChange cke,
+                      std::vector<Command>& out) {
+  const std::size_t from = out.size();
+  auto event = [&](Op op) {
+    Command& c = out.emplace_back();
+    c.cycle = cycle;
+    c.time = time;
+    c.op = op;
+  };
+  if (cke == CkeChange::rose) {
+    event(self_refresh_ ? Op::srx : Op::pdx);
+    self_refresh_ = false;
+  }
+  if (cke == CkeChange::none || layout_.selected(first))
+    assembler_.add(cycle, time, layout_.word(first, second), out);
+  if (cke == CkeChange::fell) {
+    if (standard_ == Standard::ddr4 && out.size() == from + 1 && out.back().op == Op::ref) {
+      out.pop_back();
+      event(Op::sre);
+      self_refresh_ = true;
+    } else {
+      event(Op::pde);
+    }
+  }
+  if (layout_.chip_selects.size() > 1) {
+    const int rank = layout_.rank_of(first);
+    for (std::size_t i = from; i < out.size(); ++i) out[i].rank = rank;
+  }
+  if (bank_groups_) split_bank_groups(std::span<Command>(out).subspan(from));
+}
+
 BusDecoder::BusDecoder(DecodeOptions options, CommandSink& commands)
-    : options_(std::move(options)), sink_(commands), assembler_(options_.standard) {}
+    : options_(std::move(options)), sink_(commands) {}
 
 Status BusDecoder::begin(const CaptureHeader& header) {
   header_ = header;
@@ -39,6 +73,7 @@ Status BusDecoder::begin(const CaptureHeader& header) {
   if (!layout) return layout.error();
   auto window = static_cast<std::uint64_t>(std::max(1.0, std::round(options_.window * header.samplerate)));
   sampler_ = std::make_unique<Sampler>(std::move(*layout), header.samplerate, window);
+  edges_ = std::make_unique<EdgeDecoder>(sampler_->layout(), options_);
   timing_ = {};
   timing_.standard = options_.standard;
   timing_.format = header.format;
@@ -50,11 +85,9 @@ Status BusDecoder::samples(const std::uint8_t* data, std::size_t count) {
   groups_.clear();
   HARNESS_TRY(sampler_->feed(data, count, header_.unitsize, groups_));
   batch_.clear();
-  const BusLayout& layout = sampler_->layout();
   const double rate = header_.samplerate;
   for (const EdgeGroup& g : groups_)
-    assembler_.add(g.cycle, static_cast<double>(g.sample) / rate, layout.word(g.first, g.second), batch_);
-  if (options_.bank_groups) split_bank_groups(batch_);
+    edges_->add(g.cycle, static_cast<double>(g.sample) / rate, g.first, g.second, g.cke, batch_);
   if (!batch_.empty()) sink_.on_commands(batch_);
   return ok();
 }
@@ -62,8 +95,7 @@ Status BusDecoder::samples(const std::uint8_t* data, std::size_t count) {
 Status BusDecoder::end() {
   HARNESS_TRY(sampler_->finish());
   batch_.clear();
-  assembler_.finish(batch_);
-  if (options_.bank_groups) split_bank_groups(batch_);
+  edges_->finish(batch_);
   if (!batch_.empty()) sink_.on_commands(batch_);
   const SamplerStats& s = sampler_->stats();
   const double rate = header_.samplerate;
@@ -99,30 +131,42 @@ Result<BusTiming> decode_state_listing(const StateListing& listing, const Decode
   Result<BusLayout> layout = make_layout(options.standard, channels, options.roles);
   if (!layout) return layout.error();
   const BusFormat& f = bus_format(options.standard);
-  const std::uint64_t cs_active = f.chip_select_active_high ? 1 : 0;
-  CommandAssembler assembler(options.standard);
+  EdgeDecoder decoder(*layout, options);
   std::vector<Command> out;
   std::vector<double> periods;
   std::uint64_t cycle = 0;
   const auto& rows = listing.rows;
   double last_rise = -1;
+  bool cke_high = true, cke_seen = false;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (!rows[i].rising) continue;
     const std::uint64_t this_cycle = cycle++;
     if (last_rise >= 0) periods.push_back(rows[i].time - last_rise);
     last_rise = rows[i].time;
-    if (((rows[i].bits >> layout->cs) & 1) != cs_active) continue;
+    // CKE as the sampler reads it: changes are events, low means unheard.
+    CkeChange change = CkeChange::none;
+    bool heard = true;
+    if (layout->cke != kAbsent) {
+      const bool now = (rows[i].bits >> layout->cke) & 1;
+      if (!cke_seen) cke_high = now;
+      cke_seen = true;
+      if (now != cke_high) change = now ? CkeChange::rose : CkeChange::fell;
+      heard = now || cke_high;
+      cke_high = now;
+    }
+    const bool selected = heard && layout->selected(rows[i].bits);
+    if (!selected && change == CkeChange::none) continue;
+    const double time = rows[i].time - rows.front().time;
     std::uint64_t second = 0;
-    if (f.edges == 2) {
+    out.clear();
+    if (selected && f.edges == 2) {
       std::size_t k = i + 1;
       while (k < rows.size() && rows[k].rising == f.double_rate) ++k;  // LPDDR5: the next F; LPDDR4: the next R
       if (k >= rows.size()) break;
       second = rows[k].bits;
       if (!f.double_rate) {
         // The second cycle is consumed: skip it as a command start.
-        out.clear();
-        assembler.add(this_cycle, rows[i].time - rows.front().time, layout->word(rows[i].bits, second), out);
-        if (options.bank_groups) split_bank_groups(out);
+        decoder.add(this_cycle, time, rows[i].bits, second, change, out);
         commands.on_commands(out);
         i = k;
         ++cycle;
@@ -131,14 +175,11 @@ Result<BusTiming> decode_state_listing(const StateListing& listing, const Decode
         continue;
       }
     }
-    out.clear();
-    assembler.add(this_cycle, rows[i].time - rows.front().time, layout->word(rows[i].bits, second), out);
-    if (options.bank_groups) split_bank_groups(out);
+    decoder.add(this_cycle, time, rows[i].bits, second, change, out);
     commands.on_commands(out);
   }
   out.clear();
-  assembler.finish(out);
-  if (options.bank_groups) split_bank_groups(out);
+  decoder.finish(out);
   if (!out.empty()) commands.on_commands(out);
   BusTiming t;
   t.standard = options.standard;

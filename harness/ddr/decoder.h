@@ -56,6 +56,26 @@ struct BusTiming {
   std::vector<double> dqs_timeline;  // active fraction of each window
 };
 
+// Edge groups -> commands: assembles command words, names the rank whose
+// chip select was active, turns CKE changes into power-down and self-refresh
+// entry/exit (DDR4: REF with CKE falling is SRE; LPDDR4 signals self refresh
+// with commands, so CKE is only power-down there), applies LPDDR5 bank-group
+// mode.
+class EdgeDecoder {
+ public:
+  EdgeDecoder(const BusLayout& layout, const DecodeOptions& options);
+  void add(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second, CkeChange cke,
+           std::vector<Command>& out);
+  void finish(std::vector<Command>& out) { assembler_.finish(out); }
+
+ private:
+  const BusLayout& layout_;
+  Standard standard_;
+  bool bank_groups_;
+  CommandAssembler assembler_;
+  bool self_refresh_ = false;
+};
+
 // A CaptureSink that decodes as the samples arrive.
 class BusDecoder : public CaptureSink {
  public:
@@ -70,7 +90,7 @@ class BusDecoder : public CaptureSink {
   CommandSink& sink_;
   CaptureHeader header_;
   std::unique_ptr<Sampler> sampler_;
-  CommandAssembler assembler_;
+  std::unique_ptr<EdgeDecoder> edges_;
   std::vector<EdgeGroup> groups_;
   std::vector<Command> batch_;
   BusTiming timing_;

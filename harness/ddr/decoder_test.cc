@@ -1,5 +1,7 @@
 #include "harness/ddr/decoder.h"
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -31,11 +33,19 @@ class DecoderRoundTrip : public ::testing::TestWithParam<RoundTrip> {};
 
 TEST_P(DecoderRoundTrip, TraceToWaveformToSrToCommands) {
   const RoundTrip& p = GetParam();
-  Result<std::vector<Command>> trace = generate_traffic(p.standard, p.pattern, 6000, 7);
+  // Mixed traffic includes power-down (and DDR4 self refresh) on CKE.
+  const bool cke = p.pattern == "mixed" && p.standard != Standard::lpddr5;
+  Result<std::vector<Command>> trace = generate_traffic(p.standard, p.pattern, 6000, 7, 4, cke);
   ASSERT_TRUE(trace.ok()) << trace.error().message;
   ASSERT_GT(trace->size(), 100u);
+  if (cke) {
+    EXPECT_TRUE(std::any_of(trace->begin(), trace->end(), [](const Command& c) { return c.op == Op::pdx; }));
+    if (p.standard == Standard::ddr4)
+      EXPECT_TRUE(std::any_of(trace->begin(), trace->end(), [](const Command& c) { return c.op == Op::sre; }));
+  }
   SynthOptions o;
   o.standard = p.standard;
+  o.cke = cke;
   o.samples_per_clock = p.spc;
   o.jitter = p.spc >= 8 ? 1 : 0;
   o.clock_stops = {{trace->at(50).cycle + 9, 40}};
@@ -135,6 +145,89 @@ TEST(Decoder, RefusesBankGroupModeForOtherStandards) {
   Status s = decoder.begin({{"CK", "CS"}, 1e9, 1, "test"});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, "bank-group mode is an LPDDR5 setting (lpddr4 is decoded as its standard defines)");
+}
+
+// Each bank's commands go to rank bank % 2 (all-bank and bankless commands
+// to rank 0): the decoder must name the rank whose chip select was active.
+std::vector<Command> spread_over_two_ranks(std::vector<Command> trace) {
+  for (Command& c : trace) c.rank = c.bank >= 0 ? c.bank % 2 : 0;
+  return trace;
+}
+
+TEST(Decoder, NamesTheRankOfEachCommand) {
+  for (Standard standard : {Standard::ddr4, Standard::lpddr4, Standard::lpddr5}) {
+    SCOPED_TRACE(std::string(standard_name(standard)));
+    Result<std::vector<Command>> trace = generate_traffic(standard, "random", 3000, 9);
+    ASSERT_TRUE(trace.ok());
+    const std::vector<Command> ranked = spread_over_two_ranks(*trace);
+    SynthOptions o;
+    o.standard = standard;
+    o.ranks = 2;
+    CaptureCollector collect;
+    ASSERT_TRUE(synthesize(ranked, o, collect).ok());
+    const std::string cs1 = standard == Standard::ddr4 ? "CS1_n" : "CS1";
+    EXPECT_EQ(collect.capture().header.channels[2], cs1);
+    CommandCollector got;
+    BusDecoder decoder({standard, {}, 1e-6}, got);
+    ASSERT_TRUE(collect.capture().replay(decoder).ok());
+    expect_same(ranked, got.commands);
+    EXPECT_TRUE(std::any_of(got.commands.begin(), got.commands.end(), [](const Command& c) { return c.rank == 1; }));
+  }
+}
+
+TEST(Decoder, Ddr4IgnoresTheBusWhileCkeIsLow) {
+  std::vector<Command> trace;
+  auto add = [&](std::uint64_t cycle, Op op) {
+    Command c;
+    c.cycle = cycle;
+    c.op = op;
+    if (op == Op::pre) c.all_banks = true;
+    trace.push_back(c);
+  };
+  add(10, Op::pre);
+  add(20, Op::sre);
+  add(60, Op::srx);
+  add(80, Op::pde);
+  add(100, Op::pdx);
+  add(110, Op::ref);
+  trace.back().all_banks = true;
+  SynthOptions o;
+  o.standard = Standard::ddr4;
+  o.cke = true;
+  o.samples_per_clock = 8;
+  CaptureCollector collect;
+  ASSERT_TRUE(synthesize(trace, o, collect).ok());
+  // Chip select asserted in self refresh (cycle 40) is not a command: the
+  // part does not listen while CKE is low.
+  Capture& c = collect.capture();
+  const unsigned cs = *c.header.find("CS_n"), ck = *c.header.find("CK");
+  std::uint64_t cycle = 0;
+  for (std::uint64_t i = 1; i < c.sample_count(); ++i) {
+    const bool rise = (c.sample(i) >> ck & 1) && !(c.sample(i - 1) >> ck & 1);
+    if (rise && cycle++ == 40) {
+      for (std::uint64_t k = i - 2; k < i + 2; ++k) {
+        std::uint32_t v = static_cast<std::uint32_t>(c.sample(k)) & ~(1u << cs);
+        std::memcpy(c.data.data() + k * c.header.unitsize, &v, c.header.unitsize);
+      }
+      break;
+    }
+  }
+  CommandCollector got;
+  BusDecoder decoder({Standard::ddr4, {}, 1e-6}, got);
+  ASSERT_TRUE(c.replay(decoder).ok());
+  expect_same(trace, got.commands);
+}
+
+TEST(Decoder, SynthesizerRefusesPowerDownWithoutCke) {
+  Command pde;
+  pde.cycle = 10;
+  pde.op = Op::pde;
+  SynthOptions o;
+  o.standard = Standard::ddr4;
+  CaptureCollector collect;
+  Status s = synthesize({pde}, o, collect);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "trace: '10 PDE' needs a CKE channel (synthesize with CKE)");
 }
 
 }  // namespace

@@ -45,17 +45,19 @@ void BusStatistics::close_transaction() {
   tx_.active = false;
 }
 
-void BusStatistics::close_all(bool known) {
-  for (Bank& b : banks_) {
-    b.state = known ? BankState::closed : BankState::unknown;
-    b.after_pre = false;
+void BusStatistics::close_all(int rank) {
+  const auto first = static_cast<std::size_t>(rank) * kBanksPerRank;
+  for (std::size_t i = first; i < first + kBanksPerRank; ++i) {
+    banks_[i].state = BankState::closed;
+    banks_[i].after_pre = false;
   }
 }
 
 void BusStatistics::on_command(const Command& c) {
   const bool suffixed = (is_column(c.op) && c.auto_precharge) || ((c.op == Op::pre || c.op == Op::ref) && c.all_banks);
   ++counts_[static_cast<int>(c.op)][suffixed];
-  const int key = std::max(0, c.bank_group) * 64 + std::max(0, c.bank) % 64;
+  const int rank = std::clamp(c.rank, 0, kMaxRanks - 1);
+  const int key = rank * kBanksPerRank + std::max(0, c.bank_group) % 4 * 64 + std::max(0, c.bank) % 64;
   switch (c.op) {
     case Op::act: {
       Bank& b = banks_[static_cast<std::size_t>(key)];
@@ -67,7 +69,7 @@ void BusStatistics::on_command(const Command& c) {
     }
     case Op::pre:
       if (c.all_banks) {
-        close_all(true);
+        close_all(rank);
       } else {
         Bank& b = banks_[static_cast<std::size_t>(key)];
         b.after_pre = b.state == BankState::open;
@@ -76,7 +78,7 @@ void BusStatistics::on_command(const Command& c) {
       return;
     case Op::ref:
       ++s_.refreshes;
-      if (c.all_banks) close_all(true);
+      if (c.all_banks) close_all(rank);
       else banks_[static_cast<std::size_t>(key)].state = BankState::closed;
       return;
     case Op::unknown: ++s_.unknown_commands; return;

@@ -104,7 +104,8 @@ class BusStatistics : public CommandSink {
     std::uint64_t last_cycle = 0, bytes = 0;
     unsigned step = 0;
   } tx_;
-  // Row buffer per bank (bank group * 64 + bank).
+  // Row buffer per bank (rank * 256 + bank group * 64 + bank).
+  static constexpr int kMaxRanks = 4, kBanksPerRank = 256;
   enum class BankState : std::uint8_t { unknown, closed, open };
   struct Bank {
     BankState state = BankState::unknown;
@@ -112,8 +113,8 @@ class BusStatistics : public CommandSink {
     bool accessed = false;
     bool after_pre = false;  // opened right after a single-bank PRE: a conflict
   };
-  std::array<Bank, 256> banks_{};
-  void close_all(bool known);
+  std::array<Bank, kMaxRanks * kBanksPerRank> banks_{};
+  void close_all(int rank);  // PREA, REFA
   // Read intervals.
   bool have_read_ = false;
   std::uint64_t last_read_cycle_ = 0;

@@ -26,6 +26,11 @@ constexpr double kMinSamplesPerBit = 4;
 
 }  // namespace
 
+std::string chip_select_role(Standard standard, unsigned rank) {
+  const bool active_low = !bus_format(standard).chip_select_active_high;
+  return fmt::format("CS{}{}", rank, active_low ? "_n" : "");
+}
+
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
                               const std::map<std::string, std::string>& roles) {
   const BusFormat& f = bus_format(standard);
@@ -49,9 +54,26 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
   Result<unsigned> ck = find("CK", true);
   if (!ck) return ck.error();
   l.ck = *ck;
-  Result<unsigned> cs = find(f.chip_select, true);
+  // Rank 0's chip select under the standard's name, else as "CS0"/"CS0_n".
+  Result<unsigned> cs = find(f.chip_select, false);
+  if (cs && *cs == kAbsent) cs = find(chip_select_role(standard, 0), false);
+  if (cs && *cs == kAbsent) cs = find(f.chip_select, true);
   if (!cs) return cs.error();
   l.cs = *cs;
+  l.chip_selects = {l.cs};
+  for (unsigned r = 1; r < kMaxRanks; ++r) {
+    Result<unsigned> more = find(chip_select_role(standard, r), false);
+    if (!more) return more.error();
+    if (*more == kAbsent) break;
+    l.chip_selects.push_back(*more);
+  }
+  for (unsigned c : l.chip_selects) l.cs_mask |= std::uint64_t{1} << c;
+  if (!f.chip_select_active_high) l.cs_invert = l.cs_mask;
+  if (standard != Standard::lpddr5) {  // LPDDR5 has no CKE: power-down is a command
+    Result<unsigned> cke = find("CKE", false);
+    if (!cke) return cke.error();
+    l.cke = *cke;
+  }
   for (const std::string& pin : f.pins) {
     // DDR4 parts with fewer rows leave the top address pins unconnected.
     bool optional = standard == Standard::ddr4 && (pin == "A17" || pin == "A13" || pin == "A12" || pin == "A11");
@@ -132,71 +154,78 @@ namespace {
 
 // One block of up to 64 samples as bit masks: bit j is sample j.
 struct BlockMasks {
-  std::uint64_t ck = 0, cs = 0;
+  std::uint64_t ck = 0;
+  std::uint64_t selected = 0;       // some chip select active
   std::uint64_t strobe_toggle = 0;  // some strobe differs from the sample before
+  std::uint64_t cke = 0;            // CKE level (0 when not captured)
+};
+
+// The channels a block is read for, as bit masks of one sample.
+template <class T>
+struct Lines {
+  T ck, cs, cs_invert, strobes, cke;
 };
 
 // Portable version. `prev` is the sample before s[0].
 template <class T>
-BlockMasks block_masks_scalar(const T* s, std::size_t n, T prev, unsigned ck, unsigned cs, T strobes) {
+BlockMasks block_masks_scalar(const T* s, std::size_t n, T prev, const Lines<T>& l) {
   BlockMasks m;
   for (std::size_t j = 0; j < n; ++j) {
-    m.ck |= (static_cast<std::uint64_t>(s[j] >> ck) & 1) << j;
-    m.cs |= (static_cast<std::uint64_t>(s[j] >> cs) & 1) << j;
-    m.strobe_toggle |= static_cast<std::uint64_t>(((s[j] ^ prev) & strobes) != 0) << j;
+    m.ck |= static_cast<std::uint64_t>((s[j] & l.ck) != 0) << j;
+    m.selected |= static_cast<std::uint64_t>(((s[j] ^ l.cs_invert) & l.cs) != 0) << j;
+    m.strobe_toggle |= static_cast<std::uint64_t>(((s[j] ^ prev) & l.strobes) != 0) << j;
+    m.cke |= static_cast<std::uint64_t>((s[j] & l.cke) != 0) << j;
     prev = s[j];
   }
   return m;
 }
 
 // 64 16-bit samples with AVX-512BW: one test instruction per 32 samples and
-// channel; strobe toggles from the samples XORed with the samples shifted by
+// mask; strobe toggles from the samples XORed with the samples shifted by
 // one (s[-1] must be readable).
-__attribute__((target("avx512bw"))) BlockMasks block_masks_avx512(const std::uint16_t* s, unsigned ck, unsigned cs,
-                                                                 std::uint16_t strobes) {
+__attribute__((target("avx512bw"))) BlockMasks block_masks_avx512(const std::uint16_t* s,
+                                                                 const Lines<std::uint16_t>& l) {
   const __m512i lo = _mm512_loadu_si512(s), hi = _mm512_loadu_si512(s + 32);
   const __m512i lo_before = _mm512_loadu_si512(s - 1), hi_before = _mm512_loadu_si512(s + 31);
-  auto mask = [&](__m512i a, __m512i b, __m512i bit) {
-    return static_cast<std::uint64_t>(_mm512_test_epi16_mask(a, bit)) |
-           static_cast<std::uint64_t>(_mm512_test_epi16_mask(b, bit)) << 32;
+  auto mask = [](__m512i a, __m512i b, std::uint16_t bits) {
+    const __m512i m = _mm512_set1_epi16(static_cast<short>(bits));
+    return static_cast<std::uint64_t>(_mm512_test_epi16_mask(a, m)) |
+           static_cast<std::uint64_t>(_mm512_test_epi16_mask(b, m)) << 32;
   };
+  const __m512i invert = _mm512_set1_epi16(static_cast<short>(l.cs_invert));
   BlockMasks m;
-  m.ck = mask(lo, hi, _mm512_set1_epi16(static_cast<short>(1u << ck)));
-  m.cs = mask(lo, hi, _mm512_set1_epi16(static_cast<short>(1u << cs)));
-  m.strobe_toggle = mask(_mm512_xor_si512(lo, lo_before), _mm512_xor_si512(hi, hi_before),
-                         _mm512_set1_epi16(static_cast<short>(strobes)));
+  m.ck = mask(lo, hi, l.ck);
+  m.selected = mask(_mm512_xor_si512(lo, invert), _mm512_xor_si512(hi, invert), l.cs);
+  m.strobe_toggle = mask(_mm512_xor_si512(lo, lo_before), _mm512_xor_si512(hi, hi_before), l.strobes);
+  if (l.cke) m.cke = mask(lo, hi, l.cke);
   return m;
 }
 
-// The same with AVX2: shift a channel's bit into the lanes' sign bit, pack
-// to bytes (saturation keeps the sign), movemask.
-__attribute__((target("avx2"))) BlockMasks block_masks_avx2(const std::uint16_t* s, unsigned ck, unsigned cs,
-                                                           std::uint16_t strobes) {
+// The same with AVX2: compare (sample AND bits) with zero per 16-bit lane,
+// pack to bytes, movemask, invert.
+__attribute__((target("avx2"))) BlockMasks block_masks_avx2(const std::uint16_t* s, const Lines<std::uint16_t>& l) {
   __m256i v[4], toggled[4];
-  const __m256i strobe_bits = _mm256_set1_epi16(static_cast<short>(strobes));
   for (int i = 0; i < 4; ++i) {
     v[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i));
-    const __m256i before = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i - 1));
-    // All ones where a strobe toggled: not (strobe bits of the XOR == 0).
-    toggled[i] = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_xor_si256(v[i], before), strobe_bits),
-                                    _mm256_setzero_si256());
+    toggled[i] = _mm256_xor_si256(v[i], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i - 1)));
   }
-  auto signs = [](const __m256i* w) {
-    const __m256i lo = _mm256_permute4x64_epi64(_mm256_packs_epi16(w[0], w[1]), 0xD8);
-    const __m256i hi = _mm256_permute4x64_epi64(_mm256_packs_epi16(w[2], w[3]), 0xD8);
-    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
-           static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32;
-  };
-  auto channel = [&](unsigned bit) {
-    const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(15 - bit));
-    __m256i w[4];
-    for (int i = 0; i < 4; ++i) w[i] = _mm256_sll_epi16(v[i], shift);
-    return signs(w);
+  // Bit j set where w[j] & bits != 0.
+  auto any = [](const __m256i* w, std::uint16_t bits, std::uint16_t invert) {
+    const __m256i m = _mm256_set1_epi16(static_cast<short>(bits));
+    const __m256i x = _mm256_set1_epi16(static_cast<short>(invert));
+    __m256i zero[4];
+    for (int i = 0; i < 4; ++i)
+      zero[i] = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_xor_si256(w[i], x), m), _mm256_setzero_si256());
+    const __m256i lo = _mm256_permute4x64_epi64(_mm256_packs_epi16(zero[0], zero[1]), 0xD8);
+    const __m256i hi = _mm256_permute4x64_epi64(_mm256_packs_epi16(zero[2], zero[3]), 0xD8);
+    return ~(static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
+             static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32);
   };
   BlockMasks m;
-  m.ck = channel(ck);
-  m.cs = channel(cs);
-  m.strobe_toggle = ~signs(toggled);
+  m.ck = any(v, l.ck, 0);
+  m.selected = any(v, l.cs, l.cs_invert);
+  m.strobe_toggle = any(toggled, l.strobes, 0);
+  if (l.cke) m.cke = any(v, l.cke, 0);
   return m;
 }
 
@@ -206,15 +235,14 @@ const bool kHaveAvx512 = __builtin_cpu_supports("avx512bw");
 // Masks of the n samples at s; `prev` is the sample before s[0], and
 // `prev_in_memory` says whether s[-1] may be read.
 template <class T>
-BlockMasks block_masks(const T* s, std::size_t n, T prev, bool prev_in_memory, unsigned ck, unsigned cs,
-                       T strobes) {
+BlockMasks block_masks(const T* s, std::size_t n, T prev, bool prev_in_memory, const Lines<T>& l) {
   if constexpr (sizeof(T) == 2) {
     if (n == 64 && prev_in_memory) {
-      if (kHaveAvx512) return block_masks_avx512(s, ck, cs, strobes);
-      if (kHaveAvx2) return block_masks_avx2(s, ck, cs, strobes);
+      if (kHaveAvx512) return block_masks_avx512(s, l);
+      if (kHaveAvx2) return block_masks_avx2(s, l);
     }
   }
-  return block_masks_scalar(s, n, prev, ck, cs, strobes);
+  return block_masks_scalar(s, n, prev, l);
 }
 
 inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  // bits > j
@@ -228,7 +256,6 @@ inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  //
 // hold a clock stop.
 template <class T>
 Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>& out) {
-  const std::uint64_t cs_active = format_.chip_select_active_high ? 1 : 0;
   const bool second_is_fall = format_.double_rate;
   const bool second_is_next_rise = format_.edges == 2 && !format_.double_rate;
   const std::uint64_t base = stats_.samples;
@@ -237,14 +264,17 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     prev_sample_ = x[0];
     started_ = true;
   }
-  const auto strobes = static_cast<T>(layout_.dqs_mask);
+  auto bit = [](unsigned channel) { return channel < 64 ? static_cast<T>(std::uint64_t{1} << channel) : T{0}; };
+  const Lines<T> lines{bit(layout_.ck), static_cast<T>(layout_.cs_mask), static_cast<T>(layout_.cs_invert),
+                       static_cast<T>(layout_.dqs_mask), bit(layout_.cke)};
+  const bool has_cke = layout_.cke != kAbsent;
   for (std::size_t b = 0; b < count; b += 64) {
     const std::size_t n = std::min<std::size_t>(64, count - b);
     const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
     const T* s = x + b;
     const std::uint64_t at = base + b;  // sample index of bit 0
     // Levels of CK and CS and the strobe toggles, one bit per sample.
-    const BlockMasks masks = block_masks(s, n, static_cast<T>(prev_sample_), b > 0, layout_.ck, layout_.cs, strobes);
+    const BlockMasks masks = block_masks(s, n, static_cast<T>(prev_sample_), b > 0, lines);
     prev_sample_ = s[n - 1];
     const std::uint64_t ck = masks.ck;
     const std::uint64_t ck_before = (ck << 1) | prev_ck_;
@@ -335,8 +365,32 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     }
     stats_.cycles += static_cast<std::uint64_t>(std::popcount(rise));
     // Command cycles: chip select active at the rising edge.
-    const std::uint64_t cs = masks.cs;
-    std::uint64_t command = rise & (cs_active ? cs : ~cs);
+    std::uint64_t command = rise & masks.selected;
+    // CKE: edges where it changed become groups too; while it stays low the
+    // part ignores the bus (power-down, self refresh).
+    std::uint64_t cke_fell = 0, cke_rose = 0;
+    if (has_cke) {
+      const std::uint64_t high = masks.cke & rise;
+      if (!cke_seen_) {
+        cke_high_ = (high >> first) & 1;
+        cke_seen_ = true;
+      }
+      if (high == rise && cke_high_) {
+        // CKE high throughout: the usual case.
+      } else if (high == 0 && !cke_high_) {
+        command = 0;
+      } else {
+        std::uint64_t heard = 0;  // edges where CKE is or was just high
+        for (std::uint64_t m = rise; m; m &= m - 1) {
+          const std::uint64_t e = m & -m;
+          const bool now = (high & e) != 0;
+          if (now != cke_high_) (now ? cke_rose : cke_fell) |= e;
+          if (now || cke_high_) heard |= e;
+          cke_high_ = now;
+        }
+        command = (command & heard) | cke_fell | cke_rose;
+      }
+    }
     if (pending_ && second_is_next_rise) {
       const int j = first;
       pending_group_.second = s[j];
@@ -347,7 +401,14 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     for (std::uint64_t m = command; m; m &= m - 1) {
       const int j = std::countr_zero(m);
       EdgeGroup g{cycle0 + static_cast<std::uint64_t>(std::popcount(rise & ((std::uint64_t{1} << j) - 1))), at + j,
-                  s[j], 0};
+                  s[j], 0, CkeChange::none};
+      if ((cke_fell | cke_rose) >> j & 1) {
+        g.cke = (cke_fell >> j & 1) ? CkeChange::fell : CkeChange::rose;
+        if (!(masks.selected >> j & 1)) {  // CKE alone: no command word
+          out.push_back(g);
+          continue;
+        }
+      }
       if (second_is_fall || second_is_next_rise) {
         const std::uint64_t later = (second_is_fall ? fall : rise) & above(j);
         if (later) {

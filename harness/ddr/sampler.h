@@ -19,6 +19,11 @@
 namespace harness::ddr {
 
 constexpr unsigned kAbsent = 64;  // a pin the capture lacks: read as low
+constexpr unsigned kMaxRanks = 4;
+
+// The chip-select role of a rank: "CS" / "CS_n" for one rank, "CS1" / "CS1_n"
+// for the others (rank 0 may also be named "CS0" / "CS0_n").
+std::string chip_select_role(Standard standard, unsigned rank);
 
 // Which capture channel carries which role.
 struct BusLayout {
@@ -26,13 +31,24 @@ struct BusLayout {
   bool two_edges = false;       // a word spans two edges (LPDDR4, LPDDR5)
   bool contiguous = false;      // pins on consecutive channels (fast path)
   unsigned ck = 0;
-  unsigned cs = 0;
+  unsigned cs = 0;              // rank 0's chip select
+  std::vector<unsigned> chip_selects;  // channel of each rank's chip select (rank 0 first)
+  std::uint64_t cs_mask = 0;    // all chip-select channels
+  std::uint64_t cs_invert = 0;  // the active-low ones: XOR makes "active" a 1
+  unsigned cke = kAbsent;       // DDR4/LPDDR4 CKE, if captured
   std::vector<unsigned> pins;   // channel of each BusFormat pin, kAbsent if missing
   std::uint64_t dqs_mask = 0;   // DQS/RDQS channels (never WCK: it may run continuously)
   std::vector<std::string> dqs_names;
 
   // The command word carried by the first and second edge samples.
   std::uint64_t word(std::uint64_t first, std::uint64_t second) const;
+  // Whether a sample has some chip select active, and the lowest such rank.
+  bool selected(std::uint64_t sample) const { return ((sample ^ cs_invert) & cs_mask) != 0; }
+  int rank_of(std::uint64_t sample) const {
+    for (unsigned r = 0; r < chip_selects.size(); ++r)
+      if ((((sample ^ cs_invert) >> chip_selects[r]) & 1) != 0) return static_cast<int>(r);
+    return 0;
+  }
 };
 
 inline std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) const {
@@ -59,12 +75,17 @@ inline std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) 
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
                               const std::map<std::string, std::string>& roles);
 
-// One command-carrying clock cycle.
+// CKE at a rising edge, compared with the previous edge (power-down and
+// DDR4 self-refresh entry and exit).
+enum class CkeChange : std::uint8_t { none, fell, rose };
+
+// One command-carrying clock cycle, or an edge where CKE changed.
 struct EdgeGroup {
   std::uint64_t cycle = 0;   // index of the rising edge
   std::uint64_t sample = 0;  // sample index of the rising edge
   std::uint64_t first = 0;   // all channels at the rising edge
   std::uint64_t second = 0;  // at the falling edge (LPDDR5) or next rising edge (LPDDR4)
+  CkeChange cke = CkeChange::none;
 };
 
 struct ClockStopSamples {
@@ -111,6 +132,8 @@ class Sampler {
   std::uint64_t window_index_ = 0, window_end_ = 0;  // DQS timeline window being filled
   std::uint32_t window_active_ = 0;                  // its active cycles so far
   std::uint64_t prev_sample_ = 0;   // the previous chunk's last sample
+  bool cke_high_ = true;            // CKE at the last rising edge
+  bool cke_seen_ = false;           // an edge has been seen (the first sets cke_high_)
   std::uint64_t last_rise_ = 0;    // sample index of the last rising edge
   bool have_rise_ = false;
   bool dqs_carry_ = false;         // a DQS toggle since the last rising edge

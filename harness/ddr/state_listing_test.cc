@@ -32,10 +32,12 @@ class StateListingRoundTrip : public ::testing::TestWithParam<Standard> {};
 
 TEST_P(StateListingRoundTrip, DecodesLikeTheTimingCapture) {
   const Standard standard = GetParam();
-  Result<std::vector<Command>> trace = generate_traffic(standard, "mixed", 3000, 21);
+  const bool cke = standard != Standard::lpddr5;
+  Result<std::vector<Command>> trace = generate_traffic(standard, "mixed", 3000, 21, 4, cke);
   ASSERT_TRUE(trace.ok());
   SynthOptions o;
   o.standard = standard;
+  o.cke = cke;
   o.samples_per_clock = 8;
   o.clock_stops = {{trace->at(20).cycle + 5, 30}};
   CaptureCollector synth;

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "harness/ddr/encoding.h"
+#include "harness/ddr/sampler.h"
 
 namespace harness::ddr {
 namespace {
@@ -54,8 +56,11 @@ unsigned burst_cycles(Standard s, unsigned burst, unsigned wck_ratio) {
 
 std::vector<std::string> synth_channels(const SynthOptions& o) {
   const BusFormat& f = bus_format(o.standard);
-  std::vector<std::string> ch = {"CK", f.chip_select};
+  std::vector<std::string> ch = {"CK"};
+  if (o.ranks <= 1) ch.push_back(f.chip_select);
+  for (unsigned r = 0; o.ranks > 1 && r < o.ranks; ++r) ch.push_back(chip_select_role(o.standard, r));
   ch.insert(ch.end(), f.pins.begin(), f.pins.end());
+  if (o.cke) ch.push_back("CKE");
   for (unsigned i = 0; i < o.dqs_channels; ++i) ch.push_back(fmt::format("DQS{}", i));
   for (unsigned i = 0; i < o.dq_channels; ++i) ch.push_back(fmt::format("DQ{}", i));
   return ch;
@@ -70,6 +75,9 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
   if (o.jitter > max_jitter)
     return Error::input(fmt::format("jitter {} samples would cross a sampling edge at {} samples per clock (max {})",
                                     o.jitter, spc, max_jitter));
+  if (o.ranks < 1 || o.ranks > kMaxRanks) return Error::input(fmt::format("ranks must be 1 to {}, got {}", kMaxRanks, o.ranks));
+  if (o.cke && o.standard == Standard::lpddr5)
+    return Error::input("LPDDR5 has no CKE: its power-down and self refresh are commands");
   std::vector<std::string> channels = synth_channels(o);
   if (channels.size() > 64) return Error::input("more than 64 channels");
   CaptureHeader header;
@@ -79,9 +87,13 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
   header.format = "synth";
   HARNESS_TRY(sink.begin(header));
 
-  const std::uint64_t ck_bit = 1, cs_bit = 2;
-  const unsigned pin0 = 2;
-  const unsigned dqs0 = pin0 + static_cast<unsigned>(f.pins.size());
+  const std::uint64_t ck_bit = 1;
+  std::uint64_t cs_bits = 0;  // all chip selects
+  for (unsigned r = 0; r < o.ranks; ++r) cs_bits |= std::uint64_t{2} << r;
+  const unsigned pin0 = 1 + o.ranks;
+  const unsigned cke_channel = pin0 + static_cast<unsigned>(f.pins.size());
+  const std::uint64_t cke_bit = o.cke ? std::uint64_t{1} << cke_channel : 0;
+  const unsigned dqs0 = cke_channel + (o.cke ? 1 : 0);
   const unsigned dq0 = dqs0 + o.dqs_channels;
   std::uint64_t dqs_mask = 0, dq_mask = 0;
   for (unsigned i = 0; i < o.dqs_channels; ++i) dqs_mask |= std::uint64_t{1} << (dqs0 + i);
@@ -91,9 +103,13 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
     for (unsigned p = 0; p < f.edge_width; ++p) v |= ((edge_word >> p) & 1) << (pin0 + p);
     return v;
   };
-  // Idle bus: chip select inactive; DDR4 also holds ACT_n/RAS_n/CAS_n/WE_n high.
-  const std::uint64_t idle = f.chip_select_active_high ? 0 : (cs_bit | pins_of(0xF));
-  const std::uint64_t cs_on = f.chip_select_active_high ? cs_bit : 0;
+  // Idle bus: chip selects inactive; DDR4 also holds ACT_n/RAS_n/CAS_n/WE_n high.
+  const std::uint64_t idle = f.chip_select_active_high ? 0 : (cs_bits | pins_of(0xF));
+  // The chip-select bits of a command to `rank`, relative to idle.
+  auto cs_on = [&](int rank) {
+    const std::uint64_t bit = std::uint64_t{2} << rank;
+    return f.chip_select_active_high ? bit : (cs_bits & ~bit);
+  };
   const unsigned rl = o.read_latency ? o.read_latency : default_read_latency(o.standard);
   const unsigned wl = o.write_latency ? o.write_latency : default_write_latency(o.standard);
 
@@ -105,10 +121,36 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
   std::vector<std::uint8_t> dqs_ring(kRing, 0);
   std::uint64_t next_free = 0, last_busy = 0;
   std::size_t next_command = 0;
+  // CKE level from each cycle on (DDR4/LPDDR4 power-down, DDR4 self refresh).
+  std::map<std::uint64_t, bool> cke_from = {{0, true}};
+  bool cke_high = true;
   auto expand = [&](const Command& c) -> Status {
     if (c.cycle < next_free)
       return Error::input(fmt::format("trace: command '{}' at cycle {} overlaps the previous command (busy until {})",
                                       describe(c), c.cycle, next_free));
+    if (c.rank < 0 || static_cast<unsigned>(c.rank) >= o.ranks)
+      return Error::input(fmt::format("trace: '{}' is for rank {}, the capture has {} rank(s)", describe(c), c.rank,
+                                      o.ranks));
+    // Commands that are CKE edges: DDR4 power-down and self refresh, LPDDR4 power-down.
+    const bool by_cke = (o.standard == Standard::ddr4 && (c.op == Op::sre || c.op == Op::srx)) ||
+                        (o.standard != Standard::lpddr5 && (c.op == Op::pde || c.op == Op::pdx));
+    if (by_cke && !o.cke)
+      return Error::input(fmt::format("trace: '{}' needs a CKE channel (synthesize with CKE)", describe(c)));
+    if (!cke_high && !(by_cke && (c.op == Op::srx || c.op == Op::pdx)))
+      return Error::input(fmt::format("trace: '{}' while CKE is low (power-down or self refresh)", describe(c)));
+    if (by_cke) {
+      const bool entry = c.op == Op::sre || c.op == Op::pde;
+      if (entry != cke_high)
+        return Error::input(fmt::format("trace: '{}' but CKE is already {}", describe(c), cke_high ? "high" : "low"));
+      cke_high = !entry;
+      cke_from[c.cycle] = cke_high;
+      if (c.op == Op::sre) {  // DDR4 self refresh entry: a REF with CKE falling
+        words[c.cycle] = {cs_on(c.rank) | pins_of(encode_word(o.standard, Part::ref, {})), 0};
+      }
+      next_free = c.cycle + 1;
+      last_busy = std::max(last_busy, next_free);
+      return ok();
+    }
     std::vector<SubCommand> subs = split_command(o.standard, c);
     if (subs.empty())
       return Error::input(fmt::format("trace: {} has no {} encoding", command_label(c), standard_name(o.standard)));
@@ -117,12 +159,12 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
       std::uint64_t w = encode_word(o.standard, s.part, s.fields);
       const std::uint64_t lo = w & ((std::uint64_t{1} << f.edge_width) - 1), hi = w >> f.edge_width;
       if (o.standard == Standard::lpddr4) {
-        words[cyc++] = {cs_on | pins_of(lo), 0};
+        words[cyc++] = {cs_on(c.rank) | pins_of(lo), 0};
         words[cyc++] = {pins_of(hi), 0};
       } else if (o.standard == Standard::lpddr5) {
-        words[cyc++] = {cs_on | pins_of(lo), cs_on | pins_of(hi)};
+        words[cyc++] = {cs_on(c.rank) | pins_of(lo), cs_on(c.rank) | pins_of(hi)};
       } else {
-        words[cyc++] = {cs_on | pins_of(lo), 0};
+        words[cyc++] = {cs_on(c.rank) | pins_of(lo), 0};
       }
     }
     next_free = cyc;
@@ -137,10 +179,11 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
     return ok();
   };
   auto value_at = [&](std::uint64_t cycle) -> CycleValue {
+    const std::uint64_t cke = o.cke && std::prev(cke_from.upper_bound(cycle))->second ? cke_bit : 0;
     auto it = words.find(cycle);
-    if (it == words.end()) return {idle, f.double_rate ? idle : idle};
+    if (it == words.end()) return {idle | cke, idle | cke};
     if (!f.double_rate) it->second.fall = it->second.rise;
-    return it->second;
+    return {it->second.rise | cke, it->second.fall | cke};
   };
   // Stops sorted by cycle.
   std::vector<SynthClockStop> stops = o.clock_stops;
@@ -226,7 +269,7 @@ unsigned occupancy(Standard s, const Command& c) {
 }  // namespace
 
 Result<std::vector<Command>> generate_traffic(Standard s, const std::string& pattern, std::uint64_t cycles,
-                                              std::uint64_t seed, unsigned wck_ratio) {
+                                              std::uint64_t seed, unsigned wck_ratio, bool cke) {
   if (pattern != "stream" && pattern != "random" && pattern != "mixed")
     return Error::input(fmt::format("unknown traffic pattern '{}' (stream, random, mixed)", pattern));
   const Limits lim = limits(s);
@@ -384,6 +427,22 @@ Result<std::vector<Command>> generate_traffic(Standard s, const std::string& pat
           m.op = op;
           if (op == Op::cas) m.operand = static_cast<int>(rng.below(1024));  // WS_*, DC0-3, WRX, WXSA, WXSB
           emit(m, 2);
+        }
+        break;
+      }
+      case 5: {
+        // Power-down, and DDR4 self refresh, on CKE (all banks closed first).
+        if (!cke || s == Standard::lpddr5) break;
+        Command pa;
+        pa.op = Op::pre;
+        pa.all_banks = true;
+        emit(pa, 4);
+        open.clear();
+        for (Op op : s == Standard::ddr4 ? std::vector<Op>{Op::pde, Op::pdx, Op::sre, Op::srx}
+                                         : std::vector<Op>{Op::pde, Op::pdx}) {
+          Command m;
+          m.op = op;
+          emit(m, op == Op::sre ? 24 : 8);
         }
         break;
       }

@@ -34,6 +34,8 @@ struct SynthOptions {
   unsigned dqs_channels = 1;       // DQS0.. toggling during data bursts; 0: none
   unsigned dq_channels = 0;        // DQ0.. carrying pseudo-random data during bursts
   std::vector<SynthClockStop> clock_stops;
+  unsigned ranks = 1;              // chip selects CS0.. (CS0_n.. for DDR4) when more than one
+  bool cke = false;                // a CKE channel (DDR4, LPDDR4): needed for PDE/PDX (and DDR4 SRE/SRX)
   std::uint64_t tail_cycles = 16;  // idle cycles after the last command and burst
 };
 
@@ -46,7 +48,8 @@ unsigned burst_cycles(Standard s, unsigned burst, unsigned wck_ratio);
 // Bytes a column command moves: BL x DQ width / 8.
 inline unsigned burst_bytes(unsigned burst, unsigned dq_width) { return burst * dq_width / 8; }
 
-// The channel names of a synthesized capture (CK first).
+// The channel names of a synthesized capture: CK, the chip selects, the
+// command/address pins, CKE, strobes, data.
 std::vector<std::string> synth_channels(const SynthOptions& options);
 
 // Command cycles are rising-edge indices counted from the capture's first
@@ -57,9 +60,11 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& options
 // Traffic patterns for tests, fixtures and the benchmark.
 //  "stream"  : 128-byte reads, row hits, back-to-back bursts, periodic refresh
 //  "random"  : small reads and writes to random banks and rows (misses, conflicts)
-//  "mixed"   : every command the standard has, reads and writes of both burst lengths
+//  "mixed"   : every command the standard has, reads and writes of both burst lengths;
+//              with `cke`, also DDR4/LPDDR4 power-down (and DDR4 self refresh), which
+//              the synthesizer renders on a CKE channel
 Result<std::vector<Command>> generate_traffic(Standard standard, const std::string& pattern,
                                               std::uint64_t cycles, std::uint64_t seed,
-                                              unsigned wck_ratio = 4);
+                                              unsigned wck_ratio = 4, bool cke = false);
 
 }  // namespace harness::ddr
