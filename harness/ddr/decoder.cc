@@ -29,10 +29,14 @@ Status check_options(const DecodeOptions& o) {
 }  // namespace
 
 EdgeDecoder::EdgeDecoder(const BusLayout& layout, const DecodeOptions& options)
-    : layout_(layout), standard_(options.standard), bank_groups_(options.bank_groups), assembler_(options.standard) {}
+    : layout_(layout),
+      standard_(options.standard),
+      bank_groups_(options.bank_groups),
+      plain_(layout.chip_selects.size() <= 1 && !options.bank_groups),
+      assembler_(options.standard) {}
 
-void EdgeDecoder::add(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second, CkeChange cke,
-                      std::vector<Command>& out) {
+void EdgeDecoder::add_with_rank_and_cke(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second,
+                                        CkeChange cke, std::vector<Command>& out) {
   const std::size_t from = out.size();
   auto event = [&](Op op) {
     Command& c = out.emplace_back();

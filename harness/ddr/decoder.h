@@ -65,13 +65,19 @@ class EdgeDecoder {
  public:
   EdgeDecoder(const BusLayout& layout, const DecodeOptions& options);
   void add(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second, CkeChange cke,
-           std::vector<Command>& out);
+           std::vector<Command>& out) {
+    if (plain_ && cke == CkeChange::none) return assembler_.add(cycle, time, layout_.word(first, second), out);
+    add_with_rank_and_cke(cycle, time, first, second, cke, out);
+  }
   void finish(std::vector<Command>& out) { assembler_.finish(out); }
 
  private:
+  void add_with_rank_and_cke(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second,
+                             CkeChange cke, std::vector<Command>& out);
   const BusLayout& layout_;
   Standard standard_;
   bool bank_groups_;
+  bool plain_;  // one rank, no bank-group split: words go straight to the assembler
   CommandAssembler assembler_;
   bool self_refresh_ = false;
 };

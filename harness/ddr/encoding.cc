@@ -356,19 +356,21 @@ Command make(Op op, std::uint64_t cycle, double time) {
 // pair, given the first) is appended to `out`; false when it needs a partner.
 // Commands are built in place in `out`: copying a freshly built one would
 // cost more than decoding it.
-bool complete(Standard s, const SubCommand& sub, const SubCommand* first, std::uint64_t cycle, double time,
-              std::vector<Command>& out) {
+[[gnu::always_inline]] inline bool complete(Standard s, const SubCommand& sub, const SubCommand* first,
+                                            std::uint64_t cycle, double time, std::vector<Command>& out) {
   const Fields& f = sub.fields;
   auto i32 = [](std::uint32_t v) { return static_cast<std::int32_t>(v); };
-  auto merged = [&](Field field) { return i32(f.get(field) | (first ? first->fields.get(field) : 0)); };
-  auto emit = [&](Op op) -> Command& {
+  auto merged = [&](Field field) __attribute__((always_inline)) {
+    return i32(f.get(field) | (first ? first->fields.get(field) : 0));
+  };
+  auto emit = [&](Op op) __attribute__((always_inline)) -> Command& {
     Command& c = out.emplace_back();
     c.op = op;
     c.cycle = cycle;
     c.time = time;
     return c;
   };
-  auto column = [&](Op op, std::uint16_t burst) {
+  auto column = [&](Op op, std::uint16_t burst) __attribute__((always_inline)) {
     Command& c = emit(op);
     const Fields& head = first ? first->fields : f;
     c.bank = i32(head.get(Field::ba));
@@ -467,35 +469,32 @@ CommandAssembler::CommandAssembler(Standard standard) : standard_(standard) {
 
 void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out) {
   // LPDDR words come from the precomputed table (no copy); DDR4's are decoded.
-  std::optional<SubCommand> decoded;
-  const SubCommand* sub = nullptr;
   if (cache_ && word < cache_->size()) {
-    const std::optional<SubCommand>& e = (*cache_)[word];
-    if (e) sub = &*e;
-  } else {
-    decoded = decode_word(standard_, word);
-    if (decoded) sub = &*decoded;
+    if (const std::optional<SubCommand>& e = (*cache_)[word]) return add_known(*e, true, cycle, time, out);
+  } else if (std::optional<SubCommand> decoded = decode_word(standard_, word)) {
+    return add_known(*decoded, false, cycle, time, out);
   }
-  if (!sub) {
-    finish(out);
-    out.push_back(make(Op::unknown, cycle, time));
-    return;
-  }
+  finish(out);
+  out.push_back(make(Op::unknown, cycle, time));
+}
+
+void CommandAssembler::add_known(const SubCommand& sub, bool in_table, std::uint64_t cycle, double time,
+                                 std::vector<Command>& out) {
   if (pending_) {
-    if (complete(standard_, *sub, pending_, pending_cycle_, pending_time_, out)) {
+    if (complete(standard_, sub, pending_, pending_cycle_, pending_time_, out)) {
       pending_ = nullptr;
       return;
     }
     finish(out);  // the first half had no second half
   }
   // Only LPDDR sub-commands open pairs, and those live in the table.
-  if (opens_pair(standard_, sub->part) && !decoded) {
-    pending_ = sub;
+  if (in_table && opens_pair(standard_, sub.part)) {
+    pending_ = &sub;
     pending_cycle_ = cycle;
     pending_time_ = time;
     return;
   }
-  if (!complete(standard_, *sub, nullptr, cycle, time, out)) out.push_back(make(Op::unknown, cycle, time));
+  if (!complete(standard_, sub, nullptr, cycle, time, out)) out.push_back(make(Op::unknown, cycle, time));
 }
 
 void CommandAssembler::finish(std::vector<Command>& out) {

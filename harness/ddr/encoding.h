@@ -72,6 +72,8 @@ class CommandAssembler {
   void finish(std::vector<Command>& out);
 
  private:
+  // `in_table`: `sub` lives in the word table, so it may wait for its second half.
+  void add_known(const SubCommand& sub, bool in_table, std::uint64_t cycle, double time, std::vector<Command>& out);
   Standard standard_;
   const std::vector<std::optional<SubCommand>>* cache_ = nullptr;  // LPDDR: word -> sub-command
   const SubCommand* pending_ = nullptr;  // a first half waiting for its second (points into cache_)

@@ -87,7 +87,11 @@ void BusStatistics::on_command(const Command& c) {
   if (!is_column(c.op)) return;
   const bool read = is_read(c.op);
   const std::uint64_t bytes = burst_bytes(c.burst, model_.dq_width);
-  const unsigned step = burst_cycles(model_.standard, c.burst, model_.wck_ratio);
+  if (c.burst != step_burst_) {  // bursts repeat: recompute the duration only on a change
+    step_burst_ = c.burst;
+    step_ = burst_cycles(model_.standard, c.burst, model_.wck_ratio);
+  }
+  const unsigned step = step_;
   Bank& b = banks_[static_cast<std::size_t>(key)];
   // Row buffer.
   if (b.state == BankState::open) {

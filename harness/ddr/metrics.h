@@ -94,6 +94,8 @@ class BusStatistics : public CommandSink {
 
   BusModel model_;
   unsigned rl_, wl_;
+  std::uint16_t step_burst_ = 0;  // burst length whose duration step_ holds
+  unsigned step_ = 0;
   BusSummary s_;
   std::array<std::array<std::uint64_t, 2>, kOpCount> counts_{};
   // Transactions: back-to-back column commands to one bank and row.

@@ -249,6 +249,16 @@ inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  //
 
 }  // namespace
 
+inline void Sampler::next_window() {
+  if (window_active_) {
+    if (window_index_ >= stats_.dqs_active_per_window.size()) stats_.dqs_active_per_window.resize(window_index_ + 1, 0);
+    stats_.dqs_active_per_window[window_index_] += window_active_;
+  }
+  window_active_ = 0;
+  window_end_ += stats_.window_samples;
+  ++window_index_;
+}
+
 // Works on blocks of 64 samples as bit masks (CK level, rising and falling
 // edges, DQS toggles), so that the per-sample cost is a few vector
 // instructions; per-edge work happens only for command cycles, and
@@ -437,16 +447,6 @@ Status Sampler::feed(const std::uint8_t* data, std::size_t count, unsigned units
     case 8: return feed_typed(reinterpret_cast<const std::uint64_t*>(data), count, out);
     default: return Error::input(fmt::format("unsupported sample size {} bytes", unitsize));
   }
-}
-
-void Sampler::next_window() {
-  if (window_active_) {
-    if (window_index_ >= stats_.dqs_active_per_window.size()) stats_.dqs_active_per_window.resize(window_index_ + 1, 0);
-    stats_.dqs_active_per_window[window_index_] += window_active_;
-  }
-  window_active_ = 0;
-  window_end_ += stats_.window_samples;
-  ++window_index_;
 }
 
 Status Sampler::finish() {
