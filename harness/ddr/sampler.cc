@@ -135,6 +135,7 @@ Status Sampler::on_estimate() {
   double tck = median(intervals);
   HARNESS_TRY(check_rate(tck));
   gap_threshold_ = 1.5 * tck;
+  gap_limit_ = static_cast<std::uint64_t>(gap_threshold_);  // an integer interval > threshold iff > its floor
   // Shifts that smear a bit over the next floor(gap_threshold) bits, each
   // step doubling the covered run (see feed_typed).
   if (gap_threshold_ < 64) {
@@ -334,7 +335,7 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     const int first = std::countr_zero(rise), last = 63 - std::countl_zero(rise);
     // Clock period and clock stops.
     bool slow = gap_threshold_ == 0;
-    if (!slow && have_rise_ && static_cast<double>(at + first - last_rise_) > gap_threshold_) slow = true;
+    if (!slow && have_rise_ && at + first - last_rise_ > gap_limit_) slow = true;
     if (!slow && gap_threshold_ < 64) {
       // Smear every edge over the following gap_threshold bits: an uncovered
       // bit between the first and last edge is a longer interval.

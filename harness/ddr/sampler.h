@@ -143,6 +143,7 @@ class Sampler {
   };
   std::vector<Early> early_;
   double gap_threshold_ = 0;       // samples; 0 until estimated
+  std::uint64_t gap_limit_ = 0;    // its integer part
   std::array<std::uint8_t, 8> smear_shifts_{};
   unsigned smear_steps_ = 0;
   double period_sum_ = 0;
