@@ -169,5 +169,42 @@ TEST(BusStatistics, GroupsBackToBackBurstsAndClassifiesRowAccesses) {
   EXPECT_FALSE(s.dq_from_dqs);
 }
 
+TEST(BusStatistics, KeepsEachRanksBanksApart) {
+  using namespace ddr;
+  BusModel model;
+  model.standard = Standard::lpddr4;
+  BusStatistics stats(model);
+  auto cmd = [](std::uint64_t cycle, Op op, int rank) {
+    Command c;
+    c.cycle = cycle;
+    c.time = cycle * 10e-9;
+    c.op = op;
+    c.rank = rank;
+    c.bank = op == Op::pre ? -1 : 2;
+    c.all_banks = op == Op::pre;
+    c.row = op == Op::act ? 7 : -1;
+    if (is_column(op)) c.burst = 16, c.column = 0;
+    return c;
+  };
+  std::vector<Command> cs = {
+      cmd(0, Op::pre, 0), cmd(4, Op::pre, 1),     // both ranks: all banks closed
+      cmd(10, Op::act, 0), cmd(20, Op::act, 1),   // bank 2 of each rank opens row 7
+      cmd(30, Op::rd, 0),                          // miss in rank 0
+      cmd(40, Op::pre, 0),                         // closes rank 0 only
+      cmd(50, Op::rd, 1),                          // rank 1's row is still open: miss (first access)
+      cmd(60, Op::rd, 1),                          // hit
+      cmd(70, Op::rd, 0),                          // rank 0's bank is closed: unknown row
+  };
+  stats.on_commands(cs);
+  BusTiming t;
+  t.tck = 10e-9;
+  t.cycles = 100;
+  t.duration = 1e-6;
+  BusSummary s = stats.finish(t);
+  EXPECT_EQ(s.row_misses, 2u);
+  EXPECT_EQ(s.row_hits, 1u);
+  EXPECT_EQ(s.row_unknown, 1u);
+}
+
 }  // namespace
 }  // namespace harness
