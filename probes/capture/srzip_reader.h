@@ -1,7 +1,7 @@
 // A direct reader of sigrok session files (.sr, "srzip"): the ZIP container
 // parsed by hand, deflated entries inflated with ISA-L, the logic samples
 // streamed into a CaptureSink in large chunks. It replaces libsigrok's
-// load_session on the read path (3-4x faster here, no GLib main loop) and
+// load_session on the read path (about twice as fast here, no GLib main loop) and
 // delivers exactly what the libsigrok path delivers (read_sr_libsigrok in
 // sigrok.cc): the same channel names, sample rate and samples.
 //
