@@ -1,9 +1,12 @@
 // A direct reader of sigrok session files (.sr, "srzip"): the ZIP container
 // parsed by hand, deflated entries inflated with ISA-L, the logic samples
 // streamed into a CaptureSink in large chunks. It replaces libsigrok's
-// load_session on the read path (about twice as fast here, no GLib main loop) and
-// delivers exactly what the libsigrok path delivers (read_sr_libsigrok in
-// sigrok.cc): the same channel names, sample rate and samples.
+// load_session on the read path (about twice as fast here, no GLib main
+// loop) and delivers what the libsigrok path delivers (read_sr_libsigrok in
+// sigrok.cc): the same channel names, sample rate and samples. One
+// deliberate difference: a chunk ending inside a sample is carried into the
+// next chunk, where libsigrok drops its last bytes (no sigrok writer makes
+// such chunks).
 //
 // Everything comes from a ByteSource, so tests and the fuzz target feed bytes
 // from memory; every offset and size in the file is checked against the
