@@ -20,7 +20,7 @@ namespace harness {
 namespace {
 
 struct CaptureArgs {
-  std::string input, output, format, samplerate_text, standard = "lpddr4", pattern = "stream", trace;
+  std::string input, output, format, samplerate_text, sr_reader = "direct", standard = "lpddr4", pattern = "stream", trace;
   std::vector<std::string> map, clock_stops;
   std::string csv, drampower, commands_json;
   bool in_memory = false, read_only = false, bank_groups = false, cke = false;
@@ -32,6 +32,7 @@ struct CaptureArgs {
 Result<ReadOptions> read_options(const CaptureArgs& a) {
   ReadOptions r;
   r.format = a.format;
+  r.sr_reader = a.sr_reader;
   if (!a.samplerate_text.empty()) {
     Result<double> hz = parse_quantity(a.samplerate_text, Dimension::frequency);
     if (!hz) return hz.error().within("--samplerate");
@@ -181,7 +182,7 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
   };
   if (a.read_only) {
-    // libsigrok's (or a reader's) bare read, for the benchmark's anchor.
+    // A reader's bare read (--sr-reader libsigrok: the benchmark's anchor).
     CaptureSummary summary;
     auto t0 = Clock::now();
     HARNESS_TRY(read_capture(a.input, *r, summary));
@@ -274,6 +275,9 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   auto input_options = [&](CLI::App* sub) {
     sub->add_option("--format", a->format, "Input format (sr, vcd, saleae-csv, saleae-binary, state-listing); default: detect");
     sub->add_option("--samplerate", a->samplerate_text, "Sample rate for exports that do not state it (\"100 MHz\")");
+    sub->add_option("--sr-reader", a->sr_reader, "How .sr files are read: direct or libsigrok")
+        ->check(CLI::IsMember({"direct", "libsigrok"}))
+        ->capture_default_str();
   };
   CLI::App* info_cmd = app.add_subcommand("info", "Channels, sample rate, samples and duration of a capture");
   info_cmd->add_option("capture", a->input, "Capture file (or Saleae binary export folder)")->required();

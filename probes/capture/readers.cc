@@ -51,7 +51,11 @@ Status read_capture(const std::string& path, const ReadOptions& options, Capture
     if (!detected) return detected.error();
     format = *detected;
   }
-  if (format == "sr") return read_sr(path, sink);
+  if (format == "sr") {
+    if (options.sr_reader.empty() || options.sr_reader == "direct") return read_sr(path, sink);
+    if (options.sr_reader == "libsigrok") return read_sr_libsigrok(path, sink);
+    return Error::input(fmt::format("unknown .sr reader '{}' (direct, libsigrok)", options.sr_reader));
+  }
   if (format == "saleae-binary") {
     Result<std::vector<SaleaeBinaryFile>> files = load_saleae_binary_files(path);
     if (!files) return files.error();

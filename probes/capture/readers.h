@@ -20,6 +20,9 @@ struct ReadOptions {
   // "sr", "vcd", "saleae-csv", "saleae-binary", "state-listing"; empty: from
   // the file's name and first bytes.
   std::string format;
+  // How a .sr file is read: "direct" (srzip_reader.h; also when empty) or
+  // "libsigrok" (load_session, the benchmark's anchor).
+  std::string sr_reader;
 };
 
 // The format a path holds, from its extension and first bytes (or an error
@@ -48,8 +51,12 @@ Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const Read
 // The channel files of an export: a directory's digital_*.bin, or one file.
 Result<std::vector<SaleaeBinaryFile>> load_saleae_binary_files(const std::string& path);
 
-// sigrok session file through libsigrok (the samples stream in 4 MiB packets).
+// sigrok session file (.sr), read directly: the ZIP parsed by hand, deflate
+// through ISA-L, the samples handed on in 4 MiB chunks (srzip_reader.h).
 Status read_sr(const std::string& path, CaptureSink& sink);
+// The same through libsigrok's load_session (4 MiB packets), kept as the
+// reference the direct reader is tested and benchmarked against.
+Status read_sr_libsigrok(const std::string& path, CaptureSink& sink);
 
 // Whole file as bytes; a missing file names the OS error.
 Result<std::string> read_file_bytes(const std::string& path);

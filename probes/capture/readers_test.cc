@@ -288,8 +288,8 @@ TEST(TruncatedCaptures, AreRefusedWithAClearError) {
   Status s = read_sr(path, sink);
   std::filesystem::remove(path);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message.rfind(path + ": not a readable sigrok session file (libsigrok: ", 0), 0u)
-      << s.error().message;
+  EXPECT_EQ(s.error().message,
+            path + ": no ZIP end of central directory record: not a sigrok session file, or truncated");
   // A VCD cut inside its header.
   CaptureSummary vcd_sink;
   s = read_vcd("$timescale 1ns $end\n$var wire 1 ! CK $end\n", "cut.vcd", {}, vcd_sink);

@@ -140,7 +140,7 @@ std::shared_ptr<sigrok::Context> sigrok_context() {
 
 std::string sigrok_version() { return "libsigrok " + sigrok::Context::package_version(); }
 
-Status read_sr(const std::string& path, CaptureSink& sink) {
+Status read_sr_libsigrok(const std::string& path, CaptureSink& sink) {
   // load_session only says "generic error" for a missing file: check first.
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))

@@ -1,20 +1,18 @@
-// libFuzzer target: the .sr reader (libsigrok's session loading) must return
-// an error, never crash, on any file content.
-#include <cstdio>
-#include <string>
-
-#include <unistd.h>
+// libFuzzer target: the direct .sr reader (ZIP container, metadata, deflate)
+// must return an error, never crash or read out of bounds, on any bytes.
+#include <cstdint>
+#include <string_view>
 
 #include "probes/capture/capture.h"
-#include "probes/capture/readers.h"
+#include "probes/capture/srzip_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::string path = "/tmp/harness-sr-fuzz-" + std::to_string(getpid()) + ".sr";
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return 0;
-  std::fwrite(data, 1, size, f);
-  std::fclose(f);
+  harness::MemoryByteSource source(std::string_view(reinterpret_cast<const char*>(data), size));
   harness::CaptureSummary sink;
-  (void)harness::read_sr(path, sink);
+  // Small blocks: more buffer boundaries per input.
+  harness::SrzipOptions options;
+  options.read_block = 4096;
+  options.sink_block = 4096;
+  (void)harness::read_srzip(source, "fuzz.sr", sink, options);
   return 0;
 }

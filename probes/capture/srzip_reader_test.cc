@@ -1,0 +1,477 @@
+#include "probes/capture/srzip_reader.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zip.h>
+#include <zlib.h>
+
+#include "probes/capture/readers.h"
+#include "probes/capture/sigrok.h"
+
+namespace harness {
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / fmt::format("harness_srzip_{}_{}", getpid(), name)).string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+Result<Capture> read_with(Status (*reader)(const std::string&, CaptureSink&), const std::string& path) {
+  CaptureCollector c;
+  Status s = reader(path, c);
+  if (!s) return s.error();
+  return c.capture();
+}
+
+Result<Capture> read_bytes(const std::string& bytes, SrzipOptions options = {}) {
+  MemoryByteSource source(bytes);
+  CaptureCollector c;
+  Status s = read_srzip(source, "mem.sr", c, options);
+  if (!s) return s.error();
+  return c.capture();
+}
+
+void expect_same(const Capture& got, const Capture& want) {
+  EXPECT_EQ(got.header.channels, want.header.channels);
+  EXPECT_EQ(got.header.samplerate, want.header.samplerate);
+  EXPECT_EQ(got.header.unitsize, want.header.unitsize);
+  EXPECT_EQ(got.header.format, want.header.format);
+  EXPECT_EQ(got.data.size(), want.data.size());
+  EXPECT_TRUE(got.data == want.data);
+}
+
+// Reads `path` with both readers; they must agree exactly.
+Capture expect_readers_agree(const std::string& path) {
+  Result<Capture> direct = read_with(read_sr, path);
+  Result<Capture> lib = read_with(read_sr_libsigrok, path);
+  EXPECT_TRUE(direct.ok()) << direct.error().message;
+  EXPECT_TRUE(lib.ok()) << lib.error().message;
+  if (!direct || !lib) return {};
+  expect_same(*direct, *lib);
+  return *direct;
+}
+
+Capture pattern_capture(std::size_t channels, std::size_t samples, double rate = 25e6) {
+  Capture cap;
+  for (std::size_t i = 0; i < channels; ++i) cap.header.channels.push_back(fmt::format("ch{}", i));
+  cap.header.samplerate = rate;
+  cap.header.unitsize = CaptureHeader::unitsize_for(channels);
+  cap.header.format = "sr";
+  std::uint64_t x = 12345;
+  for (std::size_t i = 0; i < samples; ++i) {
+    // Mostly slow square waves (compressible) with some noise.
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    std::uint64_t v = (i / 3) ^ ((i / 17) << 5) ^ ((x >> 60) << 2);
+    if (channels < 64) v &= (std::uint64_t{1} << channels) - 1;
+    for (unsigned b = 0; b < cap.header.unitsize; ++b) cap.data.push_back(static_cast<std::uint8_t>(v >> (8 * b)));
+  }
+  return cap;
+}
+
+std::string write_sr(const Capture& cap, const std::string& name, std::size_t chunk_bytes) {
+  std::string path = temp_path(name);
+  SrWriter w(path, chunk_bytes);
+  Status s = cap.replay(w, 5000);
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return path;
+}
+
+// An archive made with libzip, every entry stored (method 0), in the order given.
+std::string libzip_archive(const std::string& name, const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string path = temp_path(name);
+  std::filesystem::remove(path);
+  int err = 0;
+  zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+  EXPECT_NE(z, nullptr);
+  for (const auto& [entry, bytes] : entries) {
+    zip_source_t* src = zip_source_buffer(z, bytes.data(), bytes.size(), 0);
+    zip_int64_t index = zip_file_add(z, entry.c_str(), src, ZIP_FL_OVERWRITE);
+    EXPECT_GE(index, 0) << entry;
+    zip_set_file_compression(z, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0);
+  }
+  EXPECT_EQ(zip_close(z), 0);
+  return path;
+}
+
+std::string metadata(unsigned probes, unsigned unitsize, const std::string& samplerate = "25 MHz",
+                     const std::string& extra = "") {
+  std::string m = fmt::format("[global]\nsigrok version=0.5.2\n\n[device 1]\ncapturefile=logic-1\ntotal probes={}\n"
+                              "samplerate={}\ntotal analog=0\n",
+                              probes, samplerate);
+  for (unsigned i = 1; i <= probes; ++i) m += fmt::format("probe{}=ch{}\n", i, i - 1);
+  m += extra;
+  return m + fmt::format("unitsize={}\n", unitsize);
+}
+
+// A ZIP written by hand, stored entries, optionally with every size and
+// offset in ZIP64 records (libzip writes ZIP64 only when it must).
+struct RawEntry {
+  RawEntry(std::string n, std::string d, std::uint16_t m = 0, std::string i = {})
+      : name(std::move(n)), data(std::move(d)), method(m), inflated(std::move(i)) {}
+  std::string name, data;
+  std::uint16_t method;
+  std::string inflated;  // for method 8: what `data` inflates to
+};
+
+// Raw deflate (no zlib header), as ZIP method 8 stores it.
+std::string deflated(const std::string& plain) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, plain.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
+  z.avail_in = static_cast<uInt>(plain.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+template <class T>
+void put(std::string& s, T v) {
+  for (unsigned i = 0; i < sizeof v; ++i) s.push_back(static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
+}
+
+std::string raw_zip(const std::vector<RawEntry>& entries, bool zip64) {
+  std::string out, cd;
+  for (const RawEntry& e : entries) {
+    const std::uint64_t offset = out.size();
+    const std::string& plain = e.method == 8 ? e.inflated : e.data;
+    const std::uint32_t crc = static_cast<std::uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(plain.data()), static_cast<uInt>(plain.size())));
+    const std::uint32_t csize32 = zip64 ? 0xffffffffu : static_cast<std::uint32_t>(e.data.size());
+    const std::uint32_t usize32 = zip64 ? 0xffffffffu : static_cast<std::uint32_t>(plain.size());
+    put<std::uint32_t>(out, 0x04034b50);
+    put<std::uint16_t>(out, zip64 ? 45 : 20);
+    put<std::uint16_t>(out, 0);
+    put<std::uint16_t>(out, e.method);
+    put<std::uint32_t>(out, 0x00210000);  // time, date
+    put<std::uint32_t>(out, crc);
+    put<std::uint32_t>(out, csize32);
+    put<std::uint32_t>(out, usize32);
+    put<std::uint16_t>(out, static_cast<std::uint16_t>(e.name.size()));
+    put<std::uint16_t>(out, zip64 ? 20 : 0);
+    out += e.name;
+    if (zip64) {
+      put<std::uint16_t>(out, 1);
+      put<std::uint16_t>(out, 16);
+      put<std::uint64_t>(out, plain.size());
+      put<std::uint64_t>(out, e.data.size());
+    }
+    out += e.data;
+    put<std::uint32_t>(cd, 0x02014b50);
+    put<std::uint16_t>(cd, 45);
+    put<std::uint16_t>(cd, zip64 ? 45 : 20);
+    put<std::uint16_t>(cd, 0);
+    put<std::uint16_t>(cd, e.method);
+    put<std::uint32_t>(cd, 0x00210000);
+    put<std::uint32_t>(cd, crc);
+    put<std::uint32_t>(cd, csize32);
+    put<std::uint32_t>(cd, usize32);
+    put<std::uint16_t>(cd, static_cast<std::uint16_t>(e.name.size()));
+    put<std::uint16_t>(cd, zip64 ? 28 : 0);
+    put<std::uint16_t>(cd, 0);  // comment
+    put<std::uint16_t>(cd, 0);  // disk
+    put<std::uint16_t>(cd, 0);
+    put<std::uint32_t>(cd, 0);
+    put<std::uint32_t>(cd, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(offset));
+    cd += e.name;
+    if (zip64) {
+      put<std::uint16_t>(cd, 1);
+      put<std::uint16_t>(cd, 24);
+      put<std::uint64_t>(cd, plain.size());
+      put<std::uint64_t>(cd, e.data.size());
+      put<std::uint64_t>(cd, offset);
+    }
+  }
+  const std::uint64_t cd_offset = out.size();
+  out += cd;
+  if (zip64) {
+    const std::uint64_t eocd64 = out.size();
+    put<std::uint32_t>(out, 0x06064b50);
+    put<std::uint64_t>(out, 44);
+    put<std::uint16_t>(out, 45);
+    put<std::uint16_t>(out, 45);
+    put<std::uint32_t>(out, 0);
+    put<std::uint32_t>(out, 0);
+    put<std::uint64_t>(out, entries.size());
+    put<std::uint64_t>(out, entries.size());
+    put<std::uint64_t>(out, cd.size());
+    put<std::uint64_t>(out, cd_offset);
+    put<std::uint32_t>(out, 0x07064b50);
+    put<std::uint32_t>(out, 0);
+    put<std::uint64_t>(out, eocd64);
+    put<std::uint32_t>(out, 1);
+  }
+  put<std::uint32_t>(out, 0x06054b50);
+  put<std::uint16_t>(out, 0);
+  put<std::uint16_t>(out, 0);
+  put<std::uint16_t>(out, zip64 ? 0xffff : static_cast<std::uint16_t>(entries.size()));
+  put<std::uint16_t>(out, zip64 ? 0xffff : static_cast<std::uint16_t>(entries.size()));
+  put<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(cd.size()));
+  put<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(cd_offset));
+  put<std::uint16_t>(out, 0);
+  return out;
+}
+
+// The data offset and compressed size of an entry, found through the local
+// header that names it (test archives only: names are unique and short).
+std::pair<std::size_t, std::size_t> locate(const std::string& zip, const std::string& entry) {
+  std::string header("PK\x03\x04", 4);
+  for (std::size_t at = zip.find(header); at != std::string::npos; at = zip.find(header, at + 1)) {
+    auto u16 = [&](std::size_t p) { return static_cast<std::uint8_t>(zip[p]) | static_cast<std::uint8_t>(zip[p + 1]) << 8; };
+    std::size_t n = u16(at + 26), x = u16(at + 28);
+    if (zip.compare(at + 30, n, entry) != 0 || n != entry.size()) continue;
+    std::size_t size = u16(at + 18) | static_cast<std::size_t>(u16(at + 20)) << 16;
+    return {at + 30 + n + x, size};
+  }
+  ADD_FAILURE() << "no entry " << entry;
+  return {0, 0};
+}
+
+TEST(SrzipReader, AgreesWithLibsigrokOnTheSrWriterOutput) {
+  for (std::size_t channels : {3, 12, 20, 40}) {
+    SCOPED_TRACE(channels);
+    Capture cap = pattern_capture(channels, 60000);
+    std::string path = write_sr(cap, "writer.sr", 32768);  // several deflated chunks
+    Capture got = expect_readers_agree(path);
+    std::filesystem::remove(path);
+    expect_same(got, cap);
+  }
+}
+
+TEST(SrzipReader, AgreesWithLibsigrokOnASigrokCliDemoCapture) {
+  if (std::system("command -v sigrok-cli >/dev/null 2>&1") != 0) GTEST_SKIP() << "sigrok-cli is not installed";
+  std::string path = temp_path("demo.sr");
+  std::string cmd = fmt::format("sigrok-cli -d demo --samples 20000 -o '{}' >/dev/null 2>&1", path);
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  // 8 logic channels and analog ones, whose analog-1-K-N entries are skipped.
+  Capture got = expect_readers_agree(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(got.header.channels, (std::vector<std::string>{"D0", "D1", "D2", "D3", "D4", "D5", "D6", "D7"}));
+  EXPECT_EQ(got.header.samplerate, 200e3);
+  EXPECT_EQ(got.sample_count(), 20000u);
+}
+
+TEST(SrzipReader, OrdersStoredChunksNumericallyAndCarriesPartialSamples) {
+  // 16 channels, 2 bytes per sample; 12 chunks of odd byte counts, added
+  // to the archive out of order.
+  Capture cap = pattern_capture(16, 30000);
+  std::vector<std::pair<std::string, std::string>> chunks;
+  std::size_t at = 0;
+  for (int i = 1; i <= 12; ++i) {
+    std::size_t n = i == 12 ? cap.data.size() - at : 4001 + 2 * static_cast<std::size_t>(i);
+    chunks.emplace_back(fmt::format("logic-1-{}", i), std::string(cap.data.begin() + at, cap.data.begin() + at + n));
+    at += n;
+  }
+  std::vector<std::pair<std::string, std::string>> entries = {{"metadata", metadata(16, 2)}};
+  for (int i : {12, 3, 10, 1, 11, 2, 9, 4, 8, 5, 7, 6}) entries.push_back(chunks[i - 1]);
+  entries.emplace_back("version", "2");
+  std::string path = libzip_archive("stored.sr", entries);
+  Result<Capture> got = read_with(read_sr, path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  expect_same(*got, cap);
+  // Small blocks: chunk ends and buffer ends fall everywhere.
+  Result<Capture> small = read_bytes(raw_zip({{"version", "2"}, {"metadata", metadata(16, 2)}, {"logic-1-2", chunks[1].second},
+                                              {"logic-1-1", chunks[0].second}},
+                                             false),
+                                     {4096, 64});
+  ASSERT_TRUE(small.ok()) << small.error().message;
+  EXPECT_EQ(small->data, std::vector<std::uint8_t>(cap.data.begin(), cap.data.begin() + small->data.size()));
+  EXPECT_EQ(small->data.size(), (chunks[0].second.size() + chunks[1].second.size()) / 2 * 2);
+}
+
+TEST(SrzipReader, AgreesWithLibsigrokOnStoredChunksOfWholeSamples) {
+  // 20 channels in 3 bytes per sample (widened to 4 for the sink), chunks
+  // out of order, a missing probe name, a sample rate in plain Hz.
+  Capture cap = pattern_capture(20, 9000);
+  std::string packed;
+  for (std::size_t i = 0; i < cap.sample_count(); ++i) packed.append(reinterpret_cast<const char*>(&cap.data[i * 4]), 3);
+  std::string meta = metadata(20, 3, "1000000");
+  meta.erase(meta.find("probe3=ch2\n"), 11);
+  std::vector<std::pair<std::string, std::string>> entries = {{"version", "2"}, {"metadata", meta}};
+  for (int i = 11; i >= 1; --i)
+    entries.emplace_back(fmt::format("logic-1-{}", i), packed.substr((i - 1) * 2454, i == 11 ? std::string::npos : 2454));
+  std::string path = libzip_archive("stored3.sr", entries);
+  Capture got = expect_readers_agree(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(got.header.channels[2], "2");  // what libsigrok calls a channel without probeN
+  EXPECT_EQ(got.header.samplerate, 1e6);
+  EXPECT_EQ(got.header.unitsize, 4u);
+  EXPECT_EQ(got.data, cap.data);
+}
+
+TEST(SrzipReader, ReadsZip64Records) {
+  Capture cap = pattern_capture(8, 5000);
+  std::string data(cap.data.begin(), cap.data.end());
+  std::string zip = raw_zip({{"version", "2"},
+                             {"metadata", metadata(8, 1, "500 MHz")},
+                             {"logic-1-2", data.substr(2000)},
+                             {"logic-1-1", data.substr(0, 2000)}},
+                            true);
+  Result<Capture> got = read_bytes(zip);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  cap.header.samplerate = 500e6;
+  expect_same(*got, cap);
+  // libzip (inside libsigrok) reads the hand-made archive the same way.
+  std::string path = temp_path("zip64.sr");
+  spit(path, zip);
+  expect_readers_agree(path);
+  std::filesystem::remove(path);
+}
+
+TEST(SrzipReader, ReadsAnOldStyleSingleCaptureFile) {
+  Capture cap = pattern_capture(4, 1000, 1e3);
+  std::string meta = metadata(4, 1, "1 kHz");
+  Result<Capture> got = read_bytes(raw_zip({{"version", "2"}, {"metadata", meta}, {"logic-1", std::string(cap.data.begin(), cap.data.end())}}, false));
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  expect_same(*got, cap);
+}
+
+std::string error_of(const Result<Capture>& r) { return r.ok() ? std::string("no error") : r.error().message; }
+
+TEST(SrzipReader, RefusesTruncatedFiles) {
+  Capture cap = pattern_capture(16, 50000);
+  std::string path = write_sr(cap, "cut.sr", 32768);
+  const std::string whole = slurp(path);
+  for (std::size_t cut : {std::size_t{0}, std::size_t{10}, std::size_t{100}, whole.size() / 3, whole.size() / 2,
+                          whole.size() - 23, whole.size() - 1}) {
+    SCOPED_TRACE(cut);
+    spit(path, whole.substr(0, cut));
+    std::string message = error_of(read_with(read_sr, path));
+    if (cut < 22)
+      EXPECT_EQ(message, fmt::format("{}: {} bytes: no ZIP end of central directory record: not a sigrok session "
+                                     "file, or truncated",
+                                     path, cut));
+    else
+      EXPECT_EQ(message, path + ": no ZIP end of central directory record: not a sigrok session file, or truncated");
+  }
+  std::filesystem::remove(path);
+  // A deflated chunk whose stream is cut short (the directory agrees).
+  std::string plain(cap.data.begin(), cap.data.end());
+  std::string packed = deflated(plain);
+  std::string message = error_of(read_bytes(raw_zip(
+      {{"version", "2"}, {"metadata", metadata(16, 2)}, {"logic-1-1", packed.substr(0, packed.size() / 2), 8, plain}},
+      false)));
+  EXPECT_EQ(message.rfind("mem.sr: logic-1-1: the deflate stream ends early at byte offset ", 0), 0u) << message;
+  EXPECT_NE(message.find("truncated or corrupt"), std::string::npos) << message;
+  // The whole stream reads.
+  Result<Capture> whole_stream = read_bytes(
+      raw_zip({{"version", "2"}, {"metadata", metadata(16, 2)}, {"logic-1-1", packed, 8, plain}}, false));
+  ASSERT_TRUE(whole_stream.ok()) << whole_stream.error().message;
+  EXPECT_EQ(whole_stream->data, cap.data);
+}
+
+TEST(SrzipReader, EveryCutOfASmallArchiveIsRefused) {
+  std::string zip = raw_zip({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", std::string(100, '\x03')}}, true);
+  ASSERT_TRUE(read_bytes(zip).ok());
+  for (std::size_t cut = 0; cut < zip.size(); ++cut) EXPECT_FALSE(read_bytes(zip.substr(0, cut)).ok()) << cut;
+}
+
+TEST(SrzipReader, RefusesAFlippedByteInADeflatedChunk) {
+  Capture cap = pattern_capture(16, 50000);
+  std::string path = write_sr(cap, "flip.sr", 32768);
+  std::string zip = slurp(path);
+  std::filesystem::remove(path);
+  auto [data, size] = locate(zip, "logic-1-2");
+  ASSERT_GT(size, 100u);
+  for (std::size_t at : {data + 3, data + size / 2, data + size - 5}) {
+    std::string bad = zip;
+    bad[at] = static_cast<char>(bad[at] ^ 0x10);
+    std::string message = error_of(read_bytes(bad));
+    // Either the deflate stream breaks or the CRC-32 differs: the entry and
+    // an offset are named either way.
+    EXPECT_EQ(message.rfind("mem.sr: logic-1-2: ", 0), 0u) << message;
+    EXPECT_NE(message.find("byte offset"), std::string::npos) << message;
+    EXPECT_NE(message.find("corrupt file"), std::string::npos) << message;
+  }
+  // A flipped byte in a stored chunk: only the CRC-32 can tell.
+  std::string stored = raw_zip({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", std::string(100, '\x03')}}, false);
+  auto [sdata, ssize] = locate(stored, "logic-1-1");
+  stored[sdata + 50] = '\x01';
+  EXPECT_EQ(error_of(read_bytes(stored)),
+            fmt::format("mem.sr: logic-1-1: CRC-32 {:08x} of the data at byte offset {} differs from {:08x} in the "
+                        "directory: corrupt file",
+                        static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(stored.data() + sdata), 100)),
+                        sdata, static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(std::string(100, '\x03').data()), 100))));
+  (void)ssize;
+}
+
+TEST(SrzipReader, RefusesMalformedSessions) {
+  const std::string chunk(64, '\x01');
+  auto read = [&](std::vector<RawEntry> entries) { return error_of(read_bytes(raw_zip(entries, false))); };
+  EXPECT_EQ(read({{"version", "2"}, {"logic-1-1", chunk}}), "mem.sr: no 'metadata' entry: not a sigrok session file");
+  EXPECT_EQ(read({{"metadata", metadata(2, 1)}, {"logic-1-1", chunk}}),
+            "mem.sr: no 'version' entry: not a sigrok session file");
+  EXPECT_EQ(read({{"version", "3"}, {"metadata", metadata(2, 1)}}),
+            "mem.sr: session file version '3' is not supported (only 2)");
+  EXPECT_EQ(read({{"version", "2"}, {"metadata", metadata(16, 1)}, {"logic-1-1", chunk}}),
+            "mem.sr: metadata: unitsize=1 holds 8 channels, but total probes=16");
+  EXPECT_EQ(read({{"version", "2"}, {"metadata", metadata(65, 8)}, {"logic-1-1", chunk}}),
+            "mem.sr: more than 64 logic channels");
+  EXPECT_EQ(read({{"version", "2"}, {"metadata", metadata(2, 1, "fast")}, {"logic-1-1", chunk}}),
+            "mem.sr: metadata:7: samplerate 'fast': expected Hz, with an optional k, M or G (\"500 MHz\")");
+  EXPECT_EQ(read({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", chunk, 12}}),
+            "mem.sr: entry 'logic-1-1': compression method 12 is not supported (only 0, stored, and 8, deflate)");
+  EXPECT_EQ(read({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", chunk}, {"logic-1-3", chunk}}),
+            "mem.sr: logic-1-2 is missing (the archive has 2 chunks up to logic-1-3)");
+  std::string no_unitsize = metadata(2, 1);
+  no_unitsize.erase(no_unitsize.find("unitsize=1\n"));
+  EXPECT_EQ(read({{"version", "2"}, {"metadata", no_unitsize}, {"logic-1-1", chunk}}),
+            "mem.sr: metadata: [device 1] has no unitsize");
+  // An unknown method in an entry that is not read does not matter.
+  EXPECT_EQ(read({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", chunk}, {"analog-1-3-1", chunk, 14}}),
+            "no error");
+}
+
+TEST(SrzipReader, NamesAMissingFile) {
+  CaptureCollector c;
+  Status s = read_sr("/nonexistent/x.sr", c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "/nonexistent/x.sr: No such file or directory");
+  s = read_sr("/tmp", c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "/tmp: not a regular file");
+}
+
+TEST(SrzipReader, ReadCaptureChoosesTheReader) {
+  Capture cap = pattern_capture(5, 3000);
+  std::string path = write_sr(cap, "choose.sr", 1 << 20);
+  for (const char* reader : {"", "direct", "libsigrok"}) {
+    ReadOptions o;
+    o.sr_reader = reader;
+    CaptureCollector c;
+    Status s = read_capture(path, o, c);
+    ASSERT_TRUE(s.ok()) << reader << ": " << s.error().message;
+    expect_same(c.capture(), cap);
+  }
+  ReadOptions o;
+  o.sr_reader = "zip";
+  CaptureSummary sink;
+  Status s = read_capture(path, o, sink);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "unknown .sr reader 'zip' (direct, libsigrok)");
+}
+
+}  // namespace
+}  // namespace harness
