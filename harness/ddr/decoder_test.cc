@@ -40,8 +40,9 @@ TEST_P(DecoderRoundTrip, TraceToWaveformToSrToCommands) {
   ASSERT_GT(trace->size(), 100u);
   if (cke) {
     EXPECT_TRUE(std::any_of(trace->begin(), trace->end(), [](const Command& c) { return c.op == Op::pdx; }));
-    if (p.standard == Standard::ddr4)
+    if (p.standard == Standard::ddr4) {
       EXPECT_TRUE(std::any_of(trace->begin(), trace->end(), [](const Command& c) { return c.op == Op::sre; }));
+    }
   }
   SynthOptions o;
   o.standard = p.standard;
