@@ -40,7 +40,12 @@ void BusStatistics::on_commands(std::span<const Command> commands) {
 
 void BusStatistics::close_transaction() {
   if (!tx_.active) return;
-  ++s_.transaction_bytes[tx_.bytes];
+  // Transaction sizes repeat: keep the last size's counter at hand.
+  if (!last_size_count_ || last_size_ != tx_.bytes) {
+    last_size_ = tx_.bytes;
+    last_size_count_ = &s_.transaction_bytes[tx_.bytes];
+  }
+  ++*last_size_count_;
   ++s_.transactions;
   tx_.active = false;
 }

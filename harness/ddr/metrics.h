@@ -85,6 +85,8 @@ constexpr std::size_t kIntervalSample = 10000;
 class BusStatistics : public CommandSink {
  public:
   explicit BusStatistics(BusModel model);
+  BusStatistics(const BusStatistics&) = delete;  // holds pointers into its own summary
+  BusStatistics& operator=(const BusStatistics&) = delete;
   void on_commands(std::span<const Command> commands) override;
   BusSummary finish(const BusTiming& timing);
 
@@ -94,6 +96,8 @@ class BusStatistics : public CommandSink {
 
   BusModel model_;
   unsigned rl_, wl_;
+  std::uint64_t last_size_ = 0;                // transaction size last counted...
+  std::uint64_t* last_size_count_ = nullptr;   // ...and its counter in s_.transaction_bytes
   std::uint16_t step_burst_ = 0;  // burst length whose duration step_ holds
   unsigned step_ = 0;
   BusSummary s_;

@@ -140,9 +140,10 @@ Status Sampler::on_estimate() {
   // step doubling the covered run (see feed_typed).
   if (gap_threshold_ < 64) {
     const auto t = static_cast<unsigned>(gap_threshold_);
+    unsigned steps = 0;
     for (unsigned done = 1; done <= t;) {
       const unsigned shift = std::min(done, t + 1 - done);
-      smear_shifts_[smear_steps_++] = static_cast<std::uint8_t>(shift);
+      smear_shifts_[steps++] = static_cast<std::uint8_t>(shift);
       done += shift;
     }
   }
@@ -340,7 +341,8 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
       // Smear every edge over the following gap_threshold bits: an uncovered
       // bit between the first and last edge is a longer interval.
       std::uint64_t cover = rise;
-      for (unsigned k = 0; k < smear_steps_; ++k) cover |= cover << smear_shifts_[k];
+      // At most six doublings cover 63 bits; unused steps shift by 0.
+      for (unsigned k = 0; k < smear_shifts_.size(); ++k) cover |= cover << smear_shifts_[k];
       const std::uint64_t between = ((std::uint64_t{2} << last) - 1) & ~((std::uint64_t{1} << first) - 1);
       if (~cover & between) slow = true;
     }

@@ -144,8 +144,7 @@ class Sampler {
   std::vector<Early> early_;
   double gap_threshold_ = 0;       // samples; 0 until estimated
   std::uint64_t gap_limit_ = 0;    // its integer part
-  std::array<std::uint8_t, 8> smear_shifts_{};
-  unsigned smear_steps_ = 0;
+  std::array<std::uint8_t, 6> smear_shifts_{};  // 0 for unused steps
   double period_sum_ = 0;
   std::uint64_t period_count_ = 0;
   // A command cycle waiting for its second edge.

@@ -38,7 +38,7 @@ Reference read_by_sample(const Capture& c, const BusLayout& l, bool cs_active_hi
   return r;
 }
 
-Capture synthesized(Standard standard, unsigned spc, unsigned dqs) {
+Capture synthesized(Standard standard, unsigned spc, unsigned dqs, std::uint64_t stop_cycles = 30) {
   Result<std::vector<Command>> trace = generate_traffic(standard, "random", 3000, 11);
   EXPECT_TRUE(trace.ok());
   SynthOptions o;
@@ -46,7 +46,7 @@ Capture synthesized(Standard standard, unsigned spc, unsigned dqs) {
   o.samples_per_clock = spc;
   o.dqs_channels = dqs;
   o.jitter = 1;
-  o.clock_stops = {{trace->at(20).cycle + 7, 30}};
+  o.clock_stops = {{trace->at(20).cycle + 7, stop_cycles}};
   CaptureCollector collector;
   EXPECT_TRUE(synthesize(*trace, o, collector).ok());
   return collector.capture();
@@ -95,6 +95,15 @@ TEST(Sampler, MatchesPerSampleReadingAtFourSamplesPerClock) {
   const Capture c = synthesized(Standard::lpddr4, 4, 1);
   expect_matches_reference(c, Standard::lpddr4, 1 << 16, 100);
   expect_matches_reference(c, Standard::lpddr4, 63, 64);
+}
+
+TEST(Sampler, FindsAClockStopShorterThanABlock) {
+  // One missing clock (two periods between edges, 16 samples) inside a
+  // 64-sample block: found by the in-block gap screen, not by block edges.
+  for (unsigned spc : {4u, 8u}) {
+    const Capture c = synthesized(Standard::lpddr4, spc, 1, 1);
+    expect_matches_reference(c, Standard::lpddr4, 1 << 16, 100);
+  }
 }
 
 TEST(Sampler, MatchesPerSampleReadingWithOneByteSamples) {
