@@ -1,7 +1,8 @@
 // Captures as other generators write them: simulators' VCD (scopes, vectors,
-// ranges, x/z, dump sections) and sigrok-cli's VCD. The files are written
-// here from the format description (IEEE 1364-2005 section 18), not by the
-// harness's own writers.
+// ranges, x/z, dump sections), sigrok-cli's VCD, Saleae Logic 2's binary
+// (v0 and v1) and CSV exports. The files are written here from the format
+// descriptions (IEEE 1364-2005 section 18; Saleae's "Binary Export Format"
+// articles, docs/parts/ddr.md), not by the harness's own writers.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "harness/ddr/decoder.h"
 #include "harness/ddr/synth.h"
 #include "probes/capture/readers.h"
+#include "probes/capture/state_listing.h"
 
 namespace harness {
 namespace {
@@ -229,6 +231,166 @@ TEST(ForeignVcd, MatchesTheSrOfTheSameSigrokCliAcquisition) {
     }
   }
   fs::remove_all(dir);
+}
+
+// --- Saleae Logic 2 binary export, written from Saleae's format article ---
+
+template <class T>
+void put(std::string& s, T v) {
+  s.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+struct Chunk {
+  std::uint32_t initial;
+  double rate, begin, end;
+  std::vector<double> toggles;
+};
+
+std::string saleae_v0(std::uint32_t initial, double begin, double end, const std::vector<double>& toggles) {
+  std::string b = "<SALEAE>";
+  put<std::int32_t>(b, 0);  // version
+  put<std::int32_t>(b, 0);  // digital
+  put<std::uint32_t>(b, initial);
+  put<double>(b, begin);
+  put<double>(b, end);
+  put<std::uint64_t>(b, toggles.size());
+  for (double t : toggles) put<double>(b, t);
+  return b;
+}
+
+std::string saleae_v1(const std::vector<Chunk>& chunks) {
+  std::string b = "<SALEAE>";
+  put<std::int32_t>(b, 1);
+  put<std::int32_t>(b, 0);
+  put<std::uint64_t>(b, chunks.size());
+  for (const Chunk& c : chunks) {
+    put<std::uint32_t>(b, c.initial);
+    put<double>(b, c.rate);
+    put<double>(b, c.begin);
+    put<double>(b, c.end);
+    put<std::uint64_t>(b, c.toggles.size());
+    for (double t : c.toggles) put<double>(b, t);
+  }
+  return b;
+}
+
+TEST(ForeignSaleaeBinary, ReadsVersion1AsSaleaeDocumentsIt) {
+  // 10 MS/s, two chunks with a gap (samples 0..9, then 20..29), begin < 0
+  // (pre-trigger).
+  const std::string ck = saleae_v1({{0, 1e7, -1e-6, 0.0, {-0.8e-6, -0.5e-6}}, {1, 1e7, 1e-6, 2e-6, {1.5e-6}}});
+  CaptureCollector c;
+  Status s = read_saleae_binary({{"digital_0", "digital_0.bin", ck}}, {}, c);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const Capture& cap = c.capture();
+  EXPECT_EQ(cap.header.samplerate, 1e7);
+  EXPECT_EQ(cap.header.channels, std::vector<std::string>{"digital_0"});
+  ASSERT_EQ(cap.sample_count(), 30u);
+  EXPECT_EQ(cap.sample(0), 0u);
+  EXPECT_EQ(cap.sample(2), 1u);   // -0.8 us
+  EXPECT_EQ(cap.sample(5), 0u);   // -0.5 us
+  EXPECT_EQ(cap.sample(15), 0u);  // the gap holds the last level
+  EXPECT_EQ(cap.sample(20), 1u);  // second chunk's initial state
+  EXPECT_EQ(cap.sample(25), 0u);
+  EXPECT_EQ(cap.sample(29), 0u);
+}
+
+// Read literally, "v1: same header, then uint64 chunk_count" can also mean
+// v0's whole header (initial_state, begin_time, end_time) before the count.
+// Files written so are read too.
+TEST(ForeignSaleaeBinary, AcceptsVersion1WithV0sHeaderFieldsRepeated) {
+  const std::string official = saleae_v1({{1, 1e6, 0.0, 4e-6, {2e-6}}});
+  std::string repeated = official.substr(0, 16);
+  put<std::uint32_t>(repeated, 1);
+  put<double>(repeated, 0.0);
+  put<double>(repeated, 4e-6);
+  repeated += official.substr(16);
+  for (const std::string& bytes : {official, repeated}) {
+    CaptureCollector c;
+    Status s = read_saleae_binary({{"digital_0", "digital_0.bin", bytes}}, {}, c);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(c.capture().header.samplerate, 1e6);
+    ASSERT_EQ(c.capture().sample_count(), 4u);
+    EXPECT_EQ(c.capture().sample(1), 1u);
+    EXPECT_EQ(c.capture().sample(2), 0u);
+  }
+  // Neither layout: the error is the official layout's.
+  CaptureCollector c;
+  Status s = read_saleae_binary({{"digital_0", "digital_0.bin", official + "junk"}}, {}, c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "digital_0.bin: byte 68: 4 bytes after the last chunk");
+}
+
+TEST(ForeignSaleaeBinary, ReadsAFolderOfChannelFilesInAnyOrder) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("harness_saleae_{}", ::getpid());
+  fs::create_directories(dir);
+  // Written in a shuffled order, numbered past 9; an analog file beside them.
+  const std::vector<std::pair<int, std::vector<double>>> files = {{10, {3e-8}}, {2, {1e-8}}, {0, {2e-8}}};
+  for (const auto& [n, toggles] : files) {
+    std::ofstream(dir / fmt::format("digital_{}.bin", n), std::ios::binary) << saleae_v0(0, 0, 5e-8, toggles);
+  }
+  std::ofstream(dir / "analog_0.bin", std::ios::binary) << "not digital";
+  Result<std::string> format = detect_capture_format(dir.string());
+  ASSERT_TRUE(format.ok());
+  EXPECT_EQ(*format, "saleae-binary");
+  CaptureCollector c;
+  Status s = read_capture(dir.string(), {}, c);
+  fs::remove_all(dir);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const Capture& cap = c.capture();
+  EXPECT_EQ(cap.header.channels, (std::vector<std::string>{"digital_0", "digital_2", "digital_10"}));
+  EXPECT_DOUBLE_EQ(cap.header.samplerate, 1e8);  // v0 states none: from the 10 ns grid
+  ASSERT_EQ(cap.sample_count(), 5u);
+  EXPECT_EQ(cap.sample(1), 0b010u);
+  EXPECT_EQ(cap.sample(2), 0b011u);
+  EXPECT_EQ(cap.sample(3), 0b111u);
+}
+
+// --- Saleae Logic 2 CSV export ---
+
+Result<Capture> csv(const std::string& text, ReadOptions o = {}) {
+  CaptureCollector c;
+  Status s = read_saleae_csv(text, "e.csv", o, c);
+  if (!s) return s.error();
+  return c.capture();
+}
+
+TEST(ForeignSaleaeCsv, ReadsBomCrlfQuotedNamesScientificAndNegativeTimes) {
+  Result<Capture> c = csv(
+      "\xEF\xBB\xBFTime [s],Channel 0,\"CK, main\",CS_n\r\n"
+      "-2.0e-08,0,X,1\r\n"
+      "-1e-08,1,0,1\r\n"
+      "0.000000000,0,1,0\r\n"
+      "1.5e-08,X,0,X\r\n"
+      "2e-08,1,1,1\r\n");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->header.channels, (std::vector<std::string>{"Channel 0", "CK, main", "CS_n"}));
+  EXPECT_DOUBLE_EQ(c->header.samplerate, 200e6);  // 5 ns grid (1.5e-8)
+  ASSERT_EQ(c->sample_count(), 9u);               // -20 ns .. 20 ns
+  EXPECT_EQ(c->sample(0), 0b100u);                // X before any data: low
+  EXPECT_EQ(c->sample(2), 0b101u);
+  EXPECT_EQ(c->sample(4), 0b010u);                // the trigger, t = 0
+  EXPECT_EQ(c->sample(7), 0b000u);                // X holds the last level
+  EXPECT_EQ(c->sample(8), 0b111u);
+  // Detected by content despite the byte order mark.
+  const std::string path = (std::filesystem::temp_directory_path() / "harness_bom.csv").string();
+  std::ofstream(path, std::ios::binary) << "\xEF\xBB\xBFTime [s],Channel 0\r\n0,0\r\n1e-8,1\r\n";
+  Result<std::string> format = detect_capture_format(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(format.ok()) << format.error().message;
+  EXPECT_EQ(*format, "saleae-csv");
+}
+
+TEST(ForeignStateListing, ReadsAnotherToolsSpelling) {
+  Result<StateListing> l = parse_state_listing(
+      "\xEF\xBB\xBF# exported\r\nTime_s, Edge, CS, CA0\r\n1e-8, rise, H, L\r\n1.5e-8, fall, 0, 1\r\n", "l.csv");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_EQ(l->channels, (std::vector<std::string>{"CS", "CA0"}));
+  ASSERT_EQ(l->rows.size(), 2u);
+  EXPECT_TRUE(l->rows[0].rising);
+  EXPECT_EQ(l->rows[0].bits, 0b01u);
+  EXPECT_FALSE(l->rows[1].rising);
+  EXPECT_EQ(l->rows[1].bits, 0b10u);
 }
 
 // --- A synthesized bus, renamed and reordered as another tool would ---

@@ -68,16 +68,11 @@ std::vector<SaleaeBinaryFile> to_saleae_binary(const Capture& cap, int version) 
     std::string b = "<SALEAE>";
     put<std::int32_t>(b, version);
     put<std::int32_t>(b, 0);
+    if (version == 1) put<std::uint64_t>(b, 1);  // one chunk
     put<std::uint32_t>(b, initial);
+    if (version == 1) put<double>(b, rate);
     put<double>(b, 0.0);
     put<double>(b, end);
-    if (version == 1) {
-      put<std::uint64_t>(b, 1);
-      put<std::uint32_t>(b, initial);
-      put<double>(b, rate);
-      put<double>(b, 0.0);
-      put<double>(b, end);
-    }
     put<std::uint64_t>(b, toggles.size());
     for (double t : toggles) put<double>(b, t);
     files.push_back({cap.header.channels[c], fmt::format("digital_{}.bin", c), b});
