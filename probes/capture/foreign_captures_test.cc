@@ -233,6 +233,42 @@ TEST(ForeignVcd, MatchesTheSrOfTheSameSigrokCliAcquisition) {
   fs::remove_all(dir);
 }
 
+// sigrok-cli's VCD writer on a DDR capture (a fixture converted with
+// `sigrok-cli -i X.sr -O vcd`, channels then renamed as a simulator would):
+// the same commands as the .sr itself.
+TEST(ForeignVcd, SigrokCliConversionOfADdrCaptureDecodesLikeTheSr) {
+  if (std::system("sigrok-cli --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "sigrok-cli is not installed";
+  const std::string sr = std::string(HARNESS_SOURCE_DIR) + "/fixtures/captures/lpddr4-random.sr";
+  const std::string vcd_path =
+      (std::filesystem::temp_directory_path() / fmt::format("harness_l4_{}.vcd", ::getpid())).string();
+  const std::string cmd = fmt::format("sigrok-cli -i {} -O vcd -o {} >/dev/null 2>&1", sr, vcd_path);
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  Result<std::string> text = read_file_bytes(vcd_path);
+  std::filesystem::remove(vcd_path);
+  ASSERT_TRUE(text.ok());
+  std::string renamed = *text;
+  for (auto [from, to] : {std::pair{" CK $end", " CK_t $end"}, std::pair{" CS $end", " CS_n $end"}})
+    renamed.replace(renamed.find(from), std::strlen(from), to);
+  for (int i = 0; i < 6; ++i) {
+    const std::string from = fmt::format(" CA{} $end", i);
+    renamed.replace(renamed.find(from), from.size(), fmt::format(" ca_{} $end", i));
+  }
+  ddr::CommandCollector from_sr, from_vcd, from_renamed;
+  ddr::DecodeOptions o;
+  o.standard = ddr::Standard::lpddr4;
+  Result<ddr::BusTiming> a = ddr::decode_capture_file(sr, {}, o, from_sr);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ddr::BusDecoder d1(o, from_vcd);
+  Status s = read_vcd(*text, "sigrok.vcd", {}, d1);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ddr::BusDecoder d2(o, from_renamed);
+  s = read_vcd(renamed, "renamed.vcd", {}, d2);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_GT(from_sr.commands.size(), 100u);
+  EXPECT_TRUE(from_vcd.commands == from_sr.commands);
+  EXPECT_TRUE(from_renamed.commands == from_sr.commands);
+}
+
 // --- Saleae Logic 2 binary export, written from Saleae's format article ---
 
 template <class T>
