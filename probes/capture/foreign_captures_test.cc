@@ -412,6 +412,11 @@ TEST(ForeignSaleaeCsv, ReadsBomCrlfQuotedNamesScientificAndNegativeTimes) {
   const std::string path = (std::filesystem::temp_directory_path() / "harness_bom.csv").string();
   std::ofstream(path, std::ios::binary) << "\xEF\xBB\xBFTime [s],Channel 0\r\n0,0\r\n1e-8,1\r\n";
   Result<std::string> format = detect_capture_format(path);
+  ASSERT_TRUE(format.ok()) << format.error().message;
+  EXPECT_EQ(*format, "saleae-csv");
+  // ... and with a quoted header.
+  std::ofstream(path, std::ios::binary) << "\"Time [s]\",\"Channel 0\"\n0,0\n1e-8,1\n";
+  format = detect_capture_format(path);
   std::filesystem::remove(path);
   ASSERT_TRUE(format.ok()) << format.error().message;
   EXPECT_EQ(*format, "saleae-csv");

@@ -39,7 +39,7 @@ Result<std::string> detect_capture_format(const std::string& path) {
   if (start.substr(0, 3) == "\xEF\xBB\xBF") start.remove_prefix(3);  // UTF-8 byte order mark
   if (start.rfind("PK", 0) == 0) return std::string("sr");
   if (start.rfind("<SALEAE>", 0) == 0) return std::string("saleae-binary");
-  if (start.rfind("Time", 0) == 0) return std::string("saleae-csv");
+  if (start.rfind("Time", 0) == 0 || start.rfind("\"Time", 0) == 0) return std::string("saleae-csv");
   if (start.find("time_s,edge") != std::string_view::npos || start.rfind("#", 0) == 0) return std::string("state-listing");
   if (start.find('$') != std::string_view::npos) return std::string("vcd");
   return Error::input(fmt::format(
