@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 
@@ -31,25 +32,101 @@ std::string chip_select_role(Standard standard, unsigned rank) {
   return fmt::format("CS{}{}", rank, active_low ? "_n" : "");
 }
 
+namespace {
+
+// A channel name reduced for matching: the leaf of a hierarchical VCD name
+// ("top.dut.CA[3]" -> "CA[3]"), lower case, without the separators tools
+// put between a signal's name, index and polarity ("CA_3", "CA[3]", "CS_n",
+// "RAS_n/A16", "CS#") -> "ca3", "csn", "rasna16", "cs".
+std::string match_key(std::string_view name) {
+  std::size_t dot = name.rfind('.');
+  if (dot != std::string_view::npos && dot + 1 < name.size()) name.remove_prefix(dot + 1);
+  std::string key;
+  for (char c : name) {
+    if (c == '_' || c == ' ' || c == '-' || c == '[' || c == ']' || c == '/' || c == '#' || c == '(' || c == ')')
+      continue;
+    key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return key;
+}
+
+// The keys under which a role is found automatically, besides its own.
+// Complements (CK_c, DQS_c) never stand for the true signal. Chip select
+// takes any of the usual spellings: its polarity is the standard's (DDR4
+// CS_n active low, LPDDR4/5 CS active high), whatever the channel's name.
+std::vector<std::string> role_keys(Standard standard, const std::string& role) {
+  std::vector<std::string> keys = {match_key(role)};
+  auto add = [&](std::initializer_list<const char*> more) { keys.insert(keys.end(), more.begin(), more.end()); };
+  const BusFormat& f = bus_format(standard);
+  if (role == "CK") add({"ckt", "clk", "ck0", "ckt0", "ck0t", "clk0", "clkt"});
+  if (role == f.chip_select) add({"cs", "csn", "cs0", "csn0", "cs0n", "ncs", "csb"});
+  if (standard == Standard::ddr4) {
+    if (role == "ACT_n") add({"act", "nact", "actb"});
+    if (role == "RAS_n") add({"ras", "nras", "a16", "rasna16", "a16rasn"});
+    if (role == "CAS_n") add({"cas", "ncas", "a15", "casna15", "a15casn"});
+    if (role == "WE_n") add({"we", "nwe", "a14", "wena14", "a14wen"});
+    if (role == "A10") add({"ap", "a10ap", "apa10"});
+    if (role == "A12") add({"bcn", "a12bcn", "bcna12"});
+    if (role.size() > 1 && role[0] == 'A' && std::isdigit(static_cast<unsigned char>(role[1]))) {
+      keys.push_back("addr" + role.substr(1));
+      keys.push_back("address" + role.substr(1));
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+// A data strobe found without a mapping: DQS0, DQS[1], DQS0_t, RDQS_t, DQSL,
+// never a complement (DQS0_c, DQS_n).
+bool is_strobe_name(const std::string& name) {
+  std::string k = match_key(name);
+  if (k.rfind("dqs", 0) != 0 && k.rfind("rdqs", 0) != 0) return false;
+  const char last = k.back();
+  return !(k.size() > 3 && (last == 'c' || last == 'n' || last == 'b'));
+}
+
+}  // namespace
+
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
                               const std::map<std::string, std::string>& roles) {
   const BusFormat& f = bus_format(standard);
   BusLayout l;
   l.standard = standard;
   l.two_edges = f.edges == 2;
+  auto channel_list = [&] {
+    std::string list;
+    for (const std::string& c : channels) list += (list.empty() ? "" : ", ") + c;
+    return list;
+  };
+  // A role mapped in [ddr.channels] is that channel exactly. Otherwise the
+  // channel of the role's own name, else the one channel whose name matches
+  // one of the role's spellings (role_keys); two such channels are an error.
   auto find = [&](const std::string& role, bool required) -> Result<unsigned> {
     auto it = roles.find(role);
     const std::string& name = it == roles.end() ? role : it->second;
     for (unsigned i = 0; i < channels.size(); ++i)
       if (channels[i] == name) return i;
+    if (it == roles.end()) {
+      const std::vector<std::string> keys = role_keys(standard, role);
+      std::vector<unsigned> fits;
+      for (unsigned i = 0; i < channels.size(); ++i)
+        if (std::binary_search(keys.begin(), keys.end(), match_key(channels[i]))) fits.push_back(i);
+      if (fits.size() == 1) return fits[0];
+      if (fits.size() > 1) {
+        std::string both;
+        for (std::size_t k = 0; k < fits.size(); ++k)
+          both += fmt::format("{}'{}'", k == 0 ? "" : k + 1 == fits.size() ? " and " : ", ", channels[fits[k]]);
+        return Error::input(fmt::format("channels {} all fit {} {}: say which one in [ddr.channels] ({} = \"...\")",
+                                        both, standard_name(standard), role, role));
+      }
+    }
     if (!required) return kAbsent;
-    std::string list;
-    for (const std::string& c : channels) list += (list.empty() ? "" : ", ") + c;
     std::optional<std::string> close = closest_match(name, channels);
     return Error::input(fmt::format("the capture has no channel '{}' for {} {}{} (channels: {}); map roles to "
                                     "channels in [ddr.channels]",
                                     name, standard_name(standard), role,
-                                    close ? fmt::format(" (did you mean '{}'?)", *close) : "", list));
+                                    close ? fmt::format(" (did you mean '{}'?)", *close) : "", channel_list()));
   };
   Result<unsigned> ck = find("CK", true);
   if (!ck) return ck.error();
@@ -94,7 +171,7 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
   }
   if (l.dqs_mask == 0)
     for (unsigned i = 0; i < channels.size(); ++i)
-      if (is_strobe(channels[i])) {
+      if (is_strobe_name(channels[i])) {
         l.dqs_mask |= std::uint64_t{1} << i;
         l.dqs_names.push_back(channels[i]);
       }

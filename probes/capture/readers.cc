@@ -1,5 +1,6 @@
 #include "probes/capture/readers.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -26,6 +27,7 @@ Result<std::string> detect_capture_format(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return std::string("saleae-binary");
   std::string ext = fs::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (ext == ".sr") return std::string("sr");
   if (ext == ".vcd") return std::string("vcd");
   if (ext == ".bin") return std::string("saleae-binary");
@@ -34,9 +36,10 @@ Result<std::string> detect_capture_format(const std::string& path) {
   char head[64] = {};
   in.read(head, sizeof head);
   std::string_view start(head, static_cast<std::size_t>(in.gcount()));
+  if (start.substr(0, 3) == "\xEF\xBB\xBF") start.remove_prefix(3);  // UTF-8 byte order mark
   if (start.rfind("PK", 0) == 0) return std::string("sr");
   if (start.rfind("<SALEAE>", 0) == 0) return std::string("saleae-binary");
-  if (start.rfind("Time", 0) == 0) return std::string("saleae-csv");
+  if (start.rfind("Time", 0) == 0 || start.rfind("\"Time", 0) == 0) return std::string("saleae-csv");
   if (start.find("time_s,edge") != std::string_view::npos || start.rfind("#", 0) == 0) return std::string("state-listing");
   if (start.find('$') != std::string_view::npos) return std::string("vcd");
   return Error::input(fmt::format(

@@ -15,17 +15,25 @@
 namespace harness {
 namespace {
 
+// One CSV record: fields split at commas outside double quotes, surrounding
+// blanks and quotes removed ("" inside quotes is a quote, kept doubled here:
+// channel names do not need it).
 std::vector<std::string_view> split_csv(std::string_view line) {
   std::vector<std::string_view> out;
+  auto trim = [](std::string_view f) {
+    while (!f.empty() && (f.front() == ' ' || f.front() == '\t')) f.remove_prefix(1);
+    while (!f.empty() && (f.back() == ' ' || f.back() == '\t' || f.back() == '\r')) f.remove_suffix(1);
+    if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
+    return f;
+  };
   std::size_t start = 0;
-  for (;;) {
-    std::size_t comma = line.find(',', start);
-    std::string_view field = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    while (!field.empty() && (field.front() == ' ' || field.front() == '"')) field.remove_prefix(1);
-    while (!field.empty() && (field.back() == ' ' || field.back() == '"' || field.back() == '\r')) field.remove_suffix(1);
-    out.push_back(field);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
+  bool quoted = false;
+  for (std::size_t i = 0; i <= line.size(); ++i) {
+    if (i < line.size() && line[i] == '"') quoted = !quoted;
+    if (i == line.size() || (line[i] == ',' && !quoted)) {
+      out.push_back(trim(line.substr(start, i - start)));
+      start = i + 1;
+    }
   }
   return out;
 }
@@ -54,6 +62,7 @@ class Bytes {
   }
   std::size_t pos() const { return pos_; }
   std::size_t left() const { return b_.size() - pos_; }
+  void seek(std::size_t pos) { pos_ = pos; }
   Error error(const std::string& message) const {
     return Error::input(fmt::format("{}: byte {}: {}", where_, pos_, message));
   }
@@ -120,29 +129,55 @@ Result<std::vector<SaleaeChunk>> parse_binary(const SaleaeBinaryFile& f) {
     if (!c) return c.error();
     chunks.push_back(std::move(*c));
   } else {
-    // v1: the header's own begin/end frame the chunks that follow.
-    Result<std::uint32_t> initial = in.get<std::uint32_t>("the initial state");
-    if (!initial) return initial.error();
-    Result<double> begin = in.get<double>("the begin time");
-    if (!begin) return begin.error();
-    Result<double> end = in.get<double>("the end time");
-    if (!end) return end.error();
-    Result<std::uint64_t> count = in.get<std::uint64_t>("the chunk count");
-    if (!count) return count.error();
-    if (*count > in.left() / 36) return in.error(fmt::format("truncated: {} chunks announced", *count));
-    for (std::uint64_t i = 0; i < *count; ++i) {
-      Result<SaleaeChunk> c = read_chunk(true);
-      if (!c) return c.error();
-      chunks.push_back(std::move(*c));
-    }
+    // v1 (Saleae's "Binary Export Format (Version 1)"): the common header,
+    // then uint64 chunk_count and the chunks. Some writers repeat v0's
+    // initial_state, begin_time and end_time before chunk_count (one reading
+    // of "same header"); that layout is accepted when the official one does
+    // not account for the file's bytes exactly.
+    const std::size_t after_header = in.pos();
+    auto read_chunks = [&](bool v0_fields) -> Result<std::vector<SaleaeChunk>> {
+      in.seek(after_header);
+      if (v0_fields) {
+        Result<std::uint32_t> initial = in.get<std::uint32_t>("the initial state");
+        if (!initial) return initial.error();
+        Result<double> begin = in.get<double>("the begin time");
+        if (!begin) return begin.error();
+        Result<double> end = in.get<double>("the end time");
+        if (!end) return end.error();
+      }
+      Result<std::uint64_t> count = in.get<std::uint64_t>("the chunk count");
+      if (!count) return count.error();
+      if (*count > in.left() / 36) return in.error(fmt::format("truncated: {} chunks announced", *count));
+      std::vector<SaleaeChunk> out;
+      for (std::uint64_t i = 0; i < *count; ++i) {
+        Result<SaleaeChunk> c = read_chunk(true);
+        if (!c) return c.error();
+        out.push_back(std::move(*c));
+      }
+      if (in.left()) return in.error(fmt::format("{} bytes after the last chunk", in.left()));
+      return out;
+    };
+    Result<std::vector<SaleaeChunk>> official = read_chunks(false);
+    if (official) return official;
+    Result<std::vector<SaleaeChunk>> repeated = read_chunks(true);
+    if (repeated) return repeated;
+    return official.error();
   }
   return chunks;
 }
 
 }  // namespace
 
+// Logic 2's digital CSV export: "Time [s],<channel>,..." then one row per
+// time at which at least one channel changes; values 0, 1 or X (no data: the
+// channel was off or the capture has a gap). Times are seconds relative to
+// Logic's base time (the trigger, when there is one), so they may be
+// negative; the capture starts at the first row. Accepted too: a UTF-8 byte
+// order mark, CRLF line ends, quoted names with spaces or commas, times in
+// scientific notation.
 Status read_saleae_csv(std::string_view text, const std::string& name, const ReadOptions& options,
                        CaptureSink& sink) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<std::string_view> lines;
   for (std::size_t start = 0; start < text.size();) {
     std::size_t nl = text.find('\n', start);
@@ -161,6 +196,7 @@ Status read_saleae_csv(std::string_view text, const std::string& name, const Rea
     std::uint64_t bits;
   };
   std::vector<Row> rows;
+  std::uint64_t held = 0;  // each channel's last known level (X keeps it)
   for (std::size_t i = 1; i < lines.size(); ++i) {
     if (lines[i].empty() || lines[i] == "\r") continue;
     std::vector<std::string_view> f = split_csv(lines[i]);
@@ -172,11 +208,13 @@ Status read_saleae_csv(std::string_view text, const std::string& name, const Rea
       return Error::input(fmt::format("{}:{}: time goes backwards", name, i + 1));
     Row r{*t, 0};
     for (std::size_t c = 1; c < f.size(); ++c) {
-      // X: no data at this time (before the channel's first sample): low.
-      if (f[c] == "1") r.bits |= std::uint64_t{1} << (c - 1);
-      else if (f[c] != "0" && f[c] != "X")
+      const std::uint64_t bit = std::uint64_t{1} << (c - 1);
+      if (f[c] == "1") r.bits |= bit;
+      else if (f[c] == "X" || f[c] == "x") r.bits |= held & bit;  // no data: hold (low before any data)
+      else if (f[c] != "0")
         return Error::input(fmt::format("{}:{}: bad value '{}' for {} (0, 1 or X)", name, i + 1, f[c], channels[c - 1]));
     }
+    held = r.bits;
     rows.push_back(r);
   }
   if (rows.empty()) return Error::input(fmt::format("{}:2: no samples", name));
@@ -192,6 +230,7 @@ Status read_saleae_csv(std::string_view text, const std::string& name, const Rea
   }
   ChangeTimeline timeline(channels);
   const double t0 = rows.front().time;
+  for (unsigned c = 0; c < channels.size(); ++c) timeline.set_initial(c, (rows.front().bits >> c) & 1);
   std::uint64_t last = 0;
   for (const Row& r : rows) {
     last = sample_index(r.time - t0, rate);
@@ -246,7 +285,11 @@ Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const Read
       }
     }
   }
-  return timeline.render(rate, index_of(t_end) + 1, "saleae-binary", sink);
+  // end_time closes the capture: the sample at it is not part of it.
+  // end_time closes the capture: the sample at it is not part of it (unless
+  // a transition sits there).
+  const std::uint64_t count = std::max<std::uint64_t>(index_of(t_end), timeline.last_change() + 1);
+  return timeline.render(rate, count, "saleae-binary", sink);
 }
 
 Result<std::vector<SaleaeBinaryFile>> load_saleae_binary_files(const std::string& path) {

@@ -1,6 +1,7 @@
 #include "probes/capture/state_listing.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -14,6 +15,17 @@ Result<StateListing> parse_state_listing(std::string_view text, const std::strin
   int line_no = 0;
   bool have_header = false;
   std::size_t fields_expected = 0;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 byte order mark
+  auto trim = [](std::string_view f) {
+    while (!f.empty() && (f.front() == ' ' || f.front() == '\t' || f.front() == '"')) f.remove_prefix(1);
+    while (!f.empty() && (f.back() == ' ' || f.back() == '\t' || f.back() == '"')) f.remove_suffix(1);
+    return f;
+  };
+  auto lower = [](std::string_view f) {
+    std::string out(f);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
   for (std::size_t start = 0; start < text.size();) {
     std::size_t nl = text.find('\n', start);
     std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
@@ -24,12 +36,12 @@ Result<StateListing> parse_state_listing(std::string_view text, const std::strin
     std::vector<std::string_view> f;
     for (std::size_t s = 0;;) {
       std::size_t c = line.find(',', s);
-      f.push_back(line.substr(s, c == std::string_view::npos ? std::string_view::npos : c - s));
+      f.push_back(trim(line.substr(s, c == std::string_view::npos ? std::string_view::npos : c - s)));
       if (c == std::string_view::npos) break;
       s = c + 1;
     }
     if (!have_header) {
-      if (f.size() < 3 || f[0] != "time_s" || f[1] != "edge")
+      if (f.size() < 3 || lower(f[0]) != "time_s" || lower(f[1]) != "edge")
         return Error::input(fmt::format("{}:{}: expected the header 'time_s,edge,<channel>,...'", name, line_no));
       if (f.size() - 2 > 64) return Error::input(fmt::format("{}:{}: more than 64 channels", name, line_no));
       for (std::size_t i = 2; i < f.size(); ++i) out.channels.emplace_back(f[i]);
@@ -47,12 +59,13 @@ Result<StateListing> parse_state_listing(std::string_view text, const std::strin
       return Error::input(fmt::format("{}:{}: bad time '{}'", name, line_no, f[0]));
     if (!out.rows.empty() && row.time <= out.rows.back().time)
       return Error::input(fmt::format("{}:{}: time does not increase", name, line_no));
-    if (f[1] == "R") row.rising = true;
-    else if (f[1] == "F") row.rising = false;
+    const std::string edge = lower(f[1]);
+    if (edge == "r" || edge == "rise" || edge == "rising") row.rising = true;
+    else if (edge == "f" || edge == "fall" || edge == "falling") row.rising = false;
     else return Error::input(fmt::format("{}:{}: edge '{}' is not R or F", name, line_no, f[1]));
     for (std::size_t i = 2; i < f.size(); ++i) {
-      if (f[i] == "1") row.bits |= std::uint64_t{1} << (i - 2);
-      else if (f[i] != "0")
+      if (f[i] == "1" || f[i] == "H" || f[i] == "h") row.bits |= std::uint64_t{1} << (i - 2);
+      else if (f[i] != "0" && f[i] != "L" && f[i] != "l")
         return Error::input(fmt::format("{}:{}: bad value '{}' for {} (0 or 1)", name, line_no, f[i], out.channels[i - 2]));
     }
     out.rows.push_back(row);

@@ -8,7 +8,9 @@
 //   0.000000015,F,1,1,1,...
 //
 // `edge` is R (CK rising) or F (CK falling); values are 0 or 1. A listing
-// with only R rows is fine for single-data-rate command buses.
+// with only R rows is fine for single-data-rate command buses. Read leniently
+// too: a UTF-8 byte order mark, CRLF, blanks or quotes around fields, the
+// header words in any case, edges r/f/rise/fall/rising/falling, values H/L.
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,32 @@
-// VCD (IEEE 1364 value change dump) as written by simulators and by
-// logic-analyzer software. Parsed by tokens, not lines: a timestamp and its
-// value changes may share a line.
+// VCD (IEEE 1364-2005 section 18, four-state value change dump) as written
+// by simulators and by logic-analyzer software. Parsed by tokens, not lines:
+// a timestamp and its value changes may share a line.
+//
+// Channels (docs/parts/ddr.md, "Reading captures"):
+// - a 1-bit variable is one channel named by its reference: "CK", or "CA[3]"
+//   for a bit-select ("CA [3]" and "CA[3]" alike);
+// - a vector `$var wire 6 ! CA [5:0] $end` is one channel per bit, named
+//   "CA[0]".."CA[5]" after the declared range (so "[0:5]" makes the leftmost
+//   bit of a value CA[0]); without a range the bits are [width-1:0];
+// - names are the leaf references; only where two different signals would
+//   get the same name do both carry their scope path ("top.dut.CK");
+// - an id declared again (the same net seen from another scope) is an alias:
+//   the first declaration names it;
+// - real, realtime, shortreal and string variables are not logic: skipped.
+// Values: 1 and h/H are high; 0, x, z (and l/L) read as low. A vector value
+// shorter than its width is left-extended (0, x or z as the IEEE rule says,
+// all low here).
+// Time: the capture starts at the first timestamp; values given before it
+// (a $dumpvars ahead of the first #t) are the initial levels. A last
+// timestamp with no value changes after it marks the end of the dump and is
+// not a sample (sigrok writes the end time so); a last timestamp with changes
+// is the last sample.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -28,6 +49,10 @@ class Tokens {
     token_line_ = line_;
     return text_.substr(start, pos_ - start);
   }
+  // Drops what is left of the current line.
+  void skip_line() {
+    while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+  }
   int line() const { return token_line_; }
 
  private:
@@ -39,9 +64,13 @@ class Tokens {
 
 Result<double> timescale_seconds(const std::string& text) {
   std::size_t i = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == 0) return Error::input("bad $timescale '" + text + "'");
-  double number = std::stod(text.substr(0, i));
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  double number = 0;
+  try {
+    number = i ? std::stod(text.substr(0, i)) : 0;
+  } catch (...) {
+  }
+  if (!(number > 0)) return Error::input("bad $timescale '" + text + "'");
   std::string unit = text.substr(i);
   static const std::map<std::string, double> units = {{"s", 1},     {"ms", 1e-3}, {"us", 1e-6},
                                                       {"ns", 1e-9}, {"ps", 1e-12}, {"fs", 1e-15}};
@@ -49,6 +78,65 @@ Result<double> timescale_seconds(const std::string& text) {
   if (it == units.end()) return Error::input("bad $timescale unit '" + unit + "' (s, ms, us, ns, ps, fs)");
   return number * it->second;
 }
+
+// "200 kHz" in sigrok's "Acquisition with 8/13 channels at 200 kHz".
+std::optional<double> sigrok_comment_rate(const std::string& comment) {
+  if (comment.find("Acquisition with") == std::string::npos) return std::nullopt;
+  std::size_t at = comment.rfind(" at ");
+  if (at == std::string::npos) return std::nullopt;
+  const char* s = comment.c_str() + at + 4;
+  char* end = nullptr;
+  double v = std::strtod(s, &end);
+  if (end == s || !(v > 0)) return std::nullopt;
+  std::string unit(end);
+  unit.erase(0, unit.find_first_not_of(' '));
+  static const std::map<std::string, double> units = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
+  auto it = units.find(unit);
+  if (it == units.end()) return std::nullopt;
+  return v * it->second;
+}
+
+// A variable's reference split into its name and declared bit range.
+struct Reference {
+  std::string name;  // without the range
+  bool has_range = false;
+  bool bit_select = false;  // "[3]"
+  long msb = 0, lsb = 0;
+};
+
+Reference parse_reference(std::string ref) {
+  Reference r;
+  r.name = ref;
+  std::size_t open = ref.rfind('[');
+  if (open == std::string::npos || open == 0 || ref.back() != ']') return r;
+  std::string inside = ref.substr(open + 1, ref.size() - open - 2);
+  std::size_t colon = inside.find(':');
+  try {
+    std::size_t used = 0;
+    if (colon == std::string::npos) {
+      r.msb = r.lsb = std::stol(inside, &used);
+      if (used != inside.size()) return r;
+      r.bit_select = true;
+    } else {
+      std::string a = inside.substr(0, colon), b = inside.substr(colon + 1);
+      std::size_t used_b = 0;
+      r.msb = std::stol(a, &used);
+      r.lsb = std::stol(b, &used_b);
+      if (used != a.size() || used_b != b.size()) return r;
+    }
+  } catch (...) {
+    return r;
+  }
+  r.has_range = true;
+  r.name = ref.substr(0, open);
+  return r;
+}
+
+struct Signal {
+  std::string scope;           // "top.dut", empty at the top
+  std::vector<std::string> leaf;  // channel name of each bit, rightmost value bit first
+  bool index_descends = false;    // "[0:5]": the rightmost bit has the highest index
+};
 
 struct Change {
   std::uint64_t time;
@@ -65,8 +153,12 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
     return Error::input(fmt::format("{}:{}: {}", name, tok.line(), message));
   };
   double timescale = 0;
-  std::vector<std::string> channels;
-  std::map<std::string, std::vector<unsigned>, std::less<>> ids;  // id -> channels (bit 0 first)
+  std::optional<double> stated_rate;
+  std::vector<std::string> scope;
+  std::vector<Signal> signals;
+  std::size_t bit_count = 0;
+  // id -> index into signals; ids of non-logic variables map to nothing.
+  std::map<std::string, std::optional<unsigned>, std::less<>> ids;
   // Header: declarations up to $enddefinitions.
   for (;;) {
     std::string_view t = tok.next();
@@ -75,22 +167,33 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
       if (tok.next() != "$end") return fail("expected $end after $enddefinitions");
       break;
     }
-    if (t == "$timescale") {
-      std::string ts;
+    const int start = tok.line();
+    auto body = [&](std::vector<std::string_view>& parts) -> Status {
       for (std::string_view p = tok.next(); p != "$end"; p = tok.next()) {
-        if (p.empty()) return fail("unterminated $timescale");
-        ts += p;
+        if (p.empty()) return Error::input(fmt::format("{}:{}: unterminated {}", name, start, t));
+        parts.push_back(p);
       }
+      return ok();
+    };
+    if (t == "$timescale") {
+      std::vector<std::string_view> parts;
+      HARNESS_TRY(body(parts));
+      std::string ts;
+      for (std::string_view p : parts) ts += p;
       Result<double> seconds = timescale_seconds(ts);
       if (!seconds) return fail(seconds.error().message);
       timescale = *seconds;
-    } else if (t == "$var") {
-      const int start = tok.line();
+    } else if (t == "$scope") {
       std::vector<std::string_view> parts;
-      for (std::string_view p = tok.next(); p != "$end"; p = tok.next()) {
-        if (p.empty()) return Error::input(fmt::format("{}:{}: unterminated $var", name, start));
-        parts.push_back(p);
-      }
+      HARNESS_TRY(body(parts));
+      scope.emplace_back(parts.empty() ? "" : parts.back());
+    } else if (t == "$upscope") {
+      std::vector<std::string_view> parts;
+      HARNESS_TRY(body(parts));
+      if (!scope.empty()) scope.pop_back();
+    } else if (t == "$var") {
+      std::vector<std::string_view> parts;
+      HARNESS_TRY(body(parts));
       if (parts.size() < 4) return fail("$var needs: type width id name");
       int width = 0;
       try {
@@ -99,42 +202,104 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
         return fail(fmt::format("bad $var width '{}'", parts[1]));
       }
       if (width < 1) return fail(fmt::format("bad $var width '{}'", parts[1]));
-      std::string var(parts[3]);
-      if (parts.size() > 4 && width == 1) var += parts[4];  // "data [3]" -> "data[3]"
-      if (channels.size() + width > 64)
-        return fail(fmt::format("more than 64 one-bit signals (at '{}'): not supported", var));
-      std::vector<unsigned>& bits = ids[std::string(parts[2])];
-      if (!bits.empty()) continue;  // an alias of a signal already declared
-      for (int b = 0; b < width; ++b) {
-        bits.push_back(static_cast<unsigned>(channels.size()));
-        channels.push_back(width == 1 ? var : fmt::format("{}[{}]", var, b));
+      std::string id(parts[2]);
+      if (ids.count(id)) continue;  // an alias of a signal already declared
+      std::string type(parts[0]);
+      std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (type == "real" || type == "realtime" || type == "shortreal" || type == "string") {
+        ids[id] = std::nullopt;
+        continue;
       }
+      std::string ref;
+      for (std::size_t i = 3; i < parts.size(); ++i) ref += parts[i];  // "CA [5:0]" -> "CA[5:0]"
+      Reference r = parse_reference(ref);
+      Signal s;
+      for (const std::string& level : scope) s.scope += (s.scope.empty() ? "" : ".") + level;
+      if (width == 1 && (!r.has_range || r.bit_select)) {
+        s.leaf.push_back(ref);
+      } else {
+        long msb = r.msb, lsb = r.lsb;
+        if (!r.has_range || std::labs(msb - lsb) + 1 != width) {
+          msb = width - 1;  // no range, or one not matching the width
+          lsb = 0;
+        }
+        const long dir = msb >= lsb ? 1 : -1;
+        s.index_descends = dir < 0;
+        for (int k = 0; k < width; ++k) s.leaf.push_back(fmt::format("{}[{}]", r.name, lsb + dir * k));
+      }
+      bit_count += s.leaf.size();
+      if (bit_count > 64)
+        return fail(fmt::format("more than 64 one-bit signals (at '{}'): not supported", ref));
+      ids[id] = static_cast<unsigned>(signals.size());
+      signals.push_back(std::move(s));
+    } else if (t == "$comment") {
+      std::vector<std::string_view> parts;
+      HARNESS_TRY(body(parts));
+      std::string comment;
+      for (std::string_view p : parts) comment += (comment.empty() ? "" : " ") + std::string(p);
+      if (std::optional<double> rate = sigrok_comment_rate(comment)) stated_rate = rate;
     } else if (t.front() == '$') {
-      // $date, $version, $comment, $scope, $upscope: skip to $end.
-      for (std::string_view p = tok.next(); p != "$end"; p = tok.next())
-        if (p.empty()) return fail(fmt::format("unterminated {}", t));
+      // $date, $version and any other section: skip to $end.
+      std::vector<std::string_view> parts;
+      HARNESS_TRY(body(parts));
     } else {
       return fail(fmt::format("unexpected '{}' before $enddefinitions", t));
     }
   }
-  if (channels.empty()) return fail("no $var declarations");
+  if (signals.empty()) return fail("no $var declarations");
   if (timescale == 0) timescale = 1e-9;  // the VCD default when $timescale is absent
+
+  // Channel names: leaf names, with the scope path where two signals collide.
+  std::vector<std::string> channels;
+  std::vector<std::vector<unsigned>> bits_of(signals.size());  // channel of each bit, rightmost first
+  {
+    std::map<std::string, int> uses;
+    for (const Signal& s : signals)
+      for (const std::string& leaf : s.leaf) ++uses[leaf];
+    std::set<std::string> taken;
+    for (std::size_t i = 0; i < signals.size(); ++i) {
+      const Signal& s = signals[i];
+      // Channels in ascending bit index: CA[0], CA[1], ... whatever the range's direction.
+      std::vector<unsigned> order(s.leaf.size());
+      std::iota(order.begin(), order.end(), 0u);
+      if (s.index_descends) std::reverse(order.begin(), order.end());
+      bits_of[i].resize(s.leaf.size());
+      for (unsigned k : order) {
+        std::string n = s.leaf[k];
+        if (uses[n] > 1 && !s.scope.empty()) n = s.scope + "." + n;
+        for (int copy = 2; taken.count(n); ++copy) n = fmt::format("{}~{}", s.leaf[k], copy);
+        taken.insert(n);
+        bits_of[i][k] = static_cast<unsigned>(channels.size());
+        channels.push_back(n);
+      }
+    }
+  }
 
   std::vector<Change> changes;
   std::vector<std::uint64_t> times;
+  std::vector<std::pair<unsigned, bool>> initial;  // values before the first #time
   std::uint64_t now = 0;
   bool have_time = false;
-  auto set = [&](std::string_view id, unsigned bit, bool level) -> Status {
+  bool changes_after_last_time = false;
+  auto set = [&](unsigned channel, bool level) {
+    if (!have_time) {
+      initial.emplace_back(channel, level);
+    } else {
+      changes.push_back({now, channel, level});
+      changes_after_last_time = true;
+    }
+  };
+  auto lookup = [&](std::string_view id) -> Result<const std::vector<unsigned>*> {
     auto it = ids.find(id);
     if (it == ids.end()) return fail(fmt::format("unknown signal id '{}'", id));
-    if (!have_time) {  // initial values ($dumpvars) before the first #time: time 0
-      have_time = true;
-      times.push_back(0);
-    }
-    if (bit < it->second.size()) changes.push_back({now, it->second[bit], level});
-    return ok();
+    if (!it->second) return static_cast<const std::vector<unsigned>*>(nullptr);  // not a logic variable
+    return &bits_of[*it->second];
   };
   auto level_of = [](char c) { return c == '1' || c == 'h' || c == 'H'; };
+  auto is_value = [](char c) {
+    return c == '0' || c == '1' || c == 'x' || c == 'X' || c == 'z' || c == 'Z' || c == 'h' || c == 'H' ||
+           c == 'l' || c == 'L' || c == 'u' || c == 'U' || c == 'w' || c == 'W' || c == '-';
+  };
   for (std::string_view t = tok.next(); !t.empty(); t = tok.next()) {
     char c = t.front();
     if (c == '#') {
@@ -142,33 +307,50 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
       if (t.size() < 2) return fail("empty #time");
       for (char d : t.substr(1)) {
         if (!std::isdigit(static_cast<unsigned char>(d))) return fail(fmt::format("bad time '{}'", t));
-        v = v * 10 + static_cast<std::uint64_t>(d - '0');
+        const std::uint64_t digit = static_cast<std::uint64_t>(d - '0');
+        if (v > (UINT64_MAX - digit) / 10) return fail(fmt::format("time '{}' is too large", t));
+        v = v * 10 + digit;
       }
       if (have_time && v < now) return fail(fmt::format("time goes backwards: #{} after #{}", v, now));
+      if (!have_time || v != now) times.push_back(v);
       now = v;
       have_time = true;
-      times.push_back(v);
-    } else if (c == '0' || c == '1' || c == 'x' || c == 'X' || c == 'z' || c == 'Z') {
+      changes_after_last_time = false;
+    } else if (is_value(c)) {
       if (t.size() < 2) return fail(fmt::format("value '{}' without a signal id", t));
-      HARNESS_TRY(set(t.substr(1), 0, level_of(c)));
+      Result<const std::vector<unsigned>*> bits = lookup(t.substr(1));
+      if (!bits) return bits.error();
+      if (*bits) set((**bits)[0], level_of(c));
     } else if (c == 'b' || c == 'B') {
       std::string_view id = tok.next();
-      if (id.empty()) return fail(fmt::format("vector value '{}' without a signal id", t));
-      std::string_view bits = t.substr(1);
-      auto it = ids.find(id);
-      if (it == ids.end()) return fail(fmt::format("unknown signal id '{}'", id));
-      // Written MSB first; missing high bits are zero.
-      for (unsigned b = 0; b < it->second.size(); ++b) {
-        bool level = b < bits.size() && level_of(bits[bits.size() - 1 - b]);
-        HARNESS_TRY(set(id, b, level));
-      }
-    } else if (c == 'r' || c == 'R') {
-      (void)tok.next();  // real values are not logic channels
+      if (id.empty())
+        return fail(fmt::format("vector value '{}' without a signal id", t));
+      std::string_view value = t.substr(1);
+      for (char v : value)
+        if (!is_value(v)) return fail(fmt::format("bad vector value '{}'", t));
+      Result<const std::vector<unsigned>*> bits = lookup(id);
+      if (!bits) return bits.error();
+      if (!*bits) continue;
+      // Written MSB first. Shorter than the width: left-extended with 0 when
+      // the leftmost given bit is 0 or 1, with x or z when it is x or z.
+      const char extend = value.empty() || value.front() == '1' ? '0' : value.front();
+      for (unsigned k = 0; k < (*bits)->size(); ++k)
+        set((**bits)[k], level_of(k < value.size() ? value[value.size() - 1 - k] : extend));
+    } else if (c == 'r' || c == 'R' || c == 's' || c == 'S') {
+      std::string_view id = tok.next();  // real and string values are not logic channels
+      if (id.empty()) return fail(fmt::format("value '{}' without a signal id", t));
+      Result<const std::vector<unsigned>*> bits = lookup(id);
+      if (!bits) return bits.error();
     } else if (t == "$dumpvars" || t == "$dumpall" || t == "$dumpon" || t == "$dumpoff" || t == "$end") {
       // Their contents are ordinary value changes.
-    } else if (t == "$comment") {
+    } else if (c == '$') {
+      // $comment and any other section: skip to $end.
       for (std::string_view p = tok.next(); p != "$end"; p = tok.next())
-        if (p.empty()) return fail("unterminated $comment");
+        if (p.empty()) return fail(fmt::format("unterminated {}", t));
+    } else if (t.back() == ':') {
+      // sigrok-cli writes the analog channels of a mixed capture as text lines
+      // ("A2: 4.0000 V DC") into the same file: not VCD, skipped.
+      tok.skip_line();
     } else {
       return fail(fmt::format("unexpected '{}'", t));
     }
@@ -176,24 +358,41 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
   if (times.empty()) return fail("no #time in the value changes");
 
   const std::uint64_t t0 = times.front();
+  // The last timestamp ends the dump when nothing changed at it.
+  const bool end_marker = times.size() > 1 && !changes_after_last_time;
   double samplerate = 0;
   std::uint64_t step = 0;  // VCD time units per sample when no rate was given
-  if (options.samplerate) {
-    samplerate = *options.samplerate;
+  if (options.samplerate || stated_rate) {
+    samplerate = options.samplerate ? *options.samplerate : *stated_rate;
   } else {
-    for (std::uint64_t t : times) step = std::gcd(step, t - t0);
+    // The grid of the changes; an end marker off that grid (a simulation
+    // stopped at any time) does not refine it.
+    for (std::size_t i = 0; i + (end_marker ? 1 : 0) < times.size(); ++i) step = std::gcd(step, times[i] - t0);
+    if (step == 0) step = times.back() - t0;
     if (step == 0)
       return Error::input(fmt::format("{}: all changes at one time: cannot infer the sample rate; "
                                       "pass --samplerate", name));
     samplerate = 1.0 / (static_cast<double>(step) * timescale);
+    // 1 / (2000 x 1e-12) is 499999999.99999994 in doubles: round to 9 figures.
+    const double scale = std::pow(10.0, std::floor(std::log10(samplerate)) - 8);
+    samplerate = std::round(samplerate / scale) * scale;
   }
   auto index_of = [&](std::uint64_t t) -> std::uint64_t {
     if (step) return std::min((t - t0) / step, kMaxSamples + 1);
     return sample_index(static_cast<double>(t - t0) * timescale, samplerate);
   };
   ChangeTimeline timeline(channels);
+  for (const auto& [channel, level] : initial) timeline.set_initial(channel, level);
   for (const Change& ch : changes) timeline.change(ch.channel, index_of(ch.time), ch.level);
-  return timeline.render(samplerate, index_of(times.back()) + 1, "vcd", sink);
+  std::uint64_t count = index_of(times.back()) + 1;
+  if (end_marker) {
+    // Samples before the end time: up to and including the last grid point
+    // short of it.
+    const std::uint64_t span = times.back() - t0;
+    count = step ? std::min(span / step + (span % step ? 1 : 0), kMaxSamples + 1) : index_of(times.back());
+    count = std::max<std::uint64_t>(count, 1);
+  }
+  return timeline.render(samplerate, count, "vcd", sink);
 }
 
 }  // namespace harness

@@ -3,9 +3,10 @@
 
 #include "probes/capture/capture.h"
 #include "probes/capture/readers.h"
+#include "tests/fuzz/bounded_sink.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  harness::CaptureSummary sink;
+  harness::BoundedSink sink;
   (void)harness::read_saleae_csv(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.csv", {}, sink);
   return 0;
 }

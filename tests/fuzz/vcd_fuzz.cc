@@ -3,9 +3,10 @@
 
 #include "probes/capture/capture.h"
 #include "probes/capture/readers.h"
+#include "tests/fuzz/bounded_sink.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  harness::CaptureSummary sink;
+  harness::BoundedSink sink;
   harness::ReadOptions options;
   (void)harness::read_vcd(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.vcd", options, sink);
   return 0;
