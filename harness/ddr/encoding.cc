@@ -5,6 +5,8 @@
 #include <map>
 #include <span>
 
+#include <fmt/format.h>
+
 namespace harness::ddr {
 namespace {
 
@@ -191,7 +193,7 @@ std::vector<std::string> numbered(std::string prefix, unsigned n) {
 const Table& table(Standard s) {
   static const Table ddr4 = [] {
     std::vector<std::string> pins = {"ACT_n", "RAS_n", "CAS_n", "WE_n", "BG0", "BG1", "BA0", "BA1"};
-    for (unsigned i = 0; i <= 13; ++i) pins.push_back("A" + std::to_string(i));
+    for (unsigned i = 0; i <= 13; ++i) pins.push_back(fmt::format("A{}", i));
     pins.push_back("A17");
     return build({Standard::ddr4, 23, 1, false, 1, pins, "CS_n", false}, {kDdr4}, 4);
   }();

@@ -14,11 +14,6 @@
 namespace harness {
 namespace {
 
-Capture collect(Status s, CaptureCollector& c) {
-  EXPECT_TRUE(s.ok()) << s.error().message;
-  return c.capture();
-}
-
 Result<Capture> read_vcd_text(const std::string& text, ReadOptions o = {}) {
   CaptureCollector c;
   Status s = read_vcd(text, "t.vcd", o, c);

@@ -236,7 +236,10 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
       std::vector<std::string_view> parts;
       HARNESS_TRY(body(parts));
       std::string comment;
-      for (std::string_view p : parts) comment += (comment.empty() ? "" : " ") + std::string(p);
+      for (std::string_view p : parts) {
+        if (!comment.empty()) comment += ' ';
+        comment += p;
+      }
       if (std::optional<double> rate = sigrok_comment_rate(comment)) stated_rate = rate;
     } else if (t.front() == '$') {
       // $date, $version and any other section: skip to $end.
