@@ -88,7 +88,9 @@ TEST(AcquireLatency, BothConditionsAreMeasuredAndTheLoadIsStopped) {
   if (!find_executable("stress-ng")) GTEST_SKIP() << "stress-ng is not installed (scripts/install-deps)";
   Scenario s = parse_or_die("builtin = \"vector_add\"\nelements = 1024",
                             "iterations = 50\nwarmup = 5\nload = [\"none\", \"stress-ng --cpu 1\"]\n"
-                            "load_settle = \"100 ms\"");
+                            // Long enough for stress-ng to start and install its SIGTERM
+                            // handler on a busy machine (else it dies by the signal).
+                            "load_settle = \"1 s\"");
   Result<LatencyRecording> rec = acquire(s);
   ASSERT_TRUE(rec) << rec.error().message;
   ASSERT_EQ(rec->conditions.size(), 2u);
