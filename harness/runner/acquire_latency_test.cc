@@ -34,7 +34,7 @@ std::string stream_workload(int count, const std::string& after) {
 Result<LatencyRecording> acquire(const Scenario& s) {
   MonotonicClock clock;
   std::stop_source stop;
-  AcquireContext ctx{s, clock, stop.get_token()};
+  AcquireContext ctx{s, clock, stop.get_token(), {}};
   LatencyRecording rec;
   Status st = acquire_latency(ctx, rec);
   if (!st) return st.error();
@@ -61,7 +61,7 @@ TEST(AcquireLatency, ACrashAbortsTheRunAndKeepsTheSamplesTaken) {
   Scenario s = parse_or_die(stream_workload(5, "crash"), "iterations = 100\nwarmup = 2");
   MonotonicClock clock;
   std::stop_source stop;
-  AcquireContext ctx{s, clock, stop.get_token()};
+  AcquireContext ctx{s, clock, stop.get_token(), {}};
   LatencyRecording rec;
   Status st = acquire_latency(ctx, rec);
   ASSERT_FALSE(st);
