@@ -89,13 +89,13 @@ Status BusDecoder::samples(const std::uint8_t* data, std::size_t count) {
   // Slices small enough that the groups and commands of one stay in cache
   // between the stages.
   constexpr std::size_t kSlice = std::size_t{1} << 16;
-  const double rate = header_.samplerate;
+  const double period = 1 / header_.samplerate;
   for (std::size_t at = 0; at < count; at += kSlice) {
     groups_.clear();
     HARNESS_TRY(sampler_->feed(data + at * header_.unitsize, std::min(kSlice, count - at), header_.unitsize, groups_));
     batch_.clear();
     for (const EdgeGroup& g : groups_)
-      edges_->add(g.cycle, static_cast<double>(g.sample) / rate, g.first, g.second, g.cke, batch_);
+      edges_->add(g.cycle, static_cast<double>(g.sample) * period, g.first, g.second, g.cke, batch_);
     if (!batch_.empty()) sink_.on_commands(batch_);
   }
   return ok();

@@ -32,13 +32,14 @@ struct Histogram {
   // spares most map lookups (one per read command on a busy bus).
   void add(std::int64_t v) {
     ++total;
-    Slot& slot = recent_[static_cast<std::uint64_t>(v) * 0x9E3779B97F4A7C15ull >> 60];
-    if (slot.entry && slot.value == v) {
-      ++*slot.entry;
+    if (v == last_.value && last_.entry) {  // back-to-back bursts: the same interval again
+      ++*last_.entry;
       return;
     }
-    slot = {v, &counts.try_emplace(v, 0).first->second};
+    Slot& slot = recent_[static_cast<std::uint64_t>(v) * 0x9E3779B97F4A7C15ull >> 60];
+    if (!slot.entry || slot.value != v) slot = {v, &counts.try_emplace(v, 0).first->second};
     ++*slot.entry;
+    last_ = slot;
   }
   Histogram() = default;
   Histogram(const Histogram& o) : counts(o.counts), total(o.total) {}
@@ -46,6 +47,7 @@ struct Histogram {
     counts = o.counts;
     total = o.total;
     recent_ = {};
+    last_ = {};
     return *this;
   }
   // Linear interpolation between order statistics (as stats.h).
@@ -57,6 +59,7 @@ struct Histogram {
     std::uint64_t* entry = nullptr;  // into `counts` (map nodes never move)
   };
   std::array<Slot, 16> recent_{};
+  Slot last_;
 };
 
 struct BusSummary {

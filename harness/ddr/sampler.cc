@@ -490,28 +490,27 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     }
     for (std::uint64_t m = command; m; m &= m - 1) {
       const int j = std::countr_zero(m);
-      EdgeGroup g{cycle0 + static_cast<std::uint64_t>(std::popcount(rise & ((std::uint64_t{1} << j) - 1))), at + j,
-                  s[j], 0, CkeChange::none};
+      // Built in place: copying a just-built group would stall on store
+      // forwarding, which costs more than everything else here.
+      EdgeGroup& g = out.emplace_back();
+      g.cycle = cycle0 + static_cast<std::uint64_t>(std::popcount(rise & ((std::uint64_t{1} << j) - 1)));
+      g.sample = at + static_cast<std::uint64_t>(j);
+      g.first = s[j];
       if ((cke_fell | cke_rose) >> j & 1) {
         g.cke = (cke_fell >> j & 1) ? CkeChange::fell : CkeChange::rose;
-        if (!(masks.selected >> j & 1)) {  // CKE alone: no command word
-          out.push_back(g);
-          continue;
-        }
+        if (!(masks.selected >> j & 1)) continue;  // CKE alone: no command word
       }
       if (second_is_fall || second_is_next_rise) {
         const std::uint64_t later = (second_is_fall ? fall : rise) & above(j);
         if (later) {
           const int k = std::countr_zero(later);
           g.second = s[k];
-          out.push_back(g);
           if (second_is_next_rise) m &= ~(std::uint64_t{1} << k);
         } else {
           pending_ = true;
           pending_group_ = g;
+          out.pop_back();
         }
-      } else {
-        out.push_back(g);
       }
     }
   }
