@@ -23,6 +23,7 @@ namespace harness::ddr {
 namespace {
 
 constexpr std::size_t kEarlyIntervals = 32;  // rising-edge intervals used for the first period estimate
+constexpr std::uint64_t kMaxWindows = 1 << 14;  // DQS timeline windows kept (then merged pairwise)
 constexpr double kMinSamplesPerBit = 4;
 
 }  // namespace
@@ -335,7 +336,15 @@ inline void Sampler::next_window() {
   }
   window_active_ = 0;
   window_end_ += stats_.window_samples;
-  ++window_index_;
+  if (++window_index_ < kMaxWindows) return;
+  // Bounded memory for any length of capture: merge neighbouring windows
+  // and double their length (windows stay aligned to sample 0).
+  auto& v = stats_.dqs_active_per_window;
+  for (std::size_t i = 0; 2 * i < v.size(); ++i) v[i] = v[2 * i] + (2 * i + 1 < v.size() ? v[2 * i + 1] : 0);
+  v.resize((v.size() + 1) / 2);
+  stats_.window_samples *= 2;
+  window_index_ /= 2;
+  window_end_ = (window_index_ + 1) * stats_.window_samples;
 }
 
 // Works on blocks of 64 samples as bit masks (CK level, rising and falling

@@ -101,7 +101,7 @@ struct SamplerStats {
   std::vector<ClockStopSamples> stops;
   bool dqs_sampled = false;
   std::uint64_t dqs_active_cycles = 0;  // cycles with at least one DQS toggle
-  std::uint64_t window_samples = 0;
+  std::uint64_t window_samples = 0;   // as asked, doubled as often as needed to keep <= 16384 windows
   std::vector<std::uint32_t> dqs_active_per_window;  // active cycles per window
 };
 
