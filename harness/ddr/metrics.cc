@@ -50,12 +50,11 @@ void BusStatistics::close_transaction() {
   tx_.active = false;
 }
 
-void BusStatistics::close_all(int rank) {
-  const auto first = static_cast<std::size_t>(rank) * kBanksPerRank;
-  for (std::size_t i = first; i < first + kBanksPerRank; ++i) {
-    banks_[i].state = BankState::closed;
-    banks_[i].after_pre = false;
-  }
+BusStatistics::Bank& BusStatistics::bank_at(int key, int rank) {
+  Bank& b = banks_[static_cast<std::size_t>(key)];
+  const std::uint32_t epoch = epochs_[static_cast<std::size_t>(rank)];
+  if (b.epoch != epoch) b = {BankState::closed, -1, false, false, epoch};
+  return b;
 }
 
 void BusStatistics::on_command(const Command& c) {
@@ -65,7 +64,7 @@ void BusStatistics::on_command(const Command& c) {
   const int key = rank * kBanksPerRank + std::max(0, c.bank_group) % 4 * 64 + std::max(0, c.bank) % 64;
   switch (c.op) {
     case Op::act: {
-      Bank& b = banks_[static_cast<std::size_t>(key)];
+      Bank& b = bank_at(key, rank);
       b.after_pre = b.state == BankState::closed && b.after_pre;
       b.state = BankState::open;
       b.row = c.row;
@@ -74,17 +73,17 @@ void BusStatistics::on_command(const Command& c) {
     }
     case Op::pre:
       if (c.all_banks) {
-        close_all(rank);
+        ++epochs_[static_cast<std::size_t>(rank)];  // all of the rank's banks closed
       } else {
-        Bank& b = banks_[static_cast<std::size_t>(key)];
+        Bank& b = bank_at(key, rank);
         b.after_pre = b.state == BankState::open;
         b.state = BankState::closed;
       }
       return;
     case Op::ref:
       ++s_.refreshes;
-      if (c.all_banks) close_all(rank);
-      else banks_[static_cast<std::size_t>(key)].state = BankState::closed;
+      if (c.all_banks) ++epochs_[static_cast<std::size_t>(rank)];  // all of the rank's banks closed
+      else bank_at(key, rank).state = BankState::closed;
       return;
     case Op::unknown: ++s_.unknown_commands; return;
     default: break;
@@ -97,7 +96,7 @@ void BusStatistics::on_command(const Command& c) {
     step_ = burst_cycles(model_.standard, c.burst, model_.wck_ratio);
   }
   const unsigned step = step_;
-  Bank& b = banks_[static_cast<std::size_t>(key)];
+  Bank& b = bank_at(key, rank);
   // Row buffer.
   if (b.state == BankState::open) {
     if (b.accessed) ++s_.row_hits;
@@ -156,10 +155,14 @@ void BusStatistics::on_command(const Command& c) {
   if (end > start) {
     if (end / kBin >= bins_.size()) bins_.resize(end / kBin + 1, 0);
     active_cycles_ += end - start;
-    for (std::uint64_t k = start; k < end;) {
-      const std::uint64_t bin = k / kBin, stop = std::min(end, (bin + 1) * kBin);
-      bins_[bin] += static_cast<std::uint32_t>(stop - k);
-      k = stop;
+    if (start / kBin == (end - 1) / kBin) {  // the usual burst: inside one bin
+      bins_[start / kBin] += static_cast<std::uint32_t>(end - start);
+    } else {
+      for (std::uint64_t k = start; k < end;) {
+        const std::uint64_t bin = k / kBin, stop = std::min(end, (bin + 1) * kBin);
+        bins_[bin] += static_cast<std::uint32_t>(stop - k);
+        k = stop;
+      }
     }
   }
   busy_until_ = std::max(busy_until_, end);

@@ -121,9 +121,12 @@ class BusStatistics : public CommandSink {
     int row = -1;
     bool accessed = false;
     bool after_pre = false;  // opened right after a single-bank PRE: a conflict
+    std::uint32_t epoch = 0; // a bank of an older epoch than its rank's is closed
   };
   std::array<Bank, kMaxRanks * kBanksPerRank> banks_{};
-  void close_all(int rank);  // PREA, REFA
+  // PREA and REFA close all banks of a rank by starting a new epoch.
+  std::array<std::uint32_t, kMaxRanks> epochs_{};
+  Bank& bank_at(int key, int rank);
   // Read intervals.
   bool have_read_ = false;
   std::uint64_t last_read_cycle_ = 0;
