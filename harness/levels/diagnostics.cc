@@ -44,7 +44,8 @@ void add_counters_verdicts_and_hints(const Scenario& scenario, Analysis& a) {
   // The generic evaluation names a check after its metric's prefix ("counter."
   // for level 2, meant for roofline kernels); the user wrote [counters.expect].
   for (Verdict& v : a.verdicts) {
-    if (v.level == Level::counters && v.check.rfind("counter.expect.", 0) == 0) v.check.insert(7, "s");
+    if (v.level == Level::counters && v.check.rfind("counter.expect.", 0) == 0)
+      v.check = "counters." + v.check.substr(8);
   }
   if (scenario.counters) {
     std::vector<Verdict> placeholders = counters_baseline_placeholders(*scenario.counters);

@@ -145,7 +145,7 @@ TEST_F(FakeSysfs, AcquireRunsTheWorkloadBetweenTheReadings) {
   MonotonicClock clock;
   std::stop_source stop;
   CountersRecording rec;
-  Status st = acquire_counters({s, clock, stop.get_token()}, rec);
+  Status st = acquire_counters({s, clock, stop.get_token(), {}}, rec);
   running = false;
   device.join();
   ASSERT_TRUE(st) << st.error().message;
@@ -162,7 +162,9 @@ TEST_F(FakeSysfs, AcquireRunsTheWorkloadBetweenTheReadings) {
   EXPECT_EQ(static_cast<std::uint64_t>(*stall->value) % 10, 0u) << "the device steps by 10";
   const Metric* ratio = a.find_metric("counter.mem_stall_ratio");
   ASSERT_TRUE(ratio);
-  if (ratio->value) EXPECT_DOUBLE_EQ(*ratio->value, 0.5);  // stalls are half the cycles
+  if (ratio->value) {
+    EXPECT_DOUBLE_EQ(*ratio->value, 0.5);  // stalls are half the cycles
+  }
 }
 
 TEST_F(FakeSysfs, AFailingWorkloadAbortsTheLevel) {
@@ -170,7 +172,7 @@ TEST_F(FakeSysfs, AFailingWorkloadAbortsTheLevel) {
   MonotonicClock clock;
   std::stop_source stop;
   CountersRecording rec;
-  Status st = acquire_counters({s, clock, stop.get_token()}, rec);
+  Status st = acquire_counters({s, clock, stop.get_token(), {}}, rec);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "workload sh exit status 4; last output: broken\n");
   EXPECT_EQ(st.error().code, ExitCode::infrastructure);
@@ -197,7 +199,7 @@ TEST_F(FakeSysfs, AVendorToolGroupReadsAroundTheWorkload) {
   MonotonicClock clock;
   std::stop_source stop;
   CountersRecording rec;
-  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token()}, rec));
+  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token(), {}}, rec));
   ASSERT_EQ(rec.readings.size(), 2u);
   EXPECT_EQ(rec.readings[1].name, "MEM_STALL_CYCLES");
   EXPECT_EQ(rec.readings[1].before, 1000000u);
@@ -224,7 +226,7 @@ TEST_F(FakeSysfs, RecordedReadingsReplayTheSeedsDay6Counters) {
   std::stop_source stop;
   Recording rec;
   rec.counters.emplace();
-  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token()}, *rec.counters));
+  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token(), {}}, *rec.counters));
   Analysis a = analyse(*s, rec, Provenance::measured);
   ASSERT_TRUE(a.find_metric("counter.mem_stall_ratio")->value);
   EXPECT_DOUBLE_EQ(*a.find_metric("counter.mem_stall_ratio")->value, 412960000.0 / 712000000.0);
@@ -253,7 +255,7 @@ TEST_F(FakeSysfs, ReadingEveryIterationFollowsACounterAcrossSeveralWraps) {
     MonotonicClock clock;
     std::stop_source stop;
     CountersRecording rec;
-    EXPECT_TRUE(acquire_counters({*s, clock, stop.get_token()}, rec));
+    EXPECT_TRUE(acquire_counters({*s, clock, stop.get_token(), {}}, rec));
     return rec.readings.at(0);
   };
   CounterReading each = run(true);
@@ -278,7 +280,7 @@ TEST(AcquireCounters, TheHostScenarioCountsSoftwareEventsForReal) {
   std::stop_source stop;
   CountersRecording rec;
   const std::uint64_t t0 = clock.now_ns();
-  Status st = acquire_counters({*s, clock, stop.get_token()}, rec);
+  Status st = acquire_counters({*s, clock, stop.get_token(), {}}, rec);
   const double wall_s = static_cast<double>(clock.now_ns() - t0) * 1e-9;
   ASSERT_TRUE(st) << st.error().message;
   Recording full;

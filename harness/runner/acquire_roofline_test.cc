@@ -31,7 +31,7 @@ TEST(AcquireRoofline, HostTablesAreMeasuredAndAnalysed) {
   std::stop_source stop;
   Recording rec;
   rec.roofline.emplace();
-  ASSERT_TRUE(acquire_roofline({s, clock, stop.get_token()}, *rec.roofline));
+  ASSERT_TRUE(acquire_roofline({s, clock, stop.get_token(), {}}, *rec.roofline));
   std::vector<std::string> names;
   for (const CeilingSamples& c : rec.roofline->ceilings) {
     names.push_back(c.name);
@@ -57,7 +57,7 @@ TEST(AcquireRoofline, StopsWhenAsked) {
   std::stop_source stop;
   stop.request_stop();
   RooflineRecording rec;
-  Status st = acquire_roofline({s, clock, stop.get_token()}, rec);
+  Status st = acquire_roofline({s, clock, stop.get_token(), {}}, rec);
   EXPECT_FALSE(st);
 }
 
@@ -72,13 +72,13 @@ TEST(AcquireRoofline, ProfileTextIsRecordedAndABadOneIsABadInputError) {
 
   Scenario good = parse("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"good.csv\"\n", scenario_path);
   RooflineRecording rec;
-  ASSERT_TRUE(acquire_roofline({good, clock, stop.get_token()}, rec));
+  ASSERT_TRUE(acquire_roofline({good, clock, stop.get_token(), {}}, rec));
   ASSERT_TRUE(rec.profile);
   EXPECT_EQ(rec.profile->text, "layer,time_us,flops,bytes\na,10,100,50\n");
 
   Scenario bad = parse("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"bad.csv\"\n", scenario_path);
   RooflineRecording rec2;
-  Status st = acquire_roofline({bad, clock, stop.get_token()}, rec2);
+  Status st = acquire_roofline({bad, clock, stop.get_token(), {}}, rec2);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().code, ExitCode::bad_input);
   EXPECT_EQ(st.error().message, (dir / "bad.csv").string() + ":3: column 'time_us': negative time -1");

@@ -39,7 +39,7 @@ std::vector<Expectation> read_expectations(TableReader& reader, Level level,
         std::optional<double> v = reader.number(form.key);
         if (!v) continue;
         e.number = *v;
-        e.unit = "1";
+        e.unit = std::string("1");  // (assigning the literal trips GCC 12's -Wrestrict)
       }
       out.push_back(std::move(e));
     }

@@ -115,13 +115,17 @@ TEST(PerfEventSource, SoftwareEventsCountTheWorkForReal) {
   EXPECT_GT(*after[0].value, *before[0].value) << "task-clock";
   EXPECT_GE(*after[1].value - *before[1].value, pages.size() / 4096 / 2) << "page-faults: at least half the pages";
   const bool user_only = (*source)->describe() == "perf_event:perf (user space only)";
-  if (!user_only) EXPECT_GT(*after[2].value, *before[2].value) << "context-switches";
+  if (!user_only) {
+    EXPECT_GT(*after[2].value, *before[2].value) << "context-switches";
+  }
   EXPECT_GT(*after[3].value, *before[3].value) << "cpu-clock";
   for (const CounterSample& s : after) {
     ASSERT_TRUE(s.enabled_ns && s.running_ns);
     EXPECT_GE(*s.enabled_ns, *s.running_ns);
   }
-  if (!user_only) EXPECT_EQ((*source)->describe(), "perf_event:perf");
+  if (!user_only) {
+    EXPECT_EQ((*source)->describe(), "perf_event:perf");
+  }
 }
 
 // Hardware events: on a host without a PMU (this VM) the kernel refuses them
