@@ -30,7 +30,6 @@ Status check_options(const DecodeOptions& o) {
 
 EdgeDecoder::EdgeDecoder(const BusLayout& layout, const DecodeOptions& options)
     : layout_(layout),
-      standard_(options.standard),
       bank_groups_(options.bank_groups),
       plain_(layout.chip_selects.size() <= 1 && !options.bank_groups),
       assembler_(options.standard) {}
@@ -51,7 +50,7 @@ void EdgeDecoder::add_with_rank_and_cke(std::uint64_t cycle, double time, std::u
   if (cke == CkeChange::none || layout_.selected(first))
     assembler_.add(cycle, time, layout_.word(first, second), out);
   if (cke == CkeChange::fell) {
-    if (standard_ == Standard::ddr4 && out.size() == from + 1 && out.back().op == Op::ref) {
+    if (layout_.standard == Standard::ddr4 && out.size() == from + 1 && out.back().op == Op::ref) {
       out.pop_back();
       event(Op::sre);
       self_refresh_ = true;

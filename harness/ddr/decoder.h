@@ -75,7 +75,6 @@ class EdgeDecoder {
   void add_with_rank_and_cke(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second,
                              CkeChange cke, std::vector<Command>& out);
   const BusLayout& layout_;
-  Standard standard_;
   bool bank_groups_;
   bool plain_;  // one rank, no bank-group split: words go straight to the assembler
   CommandAssembler assembler_;

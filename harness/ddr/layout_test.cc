@@ -43,7 +43,7 @@ TEST(BusLayoutNames, FindsChipSelectSpellingsWithTheStandardsPolarity) {
       for (const std::string& pin : bus_format(s).pins) c.push_back(pin);
       Result<BusLayout> l = layout(s, c);
       ASSERT_TRUE(l.ok()) << cs << ": " << l.error().message;
-      EXPECT_EQ(l->cs, 1u) << cs;
+      EXPECT_EQ(l->chip_selects[0], 1u) << cs;
     }
   }
   // The polarity comes from the standard, not from the name.
@@ -101,7 +101,7 @@ TEST(BusLayoutNames, ChannelsInAnyOrderUseTheScatteredPath) {
   Result<BusLayout> l = layout(Standard::lpddr4, c);
   ASSERT_TRUE(l.ok()) << l.error().message;
   EXPECT_EQ(l->ck, 3u);
-  EXPECT_EQ(l->cs, 1u);
+  EXPECT_EQ(l->chip_selects[0], 1u);
   EXPECT_EQ(l->pins, (std::vector<unsigned>{2, 5, 7, 0, 6, 4}));
   EXPECT_FALSE(l->contiguous);
   // word(): CA0 is bit 0 whatever its channel.
@@ -140,7 +140,7 @@ TEST(BusLayoutNames, AnExplicitMappingIsTakenLiterally) {
   Result<BusLayout> l = layout(Standard::lpddr4, saleae, roles);
   ASSERT_TRUE(l.ok()) << l.error().message;
   EXPECT_EQ(l->ck, 7u);
-  EXPECT_EQ(l->cs, 6u);
+  EXPECT_EQ(l->chip_selects[0], 6u);
   EXPECT_TRUE(l->contiguous);
   roles["CS"] = "Digital_6";  // mapped names are exact
   l = layout(Standard::lpddr4, saleae, roles);

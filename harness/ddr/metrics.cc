@@ -40,12 +40,7 @@ void BusStatistics::on_commands(std::span<const Command> commands) {
 
 void BusStatistics::close_transaction() {
   if (!tx_.active) return;
-  // Transaction sizes repeat: keep the last size's counter at hand.
-  if (!last_size_count_ || last_size_ != tx_.bytes) {
-    last_size_ = tx_.bytes;
-    last_size_count_ = &s_.transaction_bytes[tx_.bytes];
-  }
-  ++*last_size_count_;
+  ++s_.transaction_bytes[tx_.bytes];
   ++s_.transactions;
   tx_.active = false;
 }

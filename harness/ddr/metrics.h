@@ -32,14 +32,9 @@ struct Histogram {
   // spares most map lookups (one per read command on a busy bus).
   void add(std::int64_t v) {
     ++total;
-    if (v == last_.value && last_.entry) {  // back-to-back bursts: the same interval again
-      ++*last_.entry;
-      return;
-    }
     Slot& slot = recent_[static_cast<std::uint64_t>(v) * 0x9E3779B97F4A7C15ull >> 60];
     if (!slot.entry || slot.value != v) slot = {v, &counts.try_emplace(v, 0).first->second};
     ++*slot.entry;
-    last_ = slot;
   }
   Histogram() = default;
   Histogram(const Histogram& o) : counts(o.counts), total(o.total) {}
@@ -47,7 +42,6 @@ struct Histogram {
     counts = o.counts;
     total = o.total;
     recent_ = {};
-    last_ = {};
     return *this;
   }
   // Linear interpolation between order statistics (as stats.h).
@@ -59,7 +53,6 @@ struct Histogram {
     std::uint64_t* entry = nullptr;  // into `counts` (map nodes never move)
   };
   std::array<Slot, 16> recent_{};
-  Slot last_;
 };
 
 struct BusSummary {
@@ -88,8 +81,6 @@ constexpr std::size_t kIntervalSample = 10000;
 class BusStatistics : public CommandSink {
  public:
   explicit BusStatistics(BusModel model);
-  BusStatistics(const BusStatistics&) = delete;  // holds pointers into its own summary
-  BusStatistics& operator=(const BusStatistics&) = delete;
   void on_commands(std::span<const Command> commands) override;
   BusSummary finish(const BusTiming& timing);
 
@@ -99,8 +90,6 @@ class BusStatistics : public CommandSink {
 
   BusModel model_;
   unsigned rl_, wl_;
-  std::uint64_t last_size_ = 0;                // transaction size last counted...
-  std::uint64_t* last_size_count_ = nullptr;   // ...and its counter in s_.transaction_bytes
   std::uint16_t step_burst_ = 0;  // burst length whose duration step_ holds
   unsigned step_ = 0;
   BusSummary s_;

@@ -137,8 +137,7 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
   if (cs && *cs == kAbsent) cs = find(chip_select_role(standard, 0), false);
   if (cs && *cs == kAbsent) cs = find(f.chip_select, true);
   if (!cs) return cs.error();
-  l.cs = *cs;
-  l.chip_selects = {l.cs};
+  l.chip_selects = {*cs};
   for (unsigned r = 1; r < kMaxRanks; ++r) {
     Result<unsigned> more = find(chip_select_role(standard, r), false);
     if (!more) return more.error();
@@ -358,7 +357,6 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
   const bool second_is_next_rise = format_.edges == 2 && !format_.double_rate;
   const std::uint64_t base = stats_.samples;
   if (!started_ && count > 0) {
-    prev_ck_ = (x[0] >> layout_.ck) & 1;
     prev_sample_ = x[0];
     started_ = true;
   }
@@ -373,12 +371,12 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     const std::uint64_t at = base + b;  // sample index of bit 0
     // Levels of CK and CS and the strobe toggles, one bit per sample.
     const BlockMasks masks = block_masks(s, n, static_cast<T>(prev_sample_), b > 0, lines);
+    const std::uint64_t ck_at_start = (prev_sample_ >> layout_.ck) & 1;  // CK just before this block
     prev_sample_ = s[n - 1];
     const std::uint64_t ck = masks.ck;
-    const std::uint64_t ck_before = (ck << 1) | prev_ck_;
+    const std::uint64_t ck_before = (ck << 1) | ck_at_start;
     const std::uint64_t rise = ck & ~ck_before & valid;
     const std::uint64_t fall = ~ck & ck_before & valid;
-    prev_ck_ = (ck >> (n - 1)) & 1;
     const std::uint64_t dqs_toggle = masks.strobe_toggle & valid;
     if (pending_ && second_is_fall && fall) {
       pending_group_.second = s[std::countr_zero(fall)];

@@ -31,7 +31,6 @@ struct BusLayout {
   bool two_edges = false;       // a word spans two edges (LPDDR4, LPDDR5)
   bool contiguous = false;      // pins on consecutive channels (fast path)
   unsigned ck = 0;
-  unsigned cs = 0;              // rank 0's chip select
   std::vector<unsigned> chip_selects;  // channel of each rank's chip select (rank 0 first)
   std::uint64_t cs_mask = 0;    // all chip-select channels
   std::uint64_t cs_invert = 0;  // the active-low ones: XOR makes "active" a 1
@@ -127,7 +126,6 @@ class Sampler {
   double samplerate_;
   SamplerStats stats_;
   bool started_ = false;
-  std::uint64_t prev_ck_ = 0;      // CK level of the previous chunk's last sample
   void next_window();
   std::uint64_t window_index_ = 0, window_end_ = 0;  // DQS timeline window being filled
   std::uint32_t window_active_ = 0;                  // its active cycles so far

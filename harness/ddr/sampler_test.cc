@@ -30,7 +30,7 @@ Reference read_by_sample(const Capture& c, const BusLayout& l, bool cs_active_hi
         ++r.active;
         ++r.per_window[i / window];
       }
-      if (((now >> l.cs) & 1) == (cs_active_high ? 1u : 0u)) r.command_samples.push_back(i);
+      if (((now >> l.chip_selects[0]) & 1) == (cs_active_high ? 1u : 0u)) r.command_samples.push_back(i);
       have_rise = true;
       toggled = false;
     }
