@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/closest_match.h"
 #include "harness/base/units.h"
 #include "harness/cli/commands.h"
 #include "harness/compare/change_points.h"
-#include "harness/scenario/toml_reader.h"
 #include "harness/store/store.h"
 
 namespace harness {

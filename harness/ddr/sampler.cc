@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <immintrin.h>
 
+#include "harness/base/closest_match.h"
 #include "harness/base/stats.h"
 #include "harness/base/units.h"
-#include "harness/scenario/toml_reader.h"
 
 // Edge counting is popcount-heavy: use the instruction (every x86-64 CPU
 // since 2008 has it) rather than libgcc's fallback.

@@ -12,6 +12,7 @@
 
 #include <toml++/toml.h>
 
+#include "harness/base/closest_match.h"
 #include "harness/base/result.h"
 #include "harness/base/units.h"
 
@@ -78,9 +79,6 @@ class TableReader {
   std::set<std::string, std::less<>> used_;
 };
 
-// The closest of `candidates` to `word` when it is close enough to be a typo.
-std::optional<std::string> closest_match(std::string_view word,
-                                         const std::vector<std::string>& candidates);
 // "a string", "an integer", ...
 std::string_view toml_type_noun(toml::node_type type);
 

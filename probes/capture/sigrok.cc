@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/scenario/toml_reader.h"
+#include "harness/base/closest_match.h"
 #include "probes/capture/readers.h"
 
 // After the harness headers: glib defines macros that clash with their names.

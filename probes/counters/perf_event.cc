@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/scenario/toml_reader.h"
+#include "harness/base/closest_match.h"
 
 namespace harness {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/scenario/toml_reader.h"
+#include "harness/base/closest_match.h"
 #include "probes/counters/factories.h"
 
 namespace harness {
