@@ -6,7 +6,7 @@
 #include <string>
 
 #include "harness/base/result.h"
-#include "harness/scenario/workload.h"
+#include "probes/workload/workload_spec.h"
 
 namespace harness {
 

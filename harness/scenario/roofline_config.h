@@ -8,7 +8,7 @@
 
 #include "harness/base/units.h"
 #include "harness/scenario/expectation.h"
-#include "harness/scenario/workload.h"
+#include "probes/workload/workload_spec.h"
 
 namespace harness {
 

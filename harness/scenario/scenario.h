@@ -14,7 +14,7 @@
 #include "harness/scenario/ddr_config.h"
 #include "harness/scenario/latency_config.h"
 #include "harness/scenario/roofline_config.h"
-#include "harness/scenario/workload.h"
+#include "probes/workload/workload_spec.h"
 
 namespace harness {
 

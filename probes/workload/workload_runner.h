@@ -10,8 +10,8 @@
 #include <string>
 
 #include "harness/base/result.h"
-#include "harness/scenario/workload.h"
 #include "probes/clock.h"
+#include "probes/workload/workload_spec.h"
 
 namespace harness {
 

@@ -1,4 +1,5 @@
-// What runs on the rig while the levels measure.
+// What runs on the rig while the levels measure: the workload probes' own
+// option structs, embedded as is in the scenario ([workload]).
 #pragma once
 
 #include <cstdint>
