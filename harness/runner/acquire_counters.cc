@@ -42,7 +42,7 @@ Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
 
   CounterSourceOptions options;
   options.follow_children = w.kind == Workload::Kind::command;
-  Result<CounterSession> session = CounterSession::open(cfg, options);
+  Result<CounterSession> session = CounterSession::open(cfg.session_sources(), options);
   if (!session) return session.error();
   session->read_before();
   for (std::int64_t i = 0; i < cfg.iterations; ++i) {

@@ -75,7 +75,7 @@ TEST_F(FakeSysfs, ASessionReadsBeforeAndAfterWhatTheDriverCounted) {
   ASSERT_TRUE(g) << g.error().message;
   CountersConfig config;
   config.groups.push_back(*g);
-  Result<CounterSession> session = CounterSession::open(config, {});
+  Result<CounterSession> session = CounterSession::open(config.session_sources(), {});
   ASSERT_TRUE(session) << session.error().message;
   session->read_before();
   // The "device" counts on another thread while the workload runs.
@@ -100,7 +100,7 @@ TEST_F(FakeSysfs, ACounterThatWrapsAroundDuringTheRun) {
   Result<CounterGroup> g = parse_counter_group(group_text(32), "fake.toml");
   CountersConfig config;
   config.groups.push_back(*g);
-  Result<CounterSession> session = CounterSession::open(config, {});
+  Result<CounterSession> session = CounterSession::open(config.session_sources(), {});
   session->read_before();
   std::thread device([&] { set(150, 10); });
   device.join();
@@ -117,7 +117,7 @@ TEST_F(FakeSysfs, AFileThatVanishesMidRunMakesItsCountersUnavailable) {
   Result<CounterGroup> g = parse_counter_group(group_text(), "fake.toml");
   CountersConfig config;
   config.groups.push_back(*g);
-  Result<CounterSession> session = CounterSession::open(config, {});
+  Result<CounterSession> session = CounterSession::open(config.session_sources(), {});
   session->read_before();
   std::thread driver_unloaded([&] { std::filesystem::remove(dir_ / "stats"); });
   driver_unloaded.join();

@@ -10,34 +10,9 @@
 
 #include "harness/levels/counters_formula.h"
 #include "harness/scenario/expectation.h"
+#include "probes/counters/counter_spec.h"
 
 namespace harness {
-
-// One instance of a counter source kind (probes/counters/sources.h), as a
-// group declares it: [sources.<name>].
-struct CounterSourceSpec {
-  std::string name;  // "perf", "npu_stats"
-  std::string kind;  // "perf_event", "text_file", "command", "recorded"
-  std::string path;  // text_file: a key/value file or a directory of one-number files; recorded: a JSON file
-  std::vector<std::string> command;  // command: argv
-  bool deltas = false;  // command: one run after the workload prints the deltas itself
-  double timeout_s = 10;  // command: per run
-  int width = 64;         // default counter width in bits (32, 48 or 64)
-  std::string where;      // file:line:col of the declaration
-};
-
-// One counter: [counters.<NAME>] of a group.
-struct CounterSpec {
-  std::string name;    // "MEM_STALL_CYCLES": the name formulas and expectations use
-  std::string source;  // a CounterSourceSpec name in the same group
-  std::string event;   // perf_event: "task-clock", "LLC-load-misses", "4/0x3c", "msr/tsc"
-  std::string key;     // text_file: the key in the file, or the file name in the directory
-  std::string pattern; // command: a regular expression whose first group is the value
-  double scale = 1;    // the delta is multiplied by it (e.g. 64 B per line)
-  int width = 0;       // bits; 0: the source's width
-  std::string unit;    // "cycles", "events", "ns", "B"
-  std::string where;
-};
 
 // A metric derived from the group's counters: [metrics] name = "formula".
 struct DerivedCounterMetric {
@@ -81,6 +56,9 @@ struct CountersConfig {
   std::vector<BaselineCounterExpectation> baseline_expectations;
 
   const CounterSpec* find_counter(const std::string& name) const;
+  // Every group's sources, each with its counters, in group order: what a
+  // CounterSession opens.
+  std::vector<CounterSessionSource> session_sources() const;
 };
 
 }  // namespace harness

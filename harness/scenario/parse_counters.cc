@@ -15,6 +15,18 @@ const CounterSpec* CountersConfig::find_counter(const std::string& name) const {
   return nullptr;
 }
 
+std::vector<CounterSessionSource> CountersConfig::session_sources() const {
+  std::vector<CounterSessionSource> out;
+  for (const CounterGroup& g : groups) {
+    for (const CounterSourceSpec& spec : g.sources) {
+      CounterSessionSource& s = out.emplace_back(CounterSessionSource{g.name, spec, {}});
+      for (const CounterSpec& c : g.counters)
+        if (c.source == spec.name) s.counters.push_back(c);
+    }
+  }
+  return out;
+}
+
 namespace {
 
 void load_groups(TableReader& r, CountersConfig& c) {

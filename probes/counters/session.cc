@@ -4,32 +4,29 @@
 
 namespace harness {
 
-Result<CounterSession> CounterSession::open(const CountersConfig& config, const CounterSourceOptions& options) {
+Result<CounterSession> CounterSession::open(const std::vector<CounterSessionSource>& sources,
+                                            const CounterSourceOptions& options) {
   CounterSession session;
-  for (const CounterGroup& g : config.groups) {
-    for (const CounterSourceSpec& spec : g.sources) {
-      Result<const CounterSourceKind*> kind = find_counter_source_kind(spec.kind);
-      if (!kind) return Error::input(fmt::format("{}: {}", spec.where, kind.error().message));
-      std::vector<CounterSpec> counters;
-      Opened opened;
-      for (const CounterSpec& c : g.counters) {
-        if (c.source != spec.name) continue;
-        counters.push_back(c);
-        CounterReading r;
-        r.name = c.name;
-        r.unit = c.unit;
-        r.width = c.width ? c.width : spec.width;
-        r.scale = c.scale;
-        opened.readings.push_back(session.readings_.size());
-        session.readings_.push_back(r);
-      }
-      if (counters.empty()) continue;
-      Result<std::unique_ptr<CounterSource>> made = (*kind)->make(spec, counters, options);
-      if (!made) return made.error().within(fmt::format("counter group {}, source {}", g.name, spec.name));
-      opened.source = std::move(*made);
-      for (std::size_t i : opened.readings) session.readings_[i].source = opened.source->describe();
-      session.sources_.push_back(std::move(opened));
+  for (const CounterSessionSource& source : sources) {
+    const CounterSourceSpec& spec = source.spec;
+    Result<const CounterSourceKind*> kind = find_counter_source_kind(spec.kind);
+    if (!kind) return Error::input(fmt::format("{}: {}", spec.where, kind.error().message));
+    Opened opened;
+    for (const CounterSpec& c : source.counters) {
+      CounterReading r;
+      r.name = c.name;
+      r.unit = c.unit;
+      r.width = c.width ? c.width : spec.width;
+      r.scale = c.scale;
+      opened.readings.push_back(session.readings_.size());
+      session.readings_.push_back(r);
     }
+    if (source.counters.empty()) continue;
+    Result<std::unique_ptr<CounterSource>> made = (*kind)->make(spec, source.counters, options);
+    if (!made) return made.error().within(fmt::format("counter group {}, source {}", source.group, spec.name));
+    opened.source = std::move(*made);
+    for (std::size_t i : opened.readings) session.readings_[i].source = opened.source->describe();
+    session.sources_.push_back(std::move(opened));
   }
   return session;
 }

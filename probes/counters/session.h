@@ -1,13 +1,13 @@
-// The counters of a scenario's groups, read around a workload: every source
-// is made once from the source table, read before the workload and after it.
+// Counters read around a workload: every source is made once from the source
+// table, read before the workload and after it.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "harness/base/result.h"
-#include "harness/levels/counters.h"
-#include "harness/scenario/counters_config.h"
+#include "probes/counters/counter_reading.h"
+#include "probes/counters/counter_spec.h"
 #include "probes/counters/sources.h"
 
 namespace harness {
@@ -17,7 +17,9 @@ class CounterSession {
   // Makes every source (perf events are opened here, so they count from now
   // on). A source whose settings are wrong is an error; a counter a source
   // cannot read is recorded as unavailable with its reason.
-  static Result<CounterSession> open(const CountersConfig& config, const CounterSourceOptions& options);
+  // `sources` come from the scenario's groups (CountersConfig::session_sources()).
+  static Result<CounterSession> open(const std::vector<CounterSessionSource>& sources,
+                                     const CounterSourceOptions& options);
 
   void read_before();
   // A reading between two iterations (read_each_iteration). A counter that

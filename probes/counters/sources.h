@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "harness/base/result.h"
-#include "harness/scenario/counters_config.h"
+#include "probes/counters/counter_spec.h"
 
 namespace harness {
 
