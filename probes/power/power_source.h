@@ -13,9 +13,20 @@
 #include <vector>
 
 #include "harness/base/result.h"
-#include "harness/scenario/latency_config.h"
 
 namespace harness {
+
+// Where power comes from while a measured window runs: the settings of
+// [latency.power] (parsed in harness/scenario/parse_latency.cc).
+struct PowerConfig {
+  std::string source = "none";     // "none", "auto", "rapl", "hwmon", "meter", "trace"
+  double interval_s = 0.1;         // sampling period of sysfs sources
+  std::string root;                // sysfs root; empty: /sys/class/powercap or /sys/class/hwmon
+  std::string sensor;              // hwmon: "hwmon0/power1_input"; empty: the first found
+  std::vector<std::string> command;  // meter: argv of a command printing "<n> W" or "<n> J" lines
+  std::string unit;                // meter: unit of bare numbers ("W" or "J"); empty: lines carry it
+  std::string file;                // trace: CSV "unix_time_s,watts" recorded by an external logger
+};
 
 // What a source saw during one window: raw readings with times from the
 // window's start. Energy readings are cumulative joules (already unwrapped).
