@@ -8,6 +8,7 @@
 // with a last reading at its end.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct PowerTrace {
   std::vector<double> t_s;
   std::vector<double> value;
   std::string unavailable;  // set when the source failed during the window
+  std::uint64_t start_ns = 0;  // host CLOCK_MONOTONIC time of t = 0 (set in begin())
 };
 
 class PowerRecorder {
