@@ -17,6 +17,7 @@
 
 #include "harness/base/units.h"
 #include "probes/clock.h"
+#include "probes/power/sigrok_power.h"
 #include "probes/process.h"
 
 namespace harness {
@@ -409,6 +410,7 @@ constexpr PowerSourceEntry kPowerSources[] = {
     {"hwmon", "a hwmon energy*_input or power*_input sensor", &open_hwmon},
     {"meter", "an external command printing watts or joules per line", &open_meter},
     {"trace", "a CSV power trace recorded by an external logger", &open_trace},
+    {"sigrok", "a libsigrok multimeter, power-supply or energy-meter driver's analog channels", &open_sigrok_power},
 };
 
 }  // namespace
