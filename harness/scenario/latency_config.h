@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/scenario/expectation.h"
+#include "probes/power/power_source.h"  // PowerConfig
 
 namespace harness {
 
@@ -16,17 +17,6 @@ struct LoadCondition {
   std::string name;               // "none", "stress-ng-cpu-1": metric prefix "load.<name>."
   std::vector<std::string> argv;  // empty for "none"; never run through a shell
   std::string where;              // file:line:col of the entry
-};
-
-// Where power comes from while the workload runs (probes/power/).
-struct PowerConfig {
-  std::string source = "none";     // "none", "auto", "rapl", "hwmon", "meter", "trace"
-  double interval_s = 0.1;         // sampling period of sysfs sources
-  std::string root;                // sysfs root; empty: /sys/class/powercap or /sys/class/hwmon
-  std::string sensor;              // hwmon: "hwmon0/power1_input"; empty: the first found
-  std::vector<std::string> command;  // meter: argv of a command printing "<n> W" or "<n> J" lines
-  std::string unit;                // meter: unit of bare numbers ("W" or "J"); empty: lines carry it
-  std::string file;                // trace: CSV "unix_time_s,watts" recorded by an external logger
 };
 
 struct LatencyConfig {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "harness/scenario/sections.h"
+#include "probes/power/power_source.h"  // power_source_names
 
 namespace harness {
 namespace {
@@ -121,7 +122,7 @@ std::vector<LoadCondition> read_loads(TableReader& r) {
 
 PowerConfig read_power(TableReader& r) {
   PowerConfig p;
-  p.source = r.choice("source", {"none", "auto", "rapl", "hwmon", "meter", "trace"}).value_or("none");
+  p.source = r.choice("source", power_source_names()).value_or("none");
   if (auto d = r.quantity("interval", Dimension::time)) {
     if (*d < 0.001) r.fail_at("interval", "must be at least 1 ms");
     p.interval_s = *d;
@@ -131,6 +132,16 @@ PowerConfig read_power(TableReader& r) {
   p.command = r.string_array("command").value_or(std::vector<std::string>{});
   p.unit = r.choice("unit", {"W", "J"}).value_or("");
   p.file = r.string("file").value_or("");
+  p.driver = r.string("driver").value_or("");
+  p.connection = r.string("connection").value_or("");
+  p.channels = r.string_array("channels", true).value_or(std::vector<std::string>{});
+  if (auto f = r.quantity("samplerate", Dimension::frequency)) {
+    // The demo driver is paced to real time and meters read a few times a
+    // second: a power trace needs no more than this.
+    if (*f < 1 || *f > 100e3) r.fail_at("samplerate", "must be from 1 Hz to 100 kHz");
+    p.samplerate = *f;
+  }
+  p.read_as = r.choice("read_as", {"power"}).value_or("");
   if (!r.ok()) return p;
   if (p.source == "meter" && p.command.empty()) r.fail_missing("command", "source \"meter\" runs it");
   if (p.source == "trace" && p.file.empty()) r.fail_missing("file", "source \"trace\" reads it");
@@ -138,6 +149,23 @@ PowerConfig read_power(TableReader& r) {
   if (p.source != "trace" && !p.file.empty()) r.fail_at("file", "only source \"trace\" reads a file");
   if (p.source != "hwmon" && p.source != "auto" && !p.sensor.empty())
     r.fail_at("sensor", "only sources \"hwmon\" and \"auto\" pick a sensor");
+  if (p.source == "sigrok") {
+    if (p.driver.empty()) r.fail_missing("driver", "source \"sigrok\" opens it (\"demo\", \"fluke-dmm\"...)");
+    else if (p.channels.empty())
+      r.fail_missing("channels", "source \"sigrok\" reads one power or energy channel, or a voltage and a current channel");
+    else if (p.channels.size() > 2)
+      r.fail_at("channels", "names one power or energy channel, or a voltage and a current channel");
+    else if (p.channels.size() == 2 && p.channels[0] == p.channels[1])
+      r.fail_at("channels", fmt::format("names \"{}\" twice", p.channels[0]));
+    else if (!p.read_as.empty() && p.channels.size() != 1)
+      r.fail_at("read_as", "reads one channel as watts: name exactly one channel");
+  } else {
+    for (const char* key : {"driver", "connection", "channels", "samplerate", "read_as"})
+      if (r.has(key)) {
+        r.fail_at(key, "only source \"sigrok\" takes it");
+        break;
+      }
+  }
   return p;
 }
 

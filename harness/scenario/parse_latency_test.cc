@@ -111,5 +111,43 @@ TEST(ParseLatency, APatternNeedsOneCaptureGroupAndAUnit) {
             "\"s\", \"ms\", \"us\" or \"ns\")");
 }
 
+TEST(ParseLatency, ASigrokPowerSource) {
+  Result<Scenario> s = parse(kGemm, R"(
+[latency.power]
+source = "sigrok"
+driver = "demo"
+channels = "A0"
+read_as = "power"
+samplerate = "2 kHz"
+interval = "20 ms"
+)");
+  ASSERT_TRUE(s) << s.error().message;
+  const PowerConfig& p = s->latency->power;
+  EXPECT_EQ(p.source, "sigrok");
+  EXPECT_EQ(p.driver, "demo");
+  EXPECT_THAT(p.channels, testing::ElementsAre("A0"));
+  EXPECT_EQ(p.read_as, "power");
+  EXPECT_DOUBLE_EQ(p.samplerate, 2000);
+  EXPECT_DOUBLE_EQ(p.interval_s, 0.02);
+}
+
+TEST(ParseLatency, SigrokKeysBelongToTheSigrokSource) {
+  Result<Scenario> other = parse(kGemm, "[latency.power]\nsource = \"rapl\"\ndriver = \"demo\"\n");
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().message, "t.toml:13:10: [latency.power] driver: only source \"sigrok\" takes it");
+  Result<Scenario> fast = parse(kGemm, "[latency.power]\nsource = \"sigrok\"\ndriver = \"demo\"\nchannels = "
+                                       "[\"A0\"]\nsamplerate = \"1 MHz\"\n");
+  ASSERT_FALSE(fast);
+  EXPECT_EQ(fast.error().message, "t.toml:15:14: [latency.power] samplerate: must be from 1 Hz to 100 kHz");
+  Result<Scenario> three = parse(kGemm, "[latency.power]\nsource = \"sigrok\"\ndriver = \"demo\"\nchannels = "
+                                        "[\"A0\", \"A1\", \"A2\"]\n");
+  ASSERT_FALSE(three);
+  EXPECT_EQ(three.error().message, "t.toml:14:12: [latency.power] channels: names one power or energy channel, "
+                                   "or a voltage and a current channel");
+  Result<Scenario> unknown = parse(kGemm, "[latency.power]\nsource = \"sigrock\"\n");
+  ASSERT_FALSE(unknown);
+  EXPECT_THAT(unknown.error().message, testing::EndsWith("; did you mean \"sigrok\"?"));
+}
+
 }  // namespace
 }  // namespace harness

@@ -17,18 +17,9 @@
 namespace harness {
 namespace {
 
-// Runs `f`, turning libsigrok's exceptions into an Error with `what` in front.
 template <class F>
 Status guarded(const std::string& what, F&& f) {
-  try {
-    return f();
-  } catch (const sigrok::Error& e) {
-    return Error::infra(fmt::format("{}: libsigrok: {}", what, e.what()));
-  } catch (const Glib::Error& e) {
-    return Error::infra(fmt::format("{}: {}", what, std::string(e.what())));
-  } catch (const std::exception& e) {
-    return Error::infra(fmt::format("{}: {}", what, e.what()));
-  }
+  return sigrok_guarded(what, std::forward<F>(f));
 }
 
 // Feeds logic packets into a sink, widening odd unit sizes (3 bytes for 17-24
@@ -126,6 +117,18 @@ void on_packet(PacketFeed& feed, const std::shared_ptr<sigrok::Session>& session
 }
 
 }  // namespace
+
+Status sigrok_guarded(const std::string& what, const std::function<Status()>& f) {
+  try {
+    return f();
+  } catch (const sigrok::Error& e) {
+    return Error::infra(fmt::format("{}: libsigrok: {}", what, e.what()));
+  } catch (const Glib::Error& e) {
+    return Error::infra(fmt::format("{}: {}", what, std::string(e.what())));
+  } catch (const std::exception& e) {
+    return Error::infra(fmt::format("{}: {}", what, e.what()));
+  }
+}
 
 std::shared_ptr<sigrok::Context> sigrok_context() {
   static std::once_flag once;

@@ -22,6 +22,10 @@ class UserDevice;
 
 namespace harness {
 
+// Runs `f`, turning libsigrok's (and glibmm's) exceptions into an Error with
+// `what` in front: the one place they are converted, for captures and power.
+Status sigrok_guarded(const std::string& what, const std::function<Status()>& f);
+
 // The process's libsigrok context (created on first use, quietly).
 std::shared_ptr<sigrok::Context> sigrok_context();
 // "libsigrok 0.5.2"

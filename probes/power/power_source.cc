@@ -16,6 +16,8 @@
 #include <sstream>
 
 #include "harness/base/units.h"
+#include "probes/clock.h"
+#include "probes/power/sigrok_power.h"
 #include "probes/process.h"
 
 namespace harness {
@@ -111,6 +113,7 @@ class PolledRecorder final : public PowerRecorder {
     }
     io_.restart();
     stopping_ = false;
+    trace_.start_ns = MonotonicClock().now_ns();
     start_ = Steady::now();
     sample();
     if (!trace_.unavailable.empty()) return ok();
@@ -179,6 +182,7 @@ class MeterRecorder final : public PowerRecorder {
   Status begin() override {
     trace_ = PowerTrace{};
     trace_.source = source_;
+    trace_.start_ns = MonotonicClock().now_ns();
     start_ = Steady::now();
     Result<std::unique_ptr<ChildProcess>> child =
         ChildProcess::start(config_.command, [this](std::string_view line) { on_line(line); });
@@ -255,6 +259,7 @@ class TraceRecorder final : public PowerRecorder {
   explicit TraceRecorder(std::string file) : file_(std::move(file)), source_("trace:" + file_) {}
   const std::string& describe() const override { return source_; }
   Status begin() override {
+    start_ns_ = MonotonicClock().now_ns();
     begin_ = unix_now();
     return ok();
   }
@@ -263,6 +268,7 @@ class TraceRecorder final : public PowerRecorder {
     PowerTrace t;
     t.source = source_;
     t.quantity = "power";
+    t.start_ns = start_ns_;
     std::ifstream in(file_);
     if (!in) {
       t.unavailable = fmt::format("cannot read power trace {}: {}", file_, std::strerror(errno));
@@ -295,6 +301,7 @@ class TraceRecorder final : public PowerRecorder {
   }
   std::string file_, source_;
   double begin_ = 0;
+  std::uint64_t start_ns_ = 0;
 };
 
 Result<PowerOpen> open_rapl(const PowerConfig& c) {
@@ -403,6 +410,7 @@ constexpr PowerSourceEntry kPowerSources[] = {
     {"hwmon", "a hwmon energy*_input or power*_input sensor", &open_hwmon},
     {"meter", "an external command printing watts or joules per line", &open_meter},
     {"trace", "a CSV power trace recorded by an external logger", &open_trace},
+    {"sigrok", "a libsigrok multimeter, power-supply or energy-meter driver's analog channels", &open_sigrok_power},
 };
 
 }  // namespace

@@ -4,18 +4,37 @@
 //   hwmon  hwmon energy*_input (uJ) or power*_input (uW)
 //   meter  an external command printing "<n> W" or "<n> J" lines (or bare numbers with a unit)
 //   trace  a CSV recorded by an external logger: "unix_time_s,watts" rows
+//   sigrok a libsigrok multimeter, power-supply or energy-meter driver's analog
+//          channels, acquired on a thread during the window (sigrok_power.h)
 // Sysfs sources are read on a Boost.Asio timer started at the window's start,
 // with a last reading at its end.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/base/result.h"
-#include "harness/scenario/latency_config.h"
 
 namespace harness {
+
+// Where power comes from while a measured window runs: the settings of
+// [latency.power] (parsed in harness/scenario/parse_latency.cc).
+struct PowerConfig {
+  std::string source = "none";     // "none", "auto", "rapl", "hwmon", "meter", "trace", "sigrok"
+  double interval_s = 0.1;         // sampling period of sysfs sources; sigrok: the averaging block
+  std::string root;                // sysfs root; empty: /sys/class/powercap or /sys/class/hwmon
+  std::string sensor;              // hwmon: "hwmon0/power1_input"; empty: the first found
+  std::vector<std::string> command;  // meter: argv of a command printing "<n> W" or "<n> J" lines
+  std::string unit;                // meter: unit of bare numbers ("W" or "J"); empty: lines carry it
+  std::string file;                // trace: CSV "unix_time_s,watts" recorded by an external logger
+  std::string driver;              // sigrok: libsigrok driver name ("demo", "fluke-dmm")
+  std::string connection;          // sigrok: its "conn" scan option ("/dev/ttyUSB0"); empty: none
+  std::vector<std::string> channels;  // sigrok: one power or energy channel, or a voltage and a current channel
+  double samplerate = 0;           // sigrok: Hz, for drivers with a settable rate; 0: 1 kHz there
+  std::string read_as;             // sigrok test override: "power" takes the one channel's readings as watts
+};
 
 // What a source saw during one window: raw readings with times from the
 // window's start. Energy readings are cumulative joules (already unwrapped).
@@ -25,6 +44,7 @@ struct PowerTrace {
   std::vector<double> t_s;
   std::vector<double> value;
   std::string unavailable;  // set when the source failed during the window
+  std::uint64_t start_ns = 0;  // host CLOCK_MONOTONIC time of t = 0 (set in begin())
 };
 
 class PowerRecorder {

@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "probes/clock.h"
+
 namespace harness {
 namespace {
 
@@ -190,6 +192,32 @@ TEST(PowerSource, ATraceKeepsTheRowsInsideTheWindow) {
   PowerTrace t = open->recorder->end();
   EXPECT_EQ(t.unavailable, "");
   EXPECT_THAT(t.value, testing::ElementsAre(3));
+}
+
+// Every kind dates its trace's t = 0 on the host's monotonic clock.
+TEST(PowerSource, EveryTraceRecordsWhenItsWindowStarted) {
+  FakeSysfs sys;
+  sys.write("hwmon0/power1_input", "1000000");
+  std::string csv = sys.root() + "/power.csv";
+  std::ofstream(csv) << "unix_time_s,watts\n";
+  PowerConfig hwmon = config("hwmon", sys.root());
+  PowerConfig meter;
+  meter.source = "meter";
+  meter.command = {HARNESS_SOURCE_DIR "/tests/tools/scripted_meter.sh", "watts"};
+  PowerConfig trace;
+  trace.source = "trace";
+  trace.file = csv;
+  for (const PowerConfig& c : {hwmon, meter, trace}) {
+    Result<PowerOpen> open = open_power_source(c);
+    ASSERT_TRUE(open && open->recorder) << c.source;
+    const std::uint64_t before = MonotonicClock().now_ns();
+    ASSERT_TRUE(open->recorder->begin());
+    const std::uint64_t after = MonotonicClock().now_ns();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    PowerTrace t = open->recorder->end();
+    EXPECT_GE(t.start_ns, before) << c.source;
+    EXPECT_LE(t.start_ns, after) << c.source;
+  }
 }
 
 }  // namespace
