@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "harness/scenario/toml_reader.h"  // closest_match
+#include "harness/base/closest_match.h"
 #include "probes/capture/sigrok.h"
 #include "probes/clock.h"
 
@@ -142,6 +142,7 @@ void AnalogPowerSeries::close_block() {
     value_.push_back(open_.v_sum / n);
   }
   counts_.push_back(open_.n);
+  ++closed_;
   open_ = Block{};
   if (t_s_.size() >= options_.max_readings) merge_neighbours();
 }
@@ -242,6 +243,7 @@ class SigrokPowerRecorder final : public PowerRecorder {
     });
   }
   const std::string& describe() const override { return description_; }
+  std::size_t readings() override { return series_ ? series_->readings() : 0; }
 
   Status begin() override {
     halt();  // one recorder serves every condition's window in turn
