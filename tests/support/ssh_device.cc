@@ -1,5 +1,7 @@
 #include "tests/support/ssh_device.h"
 
+#include "probes/rig/transport.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pwd.h>
@@ -98,18 +100,6 @@ bool live(int pid) {
 }
 
 }  // namespace
-
-std::string shell_quote(const std::string& word) {
-  std::string quoted = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
 
 bool loopback_port_accepts(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -300,7 +290,7 @@ std::vector<std::string> SshDevice::ssh_command(const std::vector<std::string>& 
   const std::vector<std::string> options = ssh_options();
   command.insert(command.end(), options.begin(), options.end());
   command.insert(command.end(), {destination(), "--"});
-  for (const std::string& word : argv) command.push_back(shell_quote(word));
+  for (const std::string& word : argv) command.push_back(harness::shell_quote(word));
   return command;
 }
 

@@ -62,8 +62,6 @@ class SshDevice {
   std::unique_ptr<ChildProcess> sshd_;
 };
 
-// `word` as one word for a POSIX shell: in single quotes, each ' as '\''.
-std::string shell_quote(const std::string& word);
 
 // True when a TCP connection to 127.0.0.1:port is accepted.
 bool loopback_port_accepts(int port);

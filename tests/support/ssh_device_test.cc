@@ -9,12 +9,6 @@
 namespace harness::test_support {
 namespace {
 
-TEST(SshDevice, ShellQuoteKeepsEveryWordWhole) {
-  EXPECT_EQ(shell_quote("hello"), "'hello'");
-  EXPECT_EQ(shell_quote(""), "''");
-  EXPECT_EQ(shell_quote("it's $HOME; rm"), "'it'\\''s $HOME; rm'");
-}
-
 TEST(SshDevice, RunsCommandsAndPassesOutputAndExitStatus) {
   SshDevice device;
   if (!device.available()) GTEST_SKIP() << device.unavailable_reason();
