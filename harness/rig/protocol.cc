@@ -1,0 +1,260 @@
+#include "harness/rig/protocol.h"
+
+#include <openssl/evp.h>
+
+#include <fmt/format.h>
+
+namespace harness::protocol {
+namespace {
+
+using nlohmann::json;
+
+// nlohmann's exceptions (a missing key, a wrong type) become one Error.
+template <class F>
+auto guarded(const char* what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const json::exception& e) {
+    return Error::input(fmt::format("agent protocol: malformed {}: {}", what, e.what()));
+  }
+}
+
+json kernel_to_wire(const BuiltinKernel& k) {
+  return {{"kind", k.kind},         {"precision", k.precision}, {"elements", k.elements}, {"m", k.m},
+          {"n", k.n},               {"k", k.k},                 {"rows", k.rows},         {"cols", k.cols},
+          {"batch", k.batch},       {"channels", k.channels},   {"height", k.height},     {"width", k.width},
+          {"filters", k.filters},   {"kernel_h", k.kernel_h},   {"kernel_w", k.kernel_w}, {"slowdown", k.slowdown}};
+}
+
+BuiltinKernel kernel_from_wire(const json& j) {
+  BuiltinKernel k;
+  j.at("kind").get_to(k.kind);
+  j.at("precision").get_to(k.precision);
+  for (auto [key, field] : {std::pair{"elements", &k.elements}, {"m", &k.m}, {"n", &k.n}, {"k", &k.k},
+                            {"rows", &k.rows}, {"cols", &k.cols}, {"batch", &k.batch}, {"channels", &k.channels},
+                            {"height", &k.height}, {"width", &k.width}, {"filters", &k.filters},
+                            {"kernel_h", &k.kernel_h}, {"kernel_w", &k.kernel_w}}) {
+    j.at(key).get_to(*field);
+  }
+  j.at("slowdown").get_to(k.slowdown);
+  return k;
+}
+
+}  // namespace
+
+json to_wire(const Workload& w) {
+  json j = {{"kind", w.kind == Workload::Kind::builtin ? "builtin" : "command"},
+            {"name", w.name},
+            {"command", w.command},
+            {"pattern", w.report.pattern},
+            {"json_field", w.report.json_field},
+            {"unit_s", w.report.unit_s},
+            {"timeout_s", w.timeout_s},
+            {"tokens_per_iteration", w.tokens_per_iteration}};
+  if (w.kind == Workload::Kind::builtin) j["builtin"] = kernel_to_wire(w.builtin);
+  return j;
+}
+
+Result<Workload> workload_from_wire(const json& j) {
+  return guarded("workload", [&]() -> Result<Workload> {
+    Workload w;
+    std::string kind = j.at("kind").get<std::string>();
+    if (kind != "builtin" && kind != "command") return Error::input("agent protocol: unknown workload kind " + kind);
+    w.kind = kind == "builtin" ? Workload::Kind::builtin : Workload::Kind::command;
+    j.at("name").get_to(w.name);
+    j.at("command").get_to(w.command);
+    j.at("pattern").get_to(w.report.pattern);
+    j.at("json_field").get_to(w.report.json_field);
+    j.at("unit_s").get_to(w.report.unit_s);
+    j.at("timeout_s").get_to(w.timeout_s);
+    j.at("tokens_per_iteration").get_to(w.tokens_per_iteration);
+    if (w.kind == Workload::Kind::builtin) w.builtin = kernel_from_wire(j.at("builtin"));
+    if (w.kind == Workload::Kind::command && w.command.empty()) return Error::input("agent protocol: empty command");
+    return w;
+  });
+}
+
+json to_wire(const CountersConfig& c) {
+  json groups = json::array();
+  for (const CounterGroup& g : c.groups) {
+    json sources = json::array(), counters = json::array();
+    for (const CounterSourceSpec& s : g.sources) {
+      sources.push_back({{"name", s.name}, {"kind", s.kind}, {"path", s.path}, {"command", s.command},
+                         {"deltas", s.deltas}, {"timeout_s", s.timeout_s}, {"width", s.width}, {"where", s.where}});
+    }
+    for (const CounterSpec& k : g.counters) {
+      counters.push_back({{"name", k.name}, {"source", k.source}, {"event", k.event}, {"key", k.key},
+                          {"pattern", k.pattern}, {"scale", k.scale}, {"width", k.width}, {"unit", k.unit},
+                          {"where", k.where}});
+    }
+    groups.push_back({{"name", g.name}, {"path", g.path}, {"sha256", g.sha256}, {"sources", sources},
+                      {"counters", counters}});
+  }
+  return {{"groups", groups}, {"iterations", c.iterations}, {"read_each_iteration", c.read_each_iteration}};
+}
+
+Result<CountersConfig> counters_from_wire(const json& j) {
+  return guarded("counters", [&]() -> Result<CountersConfig> {
+    CountersConfig c;
+    j.at("iterations").get_to(c.iterations);
+    j.at("read_each_iteration").get_to(c.read_each_iteration);
+    if (c.iterations < 1) return Error::input("agent protocol: counters need at least one iteration");
+    for (const json& g : j.at("groups")) {
+      CounterGroup group;
+      g.at("name").get_to(group.name);
+      g.at("path").get_to(group.path);
+      g.at("sha256").get_to(group.sha256);
+      for (const json& s : g.at("sources")) {
+        CounterSourceSpec spec;
+        s.at("name").get_to(spec.name);
+        s.at("kind").get_to(spec.kind);
+        s.at("path").get_to(spec.path);
+        s.at("command").get_to(spec.command);
+        s.at("deltas").get_to(spec.deltas);
+        s.at("timeout_s").get_to(spec.timeout_s);
+        s.at("width").get_to(spec.width);
+        s.at("where").get_to(spec.where);
+        group.sources.push_back(std::move(spec));
+      }
+      for (const json& k : g.at("counters")) {
+        CounterSpec spec;
+        k.at("name").get_to(spec.name);
+        k.at("source").get_to(spec.source);
+        k.at("event").get_to(spec.event);
+        k.at("key").get_to(spec.key);
+        k.at("pattern").get_to(spec.pattern);
+        k.at("scale").get_to(spec.scale);
+        k.at("width").get_to(spec.width);
+        k.at("unit").get_to(spec.unit);
+        k.at("where").get_to(spec.where);
+        group.counters.push_back(std::move(spec));
+      }
+      c.groups.push_back(std::move(group));
+    }
+    return c;
+  });
+}
+
+json to_wire(const RooflineConfig& c) {
+  json kernels = json::array(), vendor = json::array();
+  for (const RooflineKernel& k : c.kernels) {
+    // Only kernels the device runs: built in, and not timed elsewhere.
+    if (!k.builtin || k.time) continue;
+    kernels.push_back({{"name", k.name}, {"builtin", kernel_to_wire(*k.builtin)}});
+  }
+  for (const VendorTool& t : c.vendor) {
+    vendor.push_back({{"name", t.name}, {"argv", t.argv}, {"timeout_s", t.timeout_s}});
+  }
+  return {{"repetitions", c.repetitions},   {"buffer_bytes", c.buffer_bytes},
+          {"host_benchmarks", c.host_benchmarks}, {"threads", c.threads},
+          {"random_bytes", c.random_bytes}, {"bursts", c.bursts},
+          {"fma_iterations", c.fma_iterations}, {"kernels", kernels},
+          {"vendor", vendor}};
+}
+
+Result<RooflineConfig> roofline_from_wire(const json& j) {
+  return guarded("roofline", [&]() -> Result<RooflineConfig> {
+    RooflineConfig c;
+    j.at("repetitions").get_to(c.repetitions);
+    j.at("buffer_bytes").get_to(c.buffer_bytes);
+    j.at("host_benchmarks").get_to(c.host_benchmarks);
+    j.at("threads").get_to(c.threads);
+    j.at("random_bytes").get_to(c.random_bytes);
+    j.at("bursts").get_to(c.bursts);
+    j.at("fma_iterations").get_to(c.fma_iterations);
+    if (c.repetitions < 1 || c.buffer_bytes < 4096 || c.random_bytes < 1) {
+      return Error::input("agent protocol: roofline repetitions, buffer and random bytes must be positive");
+    }
+    for (const json& k : j.at("kernels")) {
+      RooflineKernel kernel;
+      k.at("name").get_to(kernel.name);
+      kernel.builtin = kernel_from_wire(k.at("builtin"));
+      c.kernels.push_back(std::move(kernel));
+    }
+    for (const json& t : j.at("vendor")) {
+      VendorTool tool;
+      t.at("name").get_to(tool.name);
+      t.at("argv").get_to(tool.argv);
+      t.at("timeout_s").get_to(tool.timeout_s);
+      c.vendor.push_back(std::move(tool));
+    }
+    return c;
+  });
+}
+
+json to_wire(const IterationPlan& p) {
+  return {{"warmup", p.warmup},
+          {"iterations", p.iterations},
+          {"min_duration_s", p.min_duration_s},
+          {"run_timeout_s", p.run_timeout_s},
+          {"iteration_timeout_s", p.iteration_timeout_s}};
+}
+
+Result<IterationPlan> plan_from_wire(const json& j) {
+  return guarded("plan", [&]() -> Result<IterationPlan> {
+    IterationPlan p;
+    j.at("warmup").get_to(p.warmup);
+    j.at("iterations").get_to(p.iterations);
+    j.at("min_duration_s").get_to(p.min_duration_s);
+    j.at("run_timeout_s").get_to(p.run_timeout_s);
+    j.at("iteration_timeout_s").get_to(p.iteration_timeout_s);
+    if (p.warmup < 0 || p.iterations < 1) return Error::input("agent protocol: a plan needs iterations >= 1");
+    return p;
+  });
+}
+
+json to_wire(const DeviceInfo& i) {
+  return {{"protocol", i.protocol},
+          {"harness_version", i.harness_version},
+          {"capabilities", i.capabilities},
+          {"context", i.context},
+          {"missing", i.missing}};
+}
+
+Result<DeviceInfo> device_info_from_wire(const json& j) {
+  return guarded("hello", [&]() -> Result<DeviceInfo> {
+    DeviceInfo i;
+    j.at("protocol").get_to(i.protocol);
+    j.at("harness_version").get_to(i.harness_version);
+    j.at("capabilities").get_to(i.capabilities);
+    j.at("context").get_to(i.context);
+    j.at("missing").get_to(i.missing);
+    return i;
+  });
+}
+
+Result<json> parse_line(const std::string& line) {
+  if (line.size() > kMaxMessageBytes) {
+    return Error::infra(fmt::format("agent protocol: a message of {} bytes, over the limit of {}", line.size(),
+                                    kMaxMessageBytes));
+  }
+  json j = json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    std::string shown = line.size() > 120 ? line.substr(0, 120) + "..." : line;
+    return Error::infra(fmt::format("agent protocol: not a JSON object: {}", shown));
+  }
+  return j;
+}
+
+std::string base64_encode(const std::string& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+Result<std::string> base64_decode(const std::string& text) {
+  if (text.size() % 4 != 0) return Error::infra("agent protocol: base64 length is not a multiple of 4");
+  std::string out(3 * (text.size() / 4), '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+  if (n < 0) return Error::infra("agent protocol: invalid base64");
+  std::size_t pad = 0;
+  if (!text.empty() && text.back() == '=') ++pad;
+  if (text.size() > 1 && text[text.size() - 2] == '=') ++pad;
+  out.resize(static_cast<std::size_t>(n) - pad);
+  return out;
+}
+
+}  // namespace harness::protocol

@@ -1,0 +1,57 @@
+// The agent protocol, version 1: one JSON object per line, both ways, on the
+// agent's stdin (requests) and stdout (replies, events, heartbeats). Every
+// line is at most kMaxMessageBytes; a longer one is a protocol error.
+//
+//   host  -> agent  {"id": 7, "op": "<op>", ...arguments}
+//   agent -> host   {"id": 7, "ok": true, "result": {...}}
+//                   {"id": 7, "ok": false, "error": "<message>", "exit": 2|3}
+//                   {"id": 7, "event": "iterations", "start_ns": [...], "end_ns": [...]}
+//                   {"event": "heartbeat", "t_ns": <device monotonic ns>}
+//
+// ops: hello {protocol, versions, heartbeat_s} -> DeviceInfo
+//      time -> {t_ns}                 the device's monotonic clock (clock sync)
+//      workload {workload, plan}      -> events "iterations", then {measuring_ns, end_ns, iterations}
+//      counters {workload, counters}  -> CountersRecording
+//      roofline {roofline}            -> RooflineRecording (ceilings, vendor tools, kernels)
+//      load.start {argv} -> {id};  load.check {id};  load.stop {id} -> {end, output}
+//      file.read {path, offset, max_bytes} -> {size, sha256, data (base64, at most kFileChunkBytes)}
+//      cancel                         stops the op in progress (its reply says "interrupted")
+//      bye                            stops every load and ends the agent
+// Device times are the device's monotonic clock; the host maps them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/base/result.h"
+#include "harness/rig/device.h"
+
+namespace harness::protocol {
+
+constexpr int kVersion = 1;
+constexpr std::size_t kMaxMessageBytes = 4u << 20;
+constexpr std::size_t kFileChunkBytes = 1u << 20;  // raw bytes per file.read reply (base64 inflates by 4/3)
+
+// The parts of a scenario the device needs, as JSON. Host files (the layer
+// profile, counter formulas) and expectations stay on the host.
+nlohmann::json to_wire(const Workload& w);
+nlohmann::json to_wire(const CountersConfig& c);
+nlohmann::json to_wire(const RooflineConfig& c);
+nlohmann::json to_wire(const IterationPlan& p);
+nlohmann::json to_wire(const DeviceInfo& i);
+Result<Workload> workload_from_wire(const nlohmann::json& j);
+Result<CountersConfig> counters_from_wire(const nlohmann::json& j);
+Result<RooflineConfig> roofline_from_wire(const nlohmann::json& j);
+Result<IterationPlan> plan_from_wire(const nlohmann::json& j);
+Result<DeviceInfo> device_info_from_wire(const nlohmann::json& j);
+
+// One line (without its newline) parsed into an object, or why not.
+Result<nlohmann::json> parse_line(const std::string& line);
+
+std::string base64_encode(const std::string& bytes);
+Result<std::string> base64_decode(const std::string& text);
+
+}  // namespace harness::protocol

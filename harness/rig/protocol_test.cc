@@ -1,0 +1,78 @@
+#include "harness/rig/protocol.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(AgentProtocol, AWorkloadCrossesTheWireUnchanged) {
+  Workload w;
+  w.kind = Workload::Kind::builtin;
+  w.name = "gemm-64";
+  w.builtin.kind = "gemm";
+  w.builtin.m = w.builtin.n = w.builtin.k = 64;
+  w.builtin.slowdown = 1.5;
+  w.timeout_s = 3;
+  Result<Workload> back = protocol::workload_from_wire(nlohmann::json::parse(protocol::to_wire(w).dump()));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->name, "gemm-64");
+  EXPECT_EQ(back->builtin.k, 64);
+  EXPECT_DOUBLE_EQ(back->builtin.slowdown, 1.5);
+  EXPECT_DOUBLE_EQ(back->timeout_s, 3);
+
+  Workload c;
+  c.kind = Workload::Kind::command;
+  c.command = {"./infer", "--model", "a b"};
+  c.report.json_field = "latency_ms";
+  c.report.unit_s = 1e-3;
+  back = protocol::workload_from_wire(protocol::to_wire(c));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->command, c.command);
+  EXPECT_EQ(back->report.json_field, "latency_ms");
+}
+
+TEST(AgentProtocol, CounterGroupsCrossWithoutTheirFormulas) {
+  CountersConfig c;
+  c.iterations = 7;
+  CounterGroup g;
+  g.name = "npu";
+  g.sources.push_back({"stats", "text_file", "/sys/kernel/debug/npu/stats", {}, false, 10, 32, "g.toml:3:1"});
+  g.counters.push_back({"MEM_STALL_CYCLES", "stats", "", "mem_stall", "", 1, 0, "cycles", "g.toml:7:1"});
+  c.groups.push_back(g);
+  Result<CountersConfig> back = protocol::counters_from_wire(protocol::to_wire(c));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->iterations, 7);
+  ASSERT_EQ(back->groups.size(), 1u);
+  EXPECT_EQ(back->groups[0].sources[0].path, "/sys/kernel/debug/npu/stats");
+  EXPECT_EQ(back->groups[0].sources[0].width, 32);
+  EXPECT_EQ(back->groups[0].counters[0].key, "mem_stall");
+}
+
+TEST(AgentProtocol, MalformedRequestsAreErrorsNotCrashes) {
+  Result<Workload> w = protocol::workload_from_wire(nlohmann::json{{"kind", "builtin"}});
+  ASSERT_FALSE(w);
+  EXPECT_THAT(w.error().message, HasSubstr("agent protocol: malformed workload"));
+  EXPECT_FALSE(protocol::plan_from_wire(nlohmann::json{{"warmup", -1}, {"iterations", 0}, {"min_duration_s", 0},
+                                                       {"run_timeout_s", 1}, {"iteration_timeout_s", 1}}));
+  EXPECT_FALSE(protocol::parse_line("[1,2]"));
+  EXPECT_FALSE(protocol::parse_line("{\"id\": 1"));
+  Result<nlohmann::json> big = protocol::parse_line(std::string(protocol::kMaxMessageBytes + 1, ' '));
+  ASSERT_FALSE(big);
+  EXPECT_THAT(big.error().message, HasSubstr("over the limit"));
+}
+
+TEST(AgentProtocol, Base64RoundTripsAnyBytes) {
+  for (std::string s : {std::string(), std::string("a"), std::string("ab"), std::string("abc"),
+                        std::string("\0\xff\x10\n", 4)}) {
+    Result<std::string> back = protocol::base64_decode(protocol::base64_encode(s));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, s);
+  }
+  EXPECT_FALSE(protocol::base64_decode("abc"));
+}
+
+}  // namespace
+}  // namespace harness
