@@ -336,8 +336,11 @@ Status sigrok_acquire(const SigrokAcquisition& acq, CaptureSink& sink) {
     }
     feed.emplace(sink, header);
     bool stopping = false;
+    const std::function<bool()> stop_or_end = [&] {
+      return (acq.should_stop && acq.should_stop()) || (acq.should_end && acq.should_end());
+    };
     session->add_datafeed_callback([&](std::shared_ptr<sigrok::Device>, std::shared_ptr<sigrok::Packet> p) {
-      on_packet(*feed, session, p, stopping, acq.should_stop);
+      on_packet(*feed, session, p, stopping, stop_or_end);
     });
     session->start();
     session->run();

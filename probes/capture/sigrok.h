@@ -64,6 +64,9 @@ struct SigrokAcquisition {
   std::map<std::string, std::string> group_options;  // e.g. {"pattern","graycode"} for channel group "Logic"
   // Polled at every packet: true stops the acquisition early (SIGINT).
   std::function<bool()> should_stop;
+  // Polled at every packet: true ends the acquisition as complete (the
+  // workload window it covered has closed); the sink gets its end.
+  std::function<bool()> should_end;
 };
 
 // Runs the acquisition and streams the samples to `sink`. A driver or

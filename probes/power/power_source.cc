@@ -102,6 +102,10 @@ class PolledRecorder final : public PowerRecorder {
   }
   ~PolledRecorder() override { halt(); }
   const std::string& describe() const override { return trace_.source; }
+  std::size_t readings() override {
+    std::lock_guard lock(mutex_);
+    return trace_.t_s.size();
+  }
 
   Status begin() override {
     halt();  // one recorder serves every condition's window in turn
@@ -178,6 +182,10 @@ class MeterRecorder final : public PowerRecorder {
     source_ = fmt::format("meter:{}", c.command.front());
   }
   const std::string& describe() const override { return source_; }
+  std::size_t readings() override {
+    std::lock_guard lock(mutex_);
+    return trace_.t_s.size();
+  }
 
   Status begin() override {
     trace_ = PowerTrace{};
@@ -258,6 +266,8 @@ class TraceRecorder final : public PowerRecorder {
  public:
   explicit TraceRecorder(std::string file) : file_(std::move(file)), source_("trace:" + file_) {}
   const std::string& describe() const override { return source_; }
+  // The logger's rows are read at the window's end: nothing to wait for.
+  std::size_t readings() override { return 1; }
   Status begin() override {
     start_ns_ = MonotonicClock().now_ns();
     begin_ = unix_now();

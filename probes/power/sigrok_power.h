@@ -8,6 +8,7 @@
 // only libsigrokcxx user of probes/power/).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -58,6 +59,8 @@ class AnalogPowerSeries {
   // The window's readings are unusable; the first reason is kept.
   void fail(std::string reason);
   bool failed() const { return !unavailable_.empty(); }
+  // Readings closed so far (safe to read from another thread).
+  std::size_t readings() const { return closed_.load(); }
   // source, quantity, t_s, value, unavailable (start_ns is the recorder's).
   PowerTrace finish();
 
@@ -73,6 +76,7 @@ class AnalogPowerSeries {
   std::optional<Kind> kind_of(const AnalogChunk& chunk);
 
   AnalogPowerOptions options_;
+  std::atomic<std::size_t> closed_{0};
   std::string quantity_;  // "power" or "energy", once known
   std::map<std::string, Kind> kinds_;
   std::map<std::string, double> last_time_;
