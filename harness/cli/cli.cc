@@ -18,6 +18,8 @@ constexpr CommandEntry kCommands[] = {
     {"report", "Render a run as HTML, Markdown, JSON or JUnit XML", &setup_report},
     {"capture", "Logic-analyzer captures: info, convert, synth", &setup_capture},
     {"export", "Write a stored run as a recording bundle", &setup_export},
+    {"rig", "The device rig: check that the scenario's rig is reachable and ready", &setup_rig},
+    {"agent", "Serve a run on the device (started by the transport; JSON lines on stdin/stdout)", &setup_agent},
 };
 
 }  // namespace

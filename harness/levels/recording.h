@@ -23,6 +23,38 @@ struct RecordedFile {
   std::string kind;  // "sigrok-session", "csv", ...
 };
 
+// The rig as the run met it: where the device was, how its clock mapped
+// onto the host's, and the one measurement window the host-side instruments
+// (analyzer, power meter) and the device's iterations share.
+struct RigRecording {
+  std::string name;           // [rig] name
+  std::string transport;      // "local", "ssh:root@board-3:22"
+  std::string agent_version;  // the agent's harness version
+  int protocol = 0;
+  std::vector<std::string> missing;  // what the device lacks, each with its reason
+  // Device clock = host clock + offset_ns, within +- uncertainty_ns.
+  struct ClockSync {
+    std::string when;  // "before", "after"
+    std::int64_t offset_ns = 0;
+    std::uint64_t uncertainty_ns = 0;
+    std::uint64_t rtt_ns = 0;
+    int probes = 0;
+  };
+  std::vector<ClockSync> syncs;
+  // Seconds on the host's monotonic clock from origin_host_ns.
+  struct Window {
+    std::string level;      // "latency", "counters"
+    std::string condition;  // latency: the load condition
+    std::uint64_t origin_host_ns = 0;
+    double opened_s = 0, closed_s = 0;                 // the window as the host opened and closed it
+    double iterations_start_s = 0, iterations_end_s = 0;  // first measured iteration's start, last one's end
+    double iterations_origin_s = 0;  // where the condition's start_s counts from
+    std::optional<double> capture_start_s, capture_end_s;  // the analyzer's first and last sample
+    std::optional<double> power_start_s, power_end_s;      // the power trace's first and last reading
+  };
+  std::optional<Window> window;
+};
+
 struct Recording {
   static constexpr int kFormatVersion = 1;
   std::map<std::string, std::string> context;  // host, kernel, CPU, versions...
@@ -33,6 +65,7 @@ struct Recording {
   std::optional<CountersRecording> counters;
   std::optional<DdrRecording> ddr;
   std::optional<LatencyRecording> latency;
+  std::optional<RigRecording> rig;
   std::vector<RecordedFile> files;
   // Where file names inside the recording (captures) resolve: the run's
   // artifact folder for a live run, the bundle folder for a replay. Not

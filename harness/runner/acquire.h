@@ -4,6 +4,8 @@
 // (it is stored as aborted with that reason).
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <stop_token>
 
 #include "harness/base/result.h"
@@ -13,6 +15,19 @@
 
 namespace harness {
 
+class Device;
+
+// The host-side instruments that cover one workload window ([rig] window):
+// the level owning that window calls open() right before its workload and
+// close() right after, and fills `record` with the window's times.
+struct WindowHooks {
+  std::string level;      // "latency" or "counters"
+  std::string condition;  // latency: the load condition
+  std::function<Status()> open;   // returns once the analyzer samples
+  std::function<Status()> close;
+  RigRecording::Window* record = nullptr;
+};
+
 struct AcquireContext {
   const Scenario& scenario;
   Clock& clock;
@@ -20,11 +35,40 @@ struct AcquireContext {
   // Where a probe writes raw files (captures); it lists each one in
   // Recording::files by its name relative to this folder.
   std::string artifact_dir;
+  // Where the workload runs (level 4); null: this process (a LocalDevice).
+  Device* device = nullptr;
+  WindowHooks* window = nullptr;  // null: no host-side instrument shares a window
 };
 
+// Levels 1 and 2 run on the device: the agent calls these (LocalDevice).
 Status acquire_roofline(const AcquireContext& context, RooflineRecording& out);
 Status acquire_counters(const AcquireContext& context, CountersRecording& out);
+// Level 3 on its own: an imported capture, or a live capture not tied to a window.
 Status acquire_ddr(const AcquireContext& context, DdrRecording& out);
+
+// A live capture ([ddr.acquire]) running beside a workload window: start()
+// arms it on a thread of its own and returns once samples flow; finish()
+// stops it and records the file and its first and last sample on the host's
+// monotonic clock.
+class WindowCapture {
+ public:
+  explicit WindowCapture(const AcquireContext& context, DdrRecording& out);
+  ~WindowCapture();
+  Status start();
+  Status finish();
+  // Host monotonic ns of the first and last sample (valid after finish()).
+  std::uint64_t first_sample_ns() const { return first_ns_; }
+  std::uint64_t last_sample_ns() const { return last_ns_; }
+
+ private:
+  struct Running;
+  const AcquireContext& ctx_;
+  DdrRecording& out_;
+  std::unique_ptr<Running> running_;
+  std::uint64_t first_ns_ = 0, last_ns_ = 0;
+};
+
+// Level 4 from the host: loads, the device's iterations, power, the window.
 Status acquire_latency(const AcquireContext& context, LatencyRecording& out);
 // Plan-time checks of level 4 (workload and load programs, power source), run before anything starts.
 Status check_latency_plan(const Scenario& scenario);

@@ -1,4 +1,9 @@
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -40,7 +45,151 @@ Status import_file(const AcquireContext& ctx, const std::string& source, const s
   return ok();
 }
 
+SigrokAcquisition acquisition_for(const AcquireContext& ctx) {
+  const DdrConfig& cfg = *ctx.scenario.ddr;
+  const DdrAcquireConfig& a = *cfg.acquire;
+  SigrokAcquisition acq;
+  acq.driver = a.driver;
+  acq.connection = a.connection;
+  acq.samplerate = a.samplerate;
+  acq.limit_samples = a.samples;
+  acq.limit_msec = static_cast<std::uint64_t>(a.duration * 1e3);
+  acq.trigger = a.trigger;
+  if (!a.pattern.empty()) acq.group_options["pattern"] = a.pattern;
+  for (const auto& [role, name] : cfg.channels) acq.channels.push_back(name);
+  std::stop_token stop = ctx.stop;
+  acq.should_stop = [stop] { return stop.stop_requested(); };
+  return acq;
+}
+
+Status make_capture_folder(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return Error::infra(fmt::format("ddr capture folder {}: {}", path.parent_path().string(), ec.message()));
+  return ok();
+}
+
+// Passes samples on to the file and notes, on the host's monotonic clock,
+// when the first packet arrived and how many samples came.
+class TimedSink final : public CaptureSink {
+ public:
+  TimedSink(CaptureSink& inner, Clock& clock) : inner_(inner), clock_(clock) {}
+  Status begin(const CaptureHeader& header) override {
+    samplerate_ = header.samplerate;
+    return inner_.begin(header);
+  }
+  Status samples(const std::uint8_t* data, std::size_t count) override {
+    if (count > 0 && total_ == 0) {
+      std::lock_guard lock(mutex_);
+      first_packet_ns_ = clock_.now_ns();
+      first_count_ = count;
+      armed_.notify_all();
+    }
+    total_ += count;
+    return inner_.samples(data, count);
+  }
+  Status end() override { return inner_.end(); }
+
+  // Waits until samples flow or `done` says the acquisition ended.
+  bool wait_armed(double seconds, const std::function<bool()>& done) {
+    std::unique_lock lock(mutex_);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    while (first_packet_ns_ == 0 && !done()) {
+      if (armed_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(20))) ==
+              std::cv_status::timeout &&
+          std::chrono::steady_clock::now() >= deadline) {
+        break;
+      }
+    }
+    return first_packet_ns_ != 0;
+  }
+  // The first sample's time: the first packet arrived once its samples were taken.
+  std::uint64_t first_sample_ns() const {
+    return samplerate_ > 0 ? first_packet_ns_ - static_cast<std::uint64_t>(static_cast<double>(first_count_) / samplerate_ * 1e9)
+                           : first_packet_ns_;
+  }
+  std::uint64_t last_sample_ns() const {
+    return samplerate_ > 0 ? first_sample_ns() + static_cast<std::uint64_t>(static_cast<double>(total_) / samplerate_ * 1e9)
+                           : first_packet_ns_;
+  }
+  std::uint64_t total() const { return total_; }
+
+ private:
+  CaptureSink& inner_;
+  Clock& clock_;
+  double samplerate_ = 0;
+  std::mutex mutex_;
+  std::condition_variable armed_;
+  std::uint64_t first_packet_ns_ = 0;
+  std::size_t first_count_ = 0;
+  std::atomic<std::uint64_t> total_{0};
+};
+
 }  // namespace
+
+struct WindowCapture::Running {
+  std::string name = "ddr/capture.sr";
+  std::unique_ptr<SrWriter> writer;
+  std::unique_ptr<TimedSink> sink;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> done{false};
+  Status status = ok();
+  std::thread thread;
+};
+
+WindowCapture::WindowCapture(const AcquireContext& context, DdrRecording& out) : ctx_(context), out_(out) {}
+
+WindowCapture::~WindowCapture() {
+  if (running_ && running_->thread.joinable()) {
+    running_->stop = true;
+    running_->thread.join();
+  }
+}
+
+Status WindowCapture::start() {
+  SigrokAcquisition acq = acquisition_for(ctx_);
+  auto r = std::make_unique<Running>();
+  std::filesystem::path path = std::filesystem::path(ctx_.artifact_dir) / r->name;
+  HARNESS_TRY(make_capture_folder(path));
+  r->writer = std::make_unique<SrWriter>(path.string());
+  r->sink = std::make_unique<TimedSink>(*r->writer, ctx_.clock);
+  Running* raw = r.get();
+  acq.should_end = [raw] { return raw->stop.load(); };
+  out_.source = "sigrok:" + acq.driver;
+  out_.format = "sr";
+  running_ = std::move(r);
+  raw->thread = std::thread([raw, acq] {
+    raw->status = sigrok_acquire(acq, *raw->sink);
+    raw->done = true;
+  });
+  if (!raw->sink->wait_armed(10, [raw] { return raw->done.load(); })) {
+    raw->stop = true;
+    raw->thread.join();
+    if (!raw->status) {
+      if (raw->status.error().code == ExitCode::bad_input) return raw->status.error().within("ddr acquisition");
+      out_.unavailable = raw->status.error().message;
+      return ok();
+    }
+    out_.unavailable = "the analyzer delivered no samples within 10 s of its start";
+  }
+  return ok();
+}
+
+Status WindowCapture::finish() {
+  if (!running_ || !running_->thread.joinable()) return ok();
+  running_->stop = true;
+  running_->thread.join();
+  first_ns_ = running_->sink->first_sample_ns();
+  last_ns_ = running_->sink->last_sample_ns();
+  Status s = running_->status;
+  if (ctx_.stop.stop_requested()) return interrupted_error();
+  if (!s) {
+    out_.unavailable = s.error().message;
+    return ok();
+  }
+  return record_file(ctx_, running_->name, out_);
+}
 
 Status acquire_ddr(const AcquireContext& ctx, DdrRecording& out) {
   if (!ctx.scenario.ddr) return ok();
@@ -58,24 +207,11 @@ Status acquire_ddr(const AcquireContext& ctx, DdrRecording& out) {
     return record_file(ctx, name, out);
   }
   if (ctx.stop.stop_requested()) return interrupted_error();
-  const DdrAcquireConfig& a = *cfg.acquire;
-  SigrokAcquisition acq;
-  acq.driver = a.driver;
-  acq.connection = a.connection;
-  acq.samplerate = a.samplerate;
-  acq.limit_samples = a.samples;
-  acq.limit_msec = static_cast<std::uint64_t>(a.duration * 1e3);
-  acq.trigger = a.trigger;
-  if (!a.pattern.empty()) acq.group_options["pattern"] = a.pattern;
-  for (const auto& [role, name] : cfg.channels) acq.channels.push_back(name);
-  std::stop_token stop = ctx.stop;
-  acq.should_stop = [stop] { return stop.stop_requested(); };
+  SigrokAcquisition acq = acquisition_for(ctx);
   const std::string name = "ddr/capture.sr";
   std::filesystem::path path = std::filesystem::path(ctx.artifact_dir) / name;
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) return Error::infra(fmt::format("ddr capture folder {}: {}", path.parent_path().string(), ec.message()));
-  out.source = "sigrok:" + a.driver;
+  HARNESS_TRY(make_capture_folder(path));
+  out.source = "sigrok:" + acq.driver;
   out.format = "sr";
   SrWriter writer(path.string());
   Status s = sigrok_acquire(acq, writer);

@@ -1,4 +1,5 @@
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "harness/runner/acquire.h"
 #include "probes/load/background_load.h"
 #include "probes/power/power_source.h"
+#include "harness/rig/local_device.h"
 #include "probes/workload/workload_runner.h"
 
 namespace harness {
@@ -25,86 +27,136 @@ Status settle(const AcquireContext& ctx, double seconds) {
   return ok();
 }
 
-// The warm-up, then iterations until both the iteration count and the
-// minimum duration are met, within the whole-window timeout (checked between
-// iterations; each iteration has the workload's own timeout).
-Status measure_window(const AcquireContext& ctx, WorkloadRunner& runner, PowerRecorder* power,
-                      LatencyCondition& out) {
-  const LatencyConfig& cfg = *ctx.scenario.latency;
-  const double iteration_timeout = ctx.scenario.workload.timeout_s;
-  for (std::int64_t i = 0; i < cfg.warmup; ++i) {
-    if (ctx.stop.stop_requested()) return interrupted_error();
-    HARNESS_TRY(runner.next(iteration_timeout));
+// Waits (at most 3 s: a meter that stays silent is the trace's to report)
+// until the power recorder holds `count` readings.
+void wait_for_readings(const AcquireContext& ctx, PowerRecorder& power, std::size_t count) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (power.readings() < count && std::chrono::steady_clock::now() < deadline && !ctx.stop.stop_requested()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  if (power) HARNESS_TRY(power->begin());
-  const std::uint64_t window_start = ctx.clock.now_ns();
-  const std::uint64_t timeout_ns = static_cast<std::uint64_t>(cfg.run_timeout_s * 1e9);
-  const std::uint64_t min_ns = static_cast<std::uint64_t>(cfg.min_duration_s * 1e9);
-  std::uint64_t last_end = window_start;
-  out.start_s.reserve(static_cast<std::size_t>(cfg.iterations));
-  out.latency_s.reserve(static_cast<std::size_t>(cfg.iterations));
-  Status status = ok();
-  while (static_cast<std::int64_t>(out.latency_s.size()) < cfg.iterations || last_end - window_start < min_ns) {
-    if (ctx.stop.stop_requested()) {
-      status = interrupted_error();
-      break;
-    }
-    if (last_end - window_start > timeout_ns) {  // the last iteration's end: no extra clock reading
-      status = Error::infra(fmt::format("latency: the measured window timed out after {:.3g} s with {} of {} iterations",
-                                        cfg.run_timeout_s, out.latency_s.size(), cfg.iterations));
-      break;
-    }
-    Result<IterationSample> s = runner.next(iteration_timeout);
-    if (!s) {
-      status = s.error();
-      break;
-    }
-    const double start = static_cast<double>(s->end_ns - window_start) * 1e-9 - s->latency_s;
-    out.start_s.push_back(start);
-    out.latency_s.push_back(s->latency_s);
-    last_end = std::max(last_end, s->end_ns);
-  }
-  out.window_s = static_cast<double>(last_end - window_start) * 1e-9;
-  if (power) {
-    PowerTrace t = power->end();
-    out.power = {t.source, t.quantity, t.t_s, t.value, t.unavailable};
-  }
-  return status;
 }
 
-Status measure_condition(const AcquireContext& ctx, const LoadCondition& load, PowerRecorder* power,
-                         LatencyCondition& out) {
-  const LatencyConfig& cfg = *ctx.scenario.latency;
-  std::unique_ptr<BackgroundLoad> background;
-  if (!load.argv.empty()) {
-    Result<std::unique_ptr<BackgroundLoad>> started = BackgroundLoad::start(load.argv);
-    if (!started) return started.error();
-    background = std::move(*started);
+// A power trace keeps the readings that cover the measured iterations: the
+// last one at or before the first iteration's start, the first one at or
+// after the last iteration's end, and all between; its times count from the
+// first iteration's start. (The recorder ran from before the warm-up: the
+// device starts measuring at a moment the host learns only afterwards.)
+PowerSeries cover_iterations(const PowerTrace& t, std::uint64_t from_ns, std::uint64_t to_ns) {
+  PowerSeries p{t.source, t.quantity, {}, {}, t.unavailable};
+  if (t.t_s.empty()) return p;
+  const double from = (static_cast<double>(from_ns) - static_cast<double>(t.start_ns)) * 1e-9;
+  const double to = (static_cast<double>(to_ns) - static_cast<double>(t.start_ns)) * 1e-9;
+  std::size_t first = 0, last = t.t_s.size() - 1;
+  for (std::size_t i = 0; i < t.t_s.size(); ++i) {
+    if (t.t_s[i] <= from) first = i;
   }
-  // Stops the load on every path; its end and output are kept.
-  auto stop_load = [&] {
-    if (!background) return;
-    LoadOutcome o = background->stop();
-    out.load_end = o.end.describe();
-    out.load_output = o.output;
-    background.reset();
+  for (std::size_t i = t.t_s.size(); i-- > 0;) {
+    if (t.t_s[i] >= to) last = i;
+  }
+  if (last < first) last = first;
+  for (std::size_t i = first; i <= last; ++i) {
+    p.t_s.push_back(t.t_s[i] - from);
+    p.value.push_back(t.value[i]);
+  }
+  return p;
+}
+
+// One condition's window: the device runs the warm-up and the measured
+// iterations while the host's power recorder (and, for the scenario's
+// window, the analyzer) runs around them.
+Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* power, WindowHooks* window,
+                      LatencyCondition& out) {
+  const LatencyConfig& cfg = *ctx.scenario.latency;
+  IterationPlan plan;
+  plan.warmup = cfg.warmup;
+  plan.iterations = cfg.iterations;
+  plan.min_duration_s = cfg.min_duration_s;
+  plan.run_timeout_s = cfg.run_timeout_s;
+  plan.iteration_timeout_s = ctx.scenario.workload.timeout_s;
+
+  const std::uint64_t opened = ctx.clock.now_ns();
+  if (window && window->record) window->record->origin_host_ns = opened;  // close() places the capture on it
+  if (window) HARNESS_TRY(window->open());
+  std::uint64_t power_start = 0;
+  if (power) {
+    HARNESS_TRY(power->begin());
+    wait_for_readings(ctx, *power, 1);  // the trace starts before the workload does
+  }
+  std::vector<std::uint64_t> start_ns, end_ns;
+  start_ns.reserve(static_cast<std::size_t>(cfg.iterations));
+  end_ns.reserve(static_cast<std::size_t>(cfg.iterations));
+  auto sink = [&](const IterationBatch& b) {
+    start_ns.insert(start_ns.end(), b.start_ns.begin(), b.start_ns.end());
+    end_ns.insert(end_ns.end(), b.end_ns.begin(), b.end_ns.end());
   };
-  Status status = ok();
-  if (background) status = settle(ctx, cfg.load_settle_s);
-  if (status && background) status = background->check_alive();
-  if (status) {
-    Result<std::unique_ptr<WorkloadRunner>> runner = make_workload_runner(ctx.scenario.workload, ctx.clock);
-    if (!runner) {
-      status = runner.error();
-    } else {
-      (*runner)->set_stop_token(ctx.stop);
-      status = (*runner)->start();
-      if (status) status = measure_window(ctx, **runner, power, out);
-      (*runner)->stop();
+  Result<WorkloadWindow> ran = device.run_workload(ctx.scenario.workload, plan, sink, ctx.stop);
+  PowerTrace trace;
+  if (power) {
+    // Two more readings: an averaged one may sit before the end it closes after.
+    wait_for_readings(ctx, *power, power->readings() + 2);
+    trace = power->end();
+    power_start = trace.start_ns;
+  }
+  Status closed = window ? window->close() : ok();
+
+  // Times count from the first measured iteration's start (what the device
+  // reported as "measuring" when the window completed).
+  const std::uint64_t origin = ran ? ran->measuring_ns : (start_ns.empty() ? opened : start_ns.front());
+  std::uint64_t last_end = origin;
+  for (std::size_t i = 0; i < start_ns.size(); ++i) {
+    out.start_s.push_back((static_cast<double>(start_ns[i]) - static_cast<double>(origin)) * 1e-9);
+    out.latency_s.push_back(static_cast<double>(end_ns[i] - std::min(end_ns[i], start_ns[i])) * 1e-9);
+    last_end = std::max(last_end, end_ns[i]);
+  }
+  out.window_s = static_cast<double>(last_end - origin) * 1e-9;
+  if (power) out.power = cover_iterations(trace, start_ns.empty() ? origin : start_ns.front(), last_end);
+
+  if (window && window->record) {
+    RigRecording::Window& w = *window->record;
+    w.level = window->level;
+    w.condition = window->condition;
+    w.origin_host_ns = opened;
+    auto at = [&](std::uint64_t ns) { return (static_cast<double>(ns) - static_cast<double>(opened)) * 1e-9; };
+    w.opened_s = 0;
+    w.closed_s = at(ctx.clock.now_ns());
+    w.iterations_origin_s = at(origin);
+    if (!start_ns.empty()) {
+      w.iterations_start_s = at(start_ns.front());
+      w.iterations_end_s = at(last_end);
+    }
+    if (power && !trace.t_s.empty()) {
+      w.power_start_s = at(power_start) + trace.t_s.front();
+      w.power_end_s = at(power_start) + trace.t_s.back();
     }
   }
-  if (status && background) status = background->check_alive();
-  stop_load();
+  if (!ran) return ran.error();
+  return closed;
+}
+
+Status measure_condition(const AcquireContext& ctx, Device& device, const LoadCondition& load, PowerRecorder* power,
+                         WindowHooks* window, LatencyCondition& out) {
+  const LatencyConfig& cfg = *ctx.scenario.latency;
+  std::optional<int> background;
+  if (!load.argv.empty()) {
+    Result<int> started = device.start_load(load.argv);
+    if (!started) return started.error();
+    background = *started;
+  }
+  Status status = ok();
+  if (background) status = settle(ctx, cfg.load_settle_s);
+  if (status && background) status = device.check_load(*background);
+  if (status) status = measure_window(ctx, device, power, window, out);
+  if (status && background) status = device.check_load(*background);
+  // Stops the load on every path; its end and output are kept.
+  if (background) {
+    Result<LoadStopped> stopped = device.stop_load(*background);
+    if (stopped) {
+      out.load_end = stopped->end;
+      out.load_output = stopped->output;
+    } else if (status) {
+      status = stopped.error();
+    }
+  }
   return status;
 }
 
@@ -112,8 +164,11 @@ Status measure_condition(const AcquireContext& ctx, const LoadCondition& load, P
 
 Status check_latency_plan(const Scenario& s) {
   if (!s.latency) return ok();
-  HARNESS_TRY(check_workload_command(s.workload));
+  // The device's programs are the agent's to find; this host's only when it is the device.
+  const bool local = s.rig.transport.kind == "local";
+  if (local) HARNESS_TRY(check_workload_command(s.workload));
   for (const LoadCondition& load : s.latency->loads) {
+    if (!local) break;
     Status st = check_load_command(load.argv);
     if (!st) {
       return st.error().within(fmt::format("{}: [latency] load \"{}\"", load.where, fmt::join(load.argv, " ")));
@@ -135,13 +190,27 @@ Status acquire_latency(const AcquireContext& ctx, LatencyRecording& out) {
   }
   Result<PowerOpen> power = open_power_source(s.latency->power);
   if (!power) return power.error();
-  for (const LoadCondition& load : s.latency->loads) {
+  std::unique_ptr<LocalDevice> local;
+  Device* device = ctx.device;
+  if (!device) {
+    local = std::make_unique<LocalDevice>(ctx.clock);
+    device = local.get();
+  }
+  for (std::size_t i = 0; i < s.latency->loads.size(); ++i) {
+    const LoadCondition& load = s.latency->loads[i];
     out.conditions.emplace_back();
     LatencyCondition& c = out.conditions.back();
     c.name = load.name;
     c.load = load.argv;
     c.power.unavailable = power->unavailable;
-    HARNESS_TRY(measure_condition(ctx, load, power->recorder.get(), c));
+    // The scenario's window: the named condition, else the first.
+    WindowHooks* window = nullptr;
+    if (ctx.window && ctx.window->level == "latency" &&
+        (ctx.window->condition.empty() ? i == 0 : ctx.window->condition == load.name)) {
+      window = ctx.window;
+      window->condition = load.name;
+    }
+    HARNESS_TRY(measure_condition(ctx, *device, load, power->recorder.get(), window, c));
   }
   return ok();
 }

@@ -15,39 +15,179 @@
 #include "harness/levels/analyse.h"
 #include "harness/runner/acquire.h"
 #include "harness/runner/context.h"
+#include "harness/rig/remote_device.h"
 
 namespace harness {
 namespace {
 
-// Acquisition of every configured level, in the order of the design:
-// ceilings and kernels, counters around the workload, the bus, then latency.
-Status acquire_all(const AcquireContext& ctx, Recording& rec,
+RemoteOptions remote_options(const Rig& rig) {
+  RemoteOptions o;
+  o.rig = rig.name;
+  o.transport = rig.transport;
+  o.versions = rig.versions;
+  o.heartbeat_timeout_s = rig.heartbeat_timeout_s;
+  o.connect_timeout_s = rig.connect_timeout_s;
+  return o;
+}
+
+RigRecording::ClockSync sync_record(const char* when, const ClockOffset& o) {
+  return {when, o.offset_ns, o.uncertainty_ns, o.rtt_ns, o.probes};
+}
+
+// Connects to the rig's agent; the run's context becomes the device's, with
+// the harness host named beside it.
+Result<std::unique_ptr<RemoteDevice>> connect_device(const Rig& rig, Clock& clock, RigRecording& out,
+                                                     std::map<std::string, std::string>& context) {
+  Result<std::unique_ptr<RemoteDevice>> device = RemoteDevice::connect(remote_options(rig), clock);
+  if (!device) return device.error();
+  const DeviceInfo& info = (*device)->info();
+  out.agent_version = info.harness_version;
+  out.protocol = info.protocol;
+  out.missing = info.missing;
+  out.syncs.push_back(sync_record("before", (*device)->offset()));
+  const std::string harness_host = context["host"];
+  context = info.context;
+  context["harness_host"] = harness_host;
+  context["harness_host_version"] = HARNESS_VERSION;
+  context["rig.transport"] = out.transport;
+  return device;
+}
+
+// The clock offset measured again after the run: the mapping of device
+// times must have held across it.
+Status check_clock_held(RemoteDevice& device, const Rig& rig, std::uint64_t elapsed_ns, RigRecording& out) {
+  const ClockOffset before = device.offset();
+  Result<ClockOffset> after = device.sync();
+  if (!after) return after.error();
+  out.syncs.push_back(sync_record("after", *after));
+  // 100 ppm: what two free-running crystals may drift apart, generously.
+  std::string unstable =
+      check_offset_stable(before, *after, elapsed_ns, 100, static_cast<std::uint64_t>(rig.clock_tolerance_s * 1e9));
+  if (!unstable.empty()) return Error::infra(fmt::format("rig '{}': {}", rig.name, unstable));
+  return ok();
+}
+
+// Acquisition of every configured level. The device (reached through the
+// rig's transport, a local child agent by default) runs the workload, the
+// counters and the microbenchmarks; this host runs the analyzer and the
+// power recorder around the scenario's measurement window.
+Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::string, std::string>& context,
                    const std::function<void(const std::string&)>& progress) {
-  const Scenario& s = ctx.scenario;
-  auto step = [&](const char* what) {
+  const Scenario& s = base.scenario;
+  auto step = [&](const std::string& what) {
     if (progress) progress(what);
   };
+  const bool needs_device = s.roofline || s.counters || s.latency;
+  std::unique_ptr<RemoteDevice> device;
+  rec.rig.emplace();
+  RigRecording& rig = *rec.rig;
+  rig.name = s.rig.name;
+  rig.transport = describe_transport(s.rig.transport);
+  if (needs_device) {
+    step(fmt::format("rig '{}': connecting to the agent ({})", s.rig.name, rig.transport));
+    Result<std::unique_ptr<RemoteDevice>> connected = connect_device(s.rig, base.clock, rig, context);
+    if (!connected) return connected.error();
+    device = std::move(*connected);
+  }
+  if (!needs_device) collect_versions(s.rig, context);  // level 3 alone: the rig is this host
+  const std::uint64_t sync_before_ns = base.clock.now_ns();
+  AcquireContext ctx = base;
+  ctx.device = device.get();
+
+  // The analyzer shares a workload window when the scenario captures live
+  // and the window's level runs; otherwise it captures on its own.
+  const bool live_capture = s.ddr && s.ddr->acquire;
+  std::string window_level = s.rig.window.level;
+  if (window_level == "latency" && !s.latency) window_level = s.counters ? "counters" : "none";
+  if (window_level == "counters" && !s.counters) window_level = "none";
+  std::unique_ptr<WindowCapture> capture;
+  WindowHooks hooks;
+  RigRecording::Window window_record;
+  if (window_level != "none") {
+    hooks.level = window_level;
+    hooks.condition = s.rig.window.condition;
+    hooks.record = &window_record;
+    hooks.open = [] { return ok(); };
+    hooks.close = [] { return ok(); };
+    ctx.window = &hooks;
+  }
+  if (live_capture && ctx.window) {
+    rec.ddr.emplace();
+    capture = std::make_unique<WindowCapture>(ctx, *rec.ddr);
+    hooks.open = [&] {
+      step(fmt::format("level 3: analyzer armed for the {} window", window_level));
+      return capture->start();
+    };
+    hooks.close = [&] {
+      Status st = capture->finish();
+      if (st && rec.ddr->unavailable.empty() && capture->first_sample_ns() != 0) {
+        auto at = [&](std::uint64_t ns) {
+          return (static_cast<double>(ns) - static_cast<double>(window_record.origin_host_ns)) * 1e-9;
+        };
+        window_record.capture_start_s = at(capture->first_sample_ns());
+        window_record.capture_end_s = at(capture->last_sample_ns());
+      }
+      return st;
+    };
+  }
+
+  Status status = ok();
   if (s.roofline) {
-    step("level 1: ceilings and kernels");
+    step("level 1: ceilings and kernels (on the device)");
     rec.roofline.emplace();
-    HARNESS_TRY(acquire_roofline(ctx, *rec.roofline));
+    Result<RooflineRecording> r = device->measure_roofline(*s.roofline, ctx.stop);
+    if (r) *rec.roofline = std::move(*r);
+    else status = r.error();
+    if (status && s.roofline->profile) {  // a host file
+      Scenario profile_only;  // nothing else of level 1 runs here
+      profile_only.roofline.emplace();
+      profile_only.roofline->host_benchmarks = false;
+      profile_only.roofline->profile = s.roofline->profile;
+      RooflineRecording read;
+      status = acquire_roofline({profile_only, base.clock, base.stop, base.artifact_dir}, read);
+      rec.roofline->profile = read.profile;
+    }
   }
-  if (s.counters) {
-    step("level 2: counters");
+  if (status && s.counters) {
+    step("level 2: counters (on the device)");
     rec.counters.emplace();
-    HARNESS_TRY(acquire_counters(ctx, *rec.counters));
+    const bool windowed = ctx.window && window_level == "counters";
+    const std::uint64_t opened = base.clock.now_ns();
+    window_record.origin_host_ns = opened;
+    if (windowed) status = hooks.open();
+    if (status) {
+      Result<CountersRecording> r = device->measure_counters(s.workload, *s.counters, ctx.stop);
+      if (r) *rec.counters = std::move(*r);
+      else status = r.error();
+    }
+    if (windowed) {
+      window_record.level = "counters";
+      window_record.closed_s = (static_cast<double>(base.clock.now_ns()) - static_cast<double>(opened)) * 1e-9;
+      Status closed = hooks.close();
+      if (status) status = closed;
+    }
   }
-  if (s.ddr) {
+  if (status && s.ddr && !capture) {
     step("level 3: DDR capture");
     rec.ddr.emplace();
-    HARNESS_TRY(acquire_ddr(ctx, *rec.ddr));
+    status = acquire_ddr(ctx, *rec.ddr);
   }
-  if (s.latency) {
-    step("level 4: latency");
+  if (status && s.latency) {
+    step("level 4: latency (iterations on the device)");
     rec.latency.emplace();
-    HARNESS_TRY(acquire_latency(ctx, *rec.latency));
+    status = acquire_latency(ctx, *rec.latency);
   }
-  return ok();
+  if (capture && window_record.level.empty() && status) {
+    rec.ddr->unavailable = "the measurement window's level did not run";
+  }
+  if (!window_record.level.empty()) rig.window = window_record;
+
+  if (device) {
+    if (status) status = check_clock_held(*device, s.rig, base.clock.now_ns() - sync_before_ns, rig);
+    Status bye = device->bye();
+    if (status && !bye) status = bye;
+  }
+  return status;
 }
 
 }  // namespace
@@ -94,9 +234,8 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   auto work = boost::asio::make_work_guard(io);
   Status acquired = ok();
   std::thread worker([&] {
-    collect_versions(scenario.rig, run.context);
     AcquireContext ctx{scenario, clock, stop.get_token(), rec.base_dir};
-    acquired = acquire_all(ctx, rec, options.progress);
+    acquired = acquire_all(ctx, rec, run.context, options.progress);
     boost::asio::post(io, [&] {
       signals.cancel();
       work.reset();

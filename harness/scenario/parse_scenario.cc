@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -5,6 +6,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/scenario/scenario.h"
 #include "harness/scenario/sections.h"
@@ -22,6 +24,49 @@ std::optional<Config> read_optional_section(TableReader& top, std::string_view k
   Config config = read(reader);
   (void)reader.finish();
   return config;
+}
+
+// [rig] transport and the keys its kind reads (capabilities as data: a key
+// another kind reads is refused by name), the agent's timeouts and the
+// measurement window.
+void read_rig_transport(TableReader& r, Rig& rig) {
+  TransportOptions& t = rig.transport;
+  std::vector<std::string> kinds;
+  for (const TransportKind& k : transport_kinds()) kinds.emplace_back(k.name);
+  t.kind = r.choice("transport", kinds).value_or("local");
+  const TransportKind* kind = *find_transport_kind(t.kind);
+  std::vector<std::string> all_keys;
+  for (const TransportKind& k : transport_kinds()) all_keys.insert(all_keys.end(), k.keys.begin(), k.keys.end());
+  for (const std::string& key : all_keys) {
+    if (!r.has(key)) continue;
+    if (std::find(kind->keys.begin(), kind->keys.end(), key) == kind->keys.end()) {
+      r.fail_at(key, fmt::format("does not apply to transport \"{}\"", t.kind));
+      return;
+    }
+  }
+  for (const std::string& key : kind->required_keys) {
+    if (!r.has(key) && r.ok()) r.fail_missing(key, fmt::format("transport \"{}\" needs it", t.kind));
+  }
+  t.host = r.string("host").value_or("");
+  t.user = r.string("user").value_or("");
+  t.port = static_cast<int>(r.integer("port", 1, 65535).value_or(0));
+  t.identity = r.string("identity").value_or("");
+  t.ssh_options = r.string_array("ssh_options").value_or(std::vector<std::string>{});
+  t.command = r.string_array("command", true).value_or(std::vector<std::string>{});
+  t.agent = r.string_array("agent").value_or(std::vector<std::string>{});
+  if (r.ok() && r.has("command") && t.command.empty()) r.fail_at("command", "the command must not be empty");
+  if (r.ok() && r.has("agent") && t.agent.empty()) r.fail_at("agent", "the agent command must not be empty");
+  if (auto v = r.quantity("heartbeat_timeout", Dimension::time)) rig.heartbeat_timeout_s = *v;
+  if (auto v = r.quantity("connect_timeout", Dimension::time)) rig.connect_timeout_s = *v;
+  if (auto v = r.quantity("clock_tolerance", Dimension::time)) rig.clock_tolerance_s = *v;
+  if (rig.heartbeat_timeout_s < 2) r.fail_at("heartbeat_timeout", "must be at least 2 s (the agent beats every second)");
+  for (const char* key : {"window", "window_condition"})
+    if (r.has(key)) rig.window.where = r.context().where(r.node(key)->source());
+  rig.window.level = r.choice("window", {"latency", "counters", "none"}).value_or("latency");
+  rig.window.condition = r.string("window_condition").value_or("");
+  if (r.ok() && !rig.window.condition.empty() && rig.window.level != "latency") {
+    r.fail_at("window_condition", "only a \"latency\" window has load conditions");
+  }
 }
 
 }  // namespace
@@ -61,6 +106,7 @@ Rig read_rig_section(TableReader& r) {
     }
     (void)vr.finish();
   }
+  read_rig_transport(r, rig);
   return rig;
 }
 
@@ -220,6 +266,17 @@ Result<Scenario> parse_scenario(std::string text, std::string path) {
   s.compare = read_optional_section(top, "compare", &read_compare_section);
   HARNESS_TRY(top.finish());
   if (context.error) return *context.error;
+  if (!s.rig.window.condition.empty()) {
+    std::vector<std::string> names;
+    if (s.latency)
+      for (const LoadCondition& c : s.latency->loads) names.push_back(c.name);
+    if (std::find(names.begin(), names.end(), s.rig.window.condition) == names.end()) {
+      std::string message = fmt::format("{}: [rig] window_condition \"{}\" is not a [latency] load condition",
+                                        s.rig.window.where.empty() ? path : s.rig.window.where, s.rig.window.condition);
+      if (!names.empty()) message += fmt::format(" (they are: {})", fmt::join(names, ", "));
+      return Error::input(message);
+    }
+  }
   s.text = std::move(text);
   return s;
 }

@@ -14,6 +14,7 @@
 #include "harness/scenario/ddr_config.h"
 #include "harness/scenario/latency_config.h"
 #include "harness/scenario/roofline_config.h"
+#include "probes/rig/transport.h"
 #include "probes/workload/workload_spec.h"
 
 namespace harness {
@@ -32,12 +33,27 @@ struct VersionCommand {
   std::vector<std::string> argv;
 };
 
+// Which workload window the host-side instruments (the analyzer capture of
+// [ddr.acquire]) cover: level 4's measured window under one load condition,
+// level 2's counted iterations, or none (the capture is taken on its own).
+struct MeasurementWindow {
+  std::string level = "latency";  // "latency", "counters", "none"
+  std::string condition;          // latency: a load condition's name; empty: the first
+  std::string where;
+};
+
 struct Rig {
   std::string name;
   std::string description;
   std::vector<Ceiling> compute;  // peak compute per precision
   std::vector<Ceiling> memory;   // memory bandwidth ceilings
-  std::vector<VersionCommand> versions;
+  std::vector<VersionCommand> versions;  // run on the device by the agent
+  // How the host reaches the device's agent ([rig] transport and its keys).
+  TransportOptions transport;
+  double heartbeat_timeout_s = 10;  // agent silence that is a fault
+  double connect_timeout_s = 30;    // transport start to the agent's hello
+  double clock_tolerance_s = 1e-3;  // allowed offset change between the syncs around a run, beyond uncertainties
+  MeasurementWindow window;
 };
 
 struct Scenario {

@@ -1,0 +1,88 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/cli/commands.h"
+#include "harness/rig/remote_device.h"
+#include "harness/scenario/scenario.h"
+
+namespace harness {
+namespace {
+
+// What the scenario needs of the device that the device said it lacks.
+std::vector<std::string> unmet_needs(const Scenario& s, const DeviceInfo& info) {
+  auto has = [&](const char* c) { return std::find(info.capabilities.begin(), info.capabilities.end(), c) != info.capabilities.end(); };
+  std::vector<std::string> unmet;
+  if (s.latency) {
+    for (const LoadCondition& l : s.latency->loads) {
+      if (!l.argv.empty() && l.argv.front() == "stress-ng" && !has("stress-ng")) {
+        unmet.push_back(fmt::format("load \"{}\" needs stress-ng on the device", l.name));
+      }
+    }
+  }
+  if (s.counters) {
+    for (const CounterGroup& g : s.counters->groups)
+      for (const CounterSourceSpec& src : g.sources)
+        if (src.kind == "perf_event" && !has("perf_event")) {
+          unmet.push_back(fmt::format("counter group \"{}\" reads perf_event, which the device does not allow", g.name));
+        }
+  }
+  return unmet;
+}
+
+}  // namespace
+
+Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
+  app.require_subcommand(1);
+  CLI::App* check = app.add_subcommand("check", "Reach the scenario's rig: agent version, device context, clock offset, what is missing");
+  auto path = std::make_shared<std::string>();
+  check->add_option("scenario", *path, "Scenario file (TOML)")->required();
+  return [=, &global]() -> Result<ExitCode> {
+    Result<Scenario> scenario = load_scenario(*path);
+    if (!scenario) return scenario.error();
+    const Rig& rig = scenario->rig;
+    RemoteOptions options;
+    options.rig = rig.name;
+    options.transport = rig.transport;
+    options.versions = rig.versions;
+    options.heartbeat_timeout_s = rig.heartbeat_timeout_s;
+    options.connect_timeout_s = rig.connect_timeout_s;
+    MonotonicClock clock;
+    Result<std::unique_ptr<RemoteDevice>> device = RemoteDevice::connect(options, clock);
+    if (!device) return device.error();
+    const DeviceInfo& info = (*device)->info();
+    const ClockOffset& offset = (*device)->offset();
+    std::vector<std::string> unmet = unmet_needs(*scenario, info);
+    (void)(*device)->bye();
+    if (global.json) {
+      nlohmann::json j = {{"rig", rig.name},
+                          {"transport", describe_transport(rig.transport)},
+                          {"agent_version", info.harness_version},
+                          {"protocol", info.protocol},
+                          {"capabilities", info.capabilities},
+                          {"context", info.context},
+                          {"clock_offset_ns", offset.offset_ns},
+                          {"clock_uncertainty_ns", offset.uncertainty_ns},
+                          {"rtt_ns", offset.rtt_ns},
+                          {"missing", info.missing},
+                          {"unmet", unmet}};
+      io.out << j.dump(2) << "\n";
+    } else {
+      io.out << fmt::format("rig '{}' via {}\n", rig.name, describe_transport(rig.transport));
+      io.out << fmt::format("agent: harness {} (protocol {}), capabilities: {}\n", info.harness_version, info.protocol,
+                            fmt::join(info.capabilities, ", "));
+      io.out << fmt::format("clock: device = host {:+.6f} ms (+- {:.3f} ms), round trip {:.3f} ms\n",
+                            static_cast<double>(offset.offset_ns) * 1e-6, static_cast<double>(offset.uncertainty_ns) * 1e-6,
+                            static_cast<double>(offset.rtt_ns) * 1e-6);
+      for (const auto& [key, value] : info.context) io.out << fmt::format("  {}: {}\n", key, value);
+      for (const std::string& m : info.missing) io.out << "missing: " << m << "\n";
+      for (const std::string& u : unmet) io.out << "cannot run: " << u << "\n";
+      io.out << (unmet.empty() ? "the rig can run this scenario\n" : "the rig cannot run this scenario as it is\n");
+    }
+    return unmet.empty() ? ExitCode::ok : ExitCode::infrastructure;
+  };
+}
+
+}  // namespace harness

@@ -1,0 +1,221 @@
+#include "harness/rig/local_device.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "harness/runner/acquire.h"
+#include "harness/runner/context.h"
+#include "probes/workload/workload_runner.h"
+
+namespace harness {
+namespace {
+
+constexpr std::size_t kBatchMax = 1024;                  // iterations per batch
+constexpr std::uint64_t kBatchPeriodNs = 100'000'000;    // or every 100 ms
+
+std::string os_release(const std::string& path = "/etc/os-release") {
+  std::ifstream in(path);
+  if (!in) return fmt::format("unavailable: {}: {}", path, std::strerror(errno));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("PRETTY_NAME=", 0) != 0) continue;
+    std::string v = line.substr(12);
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'')) v = v.substr(1, v.size() - 2);
+    return v;
+  }
+  return "unavailable: no PRETTY_NAME in " + path;
+}
+
+}  // namespace
+
+DeviceInfo describe_this_device(const std::vector<VersionCommand>& versions) {
+  DeviceInfo info;
+  info.harness_version = HARNESS_VERSION;
+  info.context = host_context();
+  info.context["os_release"] = os_release();
+  Rig rig;
+  rig.versions = versions;
+  collect_versions(rig, info.context);
+  info.capabilities = {"workload", "counters", "roofline", "load", "file"};
+  if (find_executable("stress-ng")) {
+    info.capabilities.push_back("stress-ng");
+  } else {
+    info.missing.push_back("stress-ng: not found in PATH (load conditions that run it will fail)");
+  }
+  std::ifstream paranoid("/proc/sys/kernel/perf_event_paranoid");
+  int level = 0;
+  if (paranoid >> level) {
+    info.context["perf_event_paranoid"] = std::to_string(level);
+    if (level > 2 && geteuid() != 0) {
+      info.missing.push_back(fmt::format("perf_event: perf_event_paranoid is {} and the agent is not root: "
+                                         "counters of the workload cannot be opened", level));
+    } else {
+      info.capabilities.push_back("perf_event");
+    }
+  } else {
+    info.missing.push_back("perf_event: /proc/sys/kernel/perf_event_paranoid is unreadable: no perf_event support");
+  }
+  return info;
+}
+
+LocalDevice::LocalDevice(Clock& clock, const std::vector<VersionCommand>& versions)
+    : clock_(clock), info_(describe_this_device(versions)) {}
+
+LocalDevice::~LocalDevice() { stop_all_loads(); }
+
+Result<WorkloadWindow> LocalDevice::run_workload(const Workload& workload, const IterationPlan& plan,
+                                                 const IterationSink& sink, std::stop_token stop) {
+  Result<std::unique_ptr<WorkloadRunner>> made = make_workload_runner(workload, clock_);
+  if (!made) return made.error();
+  WorkloadRunner& runner = **made;
+  runner.set_stop_token(stop);
+  HARNESS_TRY(runner.start());
+  struct StopOnExit {
+    WorkloadRunner& r;
+    ~StopOnExit() { r.stop(); }
+  } stop_on_exit{runner};
+
+  for (std::int64_t i = 0; i < plan.warmup; ++i) {
+    if (stop.stop_requested()) return interrupted_error();
+    Result<IterationSample> s = runner.next(plan.iteration_timeout_s);
+    if (!s) return s.error();
+  }
+  WorkloadWindow window;
+  window.measuring_ns = clock_.now_ns();
+  const std::uint64_t timeout_ns = static_cast<std::uint64_t>(plan.run_timeout_s * 1e9);
+  const std::uint64_t min_ns = static_cast<std::uint64_t>(plan.min_duration_s * 1e9);
+  std::uint64_t last_end = window.measuring_ns, last_flush = window.measuring_ns;
+  IterationBatch batch;
+  auto flush = [&] {
+    if (batch.start_ns.empty()) return;
+    sink(batch);
+    batch.start_ns.clear();
+    batch.end_ns.clear();
+  };
+  Status status = ok();
+  while (window.iterations < plan.iterations || last_end - window.measuring_ns < min_ns) {
+    if (stop.stop_requested()) {
+      status = interrupted_error();
+      break;
+    }
+    if (last_end - window.measuring_ns > timeout_ns) {  // the last iteration's end: no extra clock reading
+      status = Error::infra(fmt::format("the measured window timed out after {:.3g} s with {} of {} iterations",
+                                        plan.run_timeout_s, window.iterations, plan.iterations));
+      break;
+    }
+    Result<IterationSample> s = runner.next(plan.iteration_timeout_s);
+    if (!s) {
+      status = s.error();
+      break;
+    }
+    const auto latency_ns = static_cast<std::uint64_t>(s->latency_s * 1e9 + 0.5);
+    batch.start_ns.push_back(s->end_ns - std::min(latency_ns, s->end_ns));
+    batch.end_ns.push_back(s->end_ns);
+    ++window.iterations;
+    last_end = std::max(last_end, s->end_ns);
+    if (batch.start_ns.size() >= kBatchMax || last_end - last_flush >= kBatchPeriodNs) {
+      flush();
+      last_flush = last_end;
+    }
+  }
+  flush();
+  window.end_ns = last_end;
+  if (!status) return status.error();
+  return window;
+}
+
+Result<CountersRecording> LocalDevice::measure_counters(const Workload& workload, const CountersConfig& config,
+                                                        std::stop_token stop) {
+  Scenario s;
+  s.workload = workload;
+  s.counters = config;
+  CountersRecording out;
+  AcquireContext ctx{s, clock_, stop, {}};
+  HARNESS_TRY(acquire_counters(ctx, out));
+  return out;
+}
+
+Result<RooflineRecording> LocalDevice::measure_roofline(const RooflineConfig& config, std::stop_token stop) {
+  Scenario s;
+  s.roofline = config;
+  s.roofline->profile.reset();  // a host file: the host reads it
+  RooflineRecording out;
+  AcquireContext ctx{s, clock_, stop, {}};
+  HARNESS_TRY(acquire_roofline(ctx, out));
+  return out;
+}
+
+Result<int> LocalDevice::start_load(const std::vector<std::string>& argv) {
+  Result<std::unique_ptr<BackgroundLoad>> started = BackgroundLoad::start(argv);
+  if (!started) return started.error();
+  std::lock_guard lock(loads_mutex_);
+  int id = next_load_++;
+  loads_[id] = std::move(*started);
+  return id;
+}
+
+Status LocalDevice::check_load(int id) {
+  std::lock_guard lock(loads_mutex_);
+  auto it = loads_.find(id);
+  if (it == loads_.end()) return Error::infra(fmt::format("no load {} on the device", id));
+  return it->second->check_alive();
+}
+
+Result<LoadStopped> LocalDevice::stop_load(int id) {
+  std::unique_ptr<BackgroundLoad> load;
+  {
+    std::lock_guard lock(loads_mutex_);
+    auto it = loads_.find(id);
+    if (it == loads_.end()) return Error::infra(fmt::format("no load {} on the device", id));
+    load = std::move(it->second);
+    loads_.erase(it);
+  }
+  LoadOutcome o = load->stop();
+  return LoadStopped{o.end.describe(), o.output};
+}
+
+void LocalDevice::stop_all_loads() {
+  std::map<int, std::unique_ptr<BackgroundLoad>> loads;
+  {
+    std::lock_guard lock(loads_mutex_);
+    loads.swap(loads_);
+  }
+  for (auto& [id, load] : loads) (void)load->stop(1);
+}
+
+Result<std::string> LocalDevice::fetch_file(const std::string& path, std::uint64_t max_bytes) {
+  // Only a regular file: a FIFO or a device node would block or never end.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Error::input(fmt::format("device file {}: {}", path, std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st{};
+  if (fstat(fd, &st) != 0) return Error::infra(fmt::format("device file {}: {}", path, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) return Error::input(fmt::format("device file {}: not a regular file", path));
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    return Error::input(fmt::format("device file {}: {} bytes, over the limit of {} bytes", path, st.st_size,
+                                    max_bytes));
+  }
+  std::string data(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::infra(fmt::format("device file {}: {}", path, std::strerror(errno)));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  data.resize(got);
+  return data;
+}
+
+}  // namespace harness

@@ -1,0 +1,48 @@
+// The device is this machine: the work runs in this process. The agent
+// (agent.h) serves one of these on the device; tests use it directly.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "harness/rig/device.h"
+#include "probes/clock.h"
+#include "probes/load/background_load.h"
+
+namespace harness {
+
+class LocalDevice final : public Device {
+ public:
+  // `versions`: the scenario's [rig.versions] commands, run for the context.
+  explicit LocalDevice(Clock& clock, const std::vector<VersionCommand>& versions = {});
+  ~LocalDevice() override;  // stops every load still running
+
+  const std::string& describe() const override { return name_; }
+  const DeviceInfo& info() const override { return info_; }
+  Result<WorkloadWindow> run_workload(const Workload& workload, const IterationPlan& plan,
+                                      const IterationSink& sink, std::stop_token stop) override;
+  Result<CountersRecording> measure_counters(const Workload& workload, const CountersConfig& config,
+                                             std::stop_token stop) override;
+  Result<RooflineRecording> measure_roofline(const RooflineConfig& config, std::stop_token stop) override;
+  Result<int> start_load(const std::vector<std::string>& argv) override;
+  Status check_load(int id) override;
+  Result<LoadStopped> stop_load(int id) override;
+  Result<std::string> fetch_file(const std::string& path, std::uint64_t max_bytes) override;
+
+  // Stops every load (the agent calls it on a lost link or a signal).
+  void stop_all_loads();
+
+ private:
+  Clock& clock_;
+  std::string name_ = "local";
+  DeviceInfo info_;
+  std::mutex loads_mutex_;
+  std::map<int, std::unique_ptr<BackgroundLoad>> loads_;
+  int next_load_ = 1;
+};
+
+// The device's own description: context, capabilities and what is missing.
+DeviceInfo describe_this_device(const std::vector<VersionCommand>& versions);
+
+}  // namespace harness
