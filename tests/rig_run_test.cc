@@ -1,0 +1,235 @@
+// A run on a rig, end to end through the harness executable: the device is
+// reached through a transport (a local child agent, or a real OpenSSH server
+// on loopback playing the board), the analyzer (libsigrok's demo driver) and
+// the power meter run on this host, and all of them must cover the same
+// workload window, which the recording proves.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "probes/process.h"
+#include "tests/support/ssh_device.h"
+
+namespace harness {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+class RigRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("harness-rig-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    db_ = (dir_ / "runs.sqlite").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // `rig_keys`: the transport lines of [rig]; `marker` names the run's load
+  // so that a test can look for it on the device.
+  std::string write_scenario(const std::string& rig_keys, const std::string& marker, int iterations,
+                             const std::string& extra = "") {
+    std::string path = (dir_ / "rig.toml").string();
+    std::ofstream(path) << R"([scenario]
+name = "rig-window"
+[rig]
+name = "loopback-board"
+)" << rig_keys << R"(
+[rig.versions]
+kernel = ["uname", "-r"]
+[workload]
+builtin = "gemm"
+m = 48
+n = 48
+k = 48
+[counters]
+groups = ["linux-host"]
+iterations = 5
+[ddr]
+standard = "lpddr4"
+[ddr.acquire]
+driver = "demo"
+samplerate = "100 kHz"
+duration = "120 s"
+pattern = "walking-one"
+[latency]
+iterations = )" << iterations << R"(
+warmup = 3
+min_duration = "300 ms"
+load = ["none", ["sh", "-c", "sleep 600; : )" << marker << R"("]]
+load_settle = "100 ms"
+[latency.power]
+source = "sigrok"
+driver = "demo"
+channels = ["A0"]
+read_as = "power"      # the demo's channels measure volts: a labelled test override
+interval = "20 ms"
+)" << extra;
+    return path;
+  }
+
+  CommandResult harness(std::vector<std::string> args, double timeout_s = 180) {
+    args.insert(args.begin(), HARNESS_BINARY);
+    Result<CommandResult> r = run_command(args, {.timeout_s = timeout_s, .max_output = 1 << 22});
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : CommandResult{};
+  }
+
+  json recording(const std::string& bundle) {
+    std::ifstream in(std::filesystem::path(bundle) / "recording.json");
+    return json::parse(in);
+  }
+
+  // The analyzer's capture and the power trace both cover the measured
+  // iterations of the window, on the host's timeline.
+  static void expect_one_window(const json& rec) {
+    ASSERT_TRUE(rec.contains("rig")) << rec.dump(1);
+    const json& w = rec["rig"]["window"];
+    ASSERT_TRUE(w.is_object()) << rec["rig"].dump(1);
+    EXPECT_EQ(w["level"], "latency");
+    EXPECT_EQ(w["condition"], "none");
+    const double first = w["iterations_start_s"], last = w["iterations_end_s"];
+    EXPECT_LT(first, last);
+    ASSERT_TRUE(w["capture_start_s"].is_number()) << w.dump(1) << rec["ddr"].dump(1);
+    EXPECT_LE(w["capture_start_s"].get<double>(), first);
+    EXPECT_GE(w["capture_end_s"].get<double>(), last);
+    ASSERT_TRUE(w["power_start_s"].is_number()) << w.dump(1);
+    EXPECT_LE(w["power_start_s"].get<double>(), first);
+    EXPECT_GE(w["power_end_s"].get<double>(), last);
+    // The iterations the latency level stored are the ones the window saw.
+    const json& c = rec["latency"]["conditions"][0];
+    const double origin = w["iterations_origin_s"];
+    const std::vector<double> starts = c["start_s"];
+    ASSERT_FALSE(starts.empty());
+    EXPECT_NEAR(origin + starts.front(), first, 1e-6);
+    EXPECT_EQ(rec["ddr"]["capture"], "ddr/capture.sr");
+    ASSERT_EQ(rec["rig"]["syncs"].size(), 2u);
+  }
+
+  std::filesystem::path dir_;
+  std::string db_;
+};
+
+TEST_F(RigRun, ALocalAgentRunsTheDeviceSideAndTheInstrumentsCoverItsWindow) {
+  std::string scenario = write_scenario("transport = \"local\"", "harness-rig-local-" + std::to_string(getpid()), 60);
+  std::string bundle = (dir_ / "bundle").string();
+  CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle, scenario});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json rec = recording(bundle);
+  expect_one_window(rec);
+  EXPECT_EQ(rec["rig"]["transport"], "local");
+  EXPECT_EQ(rec["context"]["rig.transport"], "local");
+  EXPECT_TRUE(rec["context"].contains("version.kernel"));
+  EXPECT_THAT(r.err, HasSubstr("rig 'loopback-board': connecting to the agent (local)"));
+}
+
+class RigOverSsh : public RigRun {
+ protected:
+  void SetUp() override {
+    RigRun::SetUp();
+    if (!device_.available()) GTEST_SKIP() << device_.unavailable_reason();
+  }
+  std::string ssh_keys() const {
+    std::string options;
+    for (const std::string& o : device_.ssh_options()) options += (options.empty() ? "" : ", ") + json(o).dump();
+    return "transport = \"ssh\"\nhost = \"127.0.0.1\"\n" + fmt_port() + "user = " + json(device_.user()).dump() +
+           "\nidentity = " + json(device_.identity().string()).dump() + "\nssh_options = [" + options +
+           "]\nagent = [" + json(std::string(HARNESS_BINARY)).dump() + ", \"agent\"]\nheartbeat_timeout = \"5 s\"\n";
+  }
+  std::string fmt_port() const { return "port = " + std::to_string(device_.port()) + "\n"; }
+  // "[h]arness-...": a pattern that does not match the remote shell running pgrep.
+  int device_processes(const std::string& marker) {
+    Result<CommandResult> r = device_.run({"pgrep", "-f", "-c", "[" + marker.substr(0, 1) + "]" + marker.substr(1)});
+    return r ? std::atoi(r->out.c_str()) : -1;
+  }
+  test_support::SshDevice device_;
+};
+
+TEST_F(RigOverSsh, LevelsTwoAndFourRunOnTheBoardInsideTheAnalyzersAndMetersWindow) {
+  const std::string marker = "harness-rig-ssh-" + std::to_string(getpid());
+  std::string scenario = write_scenario(ssh_keys(), marker, 60);
+  CommandResult check = harness({"rig", "check", scenario}, 60);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_THAT(check.out, HasSubstr("rig 'loopback-board' via ssh:"));
+  EXPECT_THAT(check.out, HasSubstr("agent: harness " HARNESS_VERSION " (protocol 1)"));
+  EXPECT_THAT(check.out, HasSubstr("clock: device = host"));
+
+  std::string bundle = (dir_ / "bundle").string();
+  CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle, scenario});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json rec = recording(bundle);
+  expect_one_window(rec);
+  EXPECT_THAT(rec["rig"]["transport"].get<std::string>(), HasSubstr("ssh:"));
+  EXPECT_GT(rec["counters"]["readings"].size(), 0u);
+  EXPECT_EQ(device_processes(marker), 0);
+}
+
+TEST_F(RigOverSsh, AConnectionKilledMidRunAbortsTheRunAndLeavesNothingOnTheBoard) {
+  const std::string marker = "harness-rig-kill-" + std::to_string(getpid());
+  // Many iterations under the load condition: the run is inside it when the link dies.
+  std::string scenario = write_scenario(ssh_keys(), marker, 1'000'000, "");
+  // The load condition comes second; put the window's iterations count high
+  // so that the run is still measuring when the connection is killed.
+  std::string text;
+  {
+    std::ifstream in(scenario);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  const std::string both = "load = [\"none\", ";
+  text.replace(text.find(both), both.size(), "load = [");
+  const std::string min_duration = "min_duration = \"300 ms\"";
+  text.replace(text.find(min_duration), min_duration.size(), "timeout = \"600 s\"");
+  std::ofstream(scenario) << text;
+
+  std::vector<std::string> args = {HARNESS_BINARY, "--db", db_, "run", "--no-report", scenario};
+  Result<std::unique_ptr<ChildProcess>> run = ChildProcess::start(args);
+  ASSERT_TRUE(run) << run.error().message;
+  // Wait for the load to be running on the board, then kill the ssh client of the run.
+  bool loaded = false;
+  for (int i = 0; i < 200 && !loaded; ++i) {
+    loaded = device_processes(marker) > 0;
+    if (!loaded) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(loaded) << (*run)->output_tail();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  Result<CommandResult> killed = run_command({"pkill", "-KILL", "-f", "--", "-T -o BatchMode=yes -p " + std::to_string(device_.port())});
+  ASSERT_TRUE(killed);
+  ASSERT_EQ(killed->exit_code, 0) << "no ssh client of the run was found";
+  std::optional<ChildEnd> end = (*run)->wait_for(60);
+  ASSERT_TRUE(end) << (*run)->output_tail();
+  EXPECT_EQ(end->exit_code, 3) << (*run)->output_tail();
+
+  SQLite::Database db(db_);
+  SQLite::Statement q(db, "SELECT status, reason FROM runs ORDER BY id DESC LIMIT 1");
+  ASSERT_TRUE(q.executeStep());
+  EXPECT_EQ(q.getColumn(0).getString(), "aborted");
+  EXPECT_THAT(q.getColumn(1).getString(),
+              ::testing::MatchesRegex("rig 'loopback-board': connection lost .* during the workload window \\(after [0-9]+ "
+                                      "of 1000000 iterations\\)"));
+  // The agent saw its stdin end and stopped the load and the workload.
+  int left = -1;
+  for (int i = 0; i < 100 && left != 0; ++i) {
+    left = device_processes(marker);
+    if (left != 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(left, 0);
+  EXPECT_EQ(device_processes(std::string(HARNESS_BINARY) + " agent"), 0);
+}
+
+}  // namespace
+}  // namespace harness
