@@ -144,9 +144,7 @@ class Agent {
         if (!w) return w.error();
         Result<IterationPlan> plan = protocol::plan_from_wire(req.at("plan"));
         if (!plan) return plan.error();
-        IterationSink sink = [&](const IterationBatch& b) {
-          write({{"id", id}, {"event", "iterations"}, {"start_ns", b.start_ns}, {"end_ns", b.end_ns}});
-        };
+        IterationSink sink = [&](const IterationBatch& b) { write(protocol::encode_iterations(id, b)); };
         Result<WorkloadWindow> win = device_->run_workload(*w, *plan, sink, stop);
         if (!win) return win.error();
         return json{{"measuring_ns", win->measuring_ns}, {"end_ns", win->end_ns}, {"iterations", win->iterations}};

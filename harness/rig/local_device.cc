@@ -17,8 +17,10 @@
 namespace harness {
 namespace {
 
-constexpr std::size_t kBatchMax = 1024;                  // iterations per batch
-constexpr std::uint64_t kBatchPeriodNs = 100'000'000;    // or every 100 ms
+// Iterations go back in batches, every 250 ms or every 65536 iterations
+// (under 1 MB as the protocol encodes them, well inside a message's bound).
+constexpr std::size_t kBatchMax = 65536;
+constexpr std::uint64_t kBatchPeriodNs = 250'000'000;
 
 std::string os_release(const std::string& path = "/etc/os-release") {
   std::ifstream in(path);

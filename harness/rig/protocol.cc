@@ -223,6 +223,44 @@ Result<DeviceInfo> device_info_from_wire(const json& j) {
   });
 }
 
+json encode_iterations(const json& id, const IterationBatch& b) {
+  std::vector<std::int64_t> gap, dur;
+  gap.reserve(b.start_ns.size());
+  dur.reserve(b.start_ns.size());
+  std::uint64_t previous_end = b.start_ns.empty() ? 0 : b.start_ns.front();
+  for (std::size_t i = 0; i < b.start_ns.size(); ++i) {
+    gap.push_back(static_cast<std::int64_t>(b.start_ns[i] - previous_end));
+    dur.push_back(static_cast<std::int64_t>(b.end_ns[i] - b.start_ns[i]));
+    previous_end = b.end_ns[i];
+  }
+  return {{"id", id}, {"event", "iterations"}, {"first_ns", b.start_ns.empty() ? 0 : b.start_ns.front()},
+          {"gap_ns", gap}, {"dur_ns", dur}};
+}
+
+Result<IterationBatch> decode_iterations(const json& e) {
+  return guarded("iterations event", [&]() -> Result<IterationBatch> {
+    const std::uint64_t first = e.at("first_ns").get<std::uint64_t>();
+    const json& gap = e.at("gap_ns");
+    const json& dur = e.at("dur_ns");
+    if (!gap.is_array() || !dur.is_array() || gap.size() != dur.size()) {
+      return Error::infra("agent protocol: an iterations event whose gap_ns and dur_ns differ in length");
+    }
+    IterationBatch b;
+    b.start_ns.reserve(gap.size());
+    b.end_ns.reserve(gap.size());
+    std::uint64_t previous_end = first;
+    for (std::size_t i = 0; i < gap.size(); ++i) {
+      const std::int64_t d = dur[i].get<std::int64_t>();
+      if (d < 0) return Error::infra("agent protocol: an iteration that ends before it starts");
+      const std::uint64_t start = previous_end + static_cast<std::uint64_t>(gap[i].get<std::int64_t>());
+      b.start_ns.push_back(start);
+      b.end_ns.push_back(start + static_cast<std::uint64_t>(d));
+      previous_end = b.end_ns.back();
+    }
+    return b;
+  });
+}
+
 Result<json> parse_line(const std::string& line) {
   if (line.size() > kMaxMessageBytes) {
     return Error::infra(fmt::format("agent protocol: a message of {} bytes, over the limit of {}", line.size(),

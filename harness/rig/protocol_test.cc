@@ -76,3 +76,27 @@ TEST(AgentProtocol, Base64RoundTripsAnyBytes) {
 
 }  // namespace
 }  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(AgentProtocol, IterationsTravelAsDifferencesAndComeBackExact) {
+  IterationBatch b;
+  b.start_ns = {1'000'000'000'000, 1'000'000'001'500, 1'000'000'001'400};  // the third overlaps (a pipelined stream)
+  b.end_ns = {1'000'000'001'000, 1'000'000'002'000, 1'000'000'003'000};
+  nlohmann::json e = protocol::encode_iterations(7, b);
+  EXPECT_EQ(e["gap_ns"], nlohmann::json({0, 500, -600}));
+  EXPECT_EQ(e["dur_ns"], nlohmann::json({1000, 500, 1600}));
+  Result<IterationBatch> back = protocol::decode_iterations(nlohmann::json::parse(e.dump()));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->start_ns, b.start_ns);
+  EXPECT_EQ(back->end_ns, b.end_ns);
+
+  e["dur_ns"][1] = -5;
+  EXPECT_FALSE(protocol::decode_iterations(e));
+  e["dur_ns"] = {1};
+  EXPECT_FALSE(protocol::decode_iterations(e));
+}
+
+}  // namespace
+}  // namespace harness

@@ -158,12 +158,17 @@ Result<WorkloadWindow> RemoteDevice::run_workload(const Workload& workload, cons
                                                   const IterationSink& sink, std::stop_token stop) {
   std::int64_t received = 0;
   progress_ = fmt::format("0 of {} iterations", plan.iterations);
+  std::optional<Error> malformed;
   auto on_event = [&](const json& m) {
-    if (m.value("event", "") != "iterations") return;
-    IterationBatch batch;
-    for (std::uint64_t t : m.at("start_ns")) batch.start_ns.push_back(offset_.to_host(t));
-    for (std::uint64_t t : m.at("end_ns")) batch.end_ns.push_back(offset_.to_host(t));
-    if (batch.start_ns.size() != batch.end_ns.size()) return;
+    if (m.value("event", "") != "iterations" || malformed) return;
+    Result<IterationBatch> decoded = protocol::decode_iterations(m);
+    if (!decoded) {
+      malformed = decoded.error();
+      return;
+    }
+    IterationBatch& batch = *decoded;
+    for (std::uint64_t& t : batch.start_ns) t = offset_.to_host(t);
+    for (std::uint64_t& t : batch.end_ns) t = offset_.to_host(t);
     received += static_cast<std::int64_t>(batch.start_ns.size());
     progress_ = fmt::format("{} of {} iterations", received, plan.iterations);
     sink(batch);
@@ -174,6 +179,7 @@ Result<WorkloadWindow> RemoteDevice::run_workload(const Workload& workload, cons
                         "the workload window", on_event, stop);
   progress_.clear();
   if (!r) return r.error();
+  if (malformed) return fault("the workload window", malformed->message);
   Result<std::uint64_t> measuring = field(*r, "measuring_ns", std::uint64_t{0}), end = field(*r, "end_ns", std::uint64_t{0});
   Result<std::int64_t> count = field(*r, "iterations", std::int64_t{0});
   if (!measuring || !end || !count) return fault("the workload window", "a malformed reply");
