@@ -125,12 +125,15 @@ class Agent {
     worker_done_ = false;
     worker_ = std::thread([this, req, id, op, token = op_stop_->get_token()] {
       Result<json> r = dispatch(op, req, id, token);
+      // Done before the reply goes out: the host may send its next op the
+      // moment it reads the reply, and that op must find the agent free
+      // (the reader then joins this thread, which only has the write left).
+      worker_done_ = true;
       if (r) {
         write({{"id", id}, {"ok", true}, {"result", *r}});
       } else {
         write({{"id", id}, {"ok", false}, {"error", r.error().message}, {"exit", static_cast<int>(r.error().code)}});
       }
-      worker_done_ = true;
     });
     return true;
   }

@@ -123,6 +123,20 @@ TEST(Agent, LoadsStartAndStopOnTheDeviceAndEveryLoadDiesWithTheAgent) {
   EXPECT_EQ(count_processes(marker), 0);
 }
 
+TEST(Agent, OpsBackToBackNeverFindTheAgentBusy) {
+  MonotonicClock clock;
+  Result<std::unique_ptr<RemoteDevice>> d = RemoteDevice::connect(local_options(), clock);
+  ASSERT_TRUE(d) << d.error().message;
+  Result<int> load = (*d)->start_load({"sleep", "30"});
+  ASSERT_TRUE(load) << load.error().message;
+  // Each reply is followed at once by the next request.
+  for (int i = 0; i < 300; ++i) {
+    Status alive = (*d)->check_load(*load);
+    ASSERT_TRUE(alive) << i << ": " << alive.error().message;
+  }
+  EXPECT_TRUE((*d)->stop_load(*load));
+}
+
 TEST(Agent, FilesComeBackWholeAndBounded) {
   MonotonicClock clock;
   Result<std::unique_ptr<RemoteDevice>> d = RemoteDevice::connect(local_options(), clock);

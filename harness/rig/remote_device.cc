@@ -65,6 +65,11 @@ RemoteDevice::~RemoteDevice() { (void)bye(); }
 
 Status RemoteDevice::bye() {
   if (!link_) return ok();
+  if (info_.protocol == 0) {  // no agent ever answered: nothing to say bye to
+    link_->close(0.2);
+    link_.reset();
+    return ok();
+  }
   Result<json> r = call("bye", json::object(), "disconnect", {}, {}, 5);
   link_->close(2);
   link_.reset();
