@@ -32,6 +32,18 @@ Error RemoteDevice::fault(std::string_view phase, const std::string& what) const
                                   progress_.empty() ? "" : " (after " + progress_ + ")"));
 }
 
+// The transport ended (its stdout closed, or a write found no reader): how
+// it ended and what it said last are the user's best clue.
+Error RemoteDevice::connection_lost(std::string_view phase) {
+  std::optional<ChildEnd> end = link_->wait_end(2);
+  std::string tail = link_->stderr_tail();
+  std::string how = end ? end->describe() : "still running";
+  // A shell that cannot find the agent exits 127.
+  if (end && end->exit_code == 127) how += ": is harness installed on the device and in its PATH?";
+  if (tail.size() > 400) tail = tail.substr(tail.size() - 400);
+  return fault(phase, fmt::format("connection lost (transport {}{}{})", how, tail.empty() ? "" : "; it said: ", tail));
+}
+
 Result<std::unique_ptr<RemoteDevice>> RemoteDevice::connect(const RemoteOptions& options, Clock& host_clock) {
   Result<std::vector<std::string>> argv = agent_command(options.transport);
   if (!argv) return argv.error();
@@ -83,9 +95,7 @@ Result<json> RemoteDevice::call(const std::string& op, json args, std::string_vi
   const std::int64_t id = next_id_++;
   args["id"] = id;
   args["op"] = op;
-  if (Status sent = link_->send(args.dump()); !sent) {
-    return fault(phase, "connection lost (" + sent.error().message + ")");
-  }
+  if (Status sent = link_->send(args.dump()); !sent) return connection_lost(phase);
   double silence_limit = first_timeout_s > 0 ? first_timeout_s : options_.heartbeat_timeout_s;
   Steady::time_point last_heard = Steady::now();
   bool cancel_sent = false;
@@ -103,15 +113,7 @@ Result<json> RemoteDevice::call(const std::string& op, json args, std::string_vi
       }
       continue;
     }
-    if (*got == AgentLink::Got::closed) {
-      std::optional<ChildEnd> end = link_->wait_end(2);
-      std::string tail = link_->stderr_tail();
-      std::string how = end ? end->describe() : "still running";
-      // A shell that cannot find the agent exits 127.
-      if (end && end->exit_code == 127) how += ": is harness installed on the device and in its PATH?";
-      return fault(phase, fmt::format("connection lost (transport {}{}{})", how, tail.empty() ? "" : "; it said: ",
-                                      tail.size() > 400 ? tail.substr(tail.size() - 400) : tail));
-    }
+    if (*got == AgentLink::Got::closed) return connection_lost(phase);
     last_heard = Steady::now();
     silence_limit = options_.heartbeat_timeout_s;
     Result<json> message = protocol::parse_line(line);

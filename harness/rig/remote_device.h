@@ -64,6 +64,7 @@ class RemoteDevice final : public Device {
   Result<nlohmann::json> call(const std::string& op, nlohmann::json args, std::string_view phase,
                               const EventHandler& on_event = {}, std::stop_token stop = {}, double first_timeout_s = 0);
   Error fault(std::string_view phase, const std::string& what) const;
+  Error connection_lost(std::string_view phase);
 
   RemoteOptions options_;
   Clock& clock_;
