@@ -43,14 +43,8 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
     Result<Scenario> scenario = load_scenario(*path);
     if (!scenario) return scenario.error();
     const Rig& rig = scenario->rig;
-    RemoteOptions options;
-    options.rig = rig.name;
-    options.transport = rig.transport;
-    options.versions = rig.versions;
-    options.heartbeat_timeout_s = rig.heartbeat_timeout_s;
-    options.connect_timeout_s = rig.connect_timeout_s;
     MonotonicClock clock;
-    Result<std::unique_ptr<RemoteDevice>> device = RemoteDevice::connect(options, clock);
+    Result<std::unique_ptr<RemoteDevice>> device = RemoteDevice::connect(RemoteOptions::for_rig(rig), clock);
     if (!device) return device.error();
     const DeviceInfo& info = (*device)->info();
     const ClockOffset& offset = (*device)->offset();

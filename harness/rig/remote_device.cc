@@ -27,6 +27,16 @@ Result<T> field(const json& reply, const char* key, T fallback) {
 
 }  // namespace
 
+RemoteOptions RemoteOptions::for_rig(const Rig& rig) {
+  RemoteOptions o;
+  o.rig = rig.name;
+  o.transport = rig.transport;
+  o.versions = rig.versions;
+  o.heartbeat_timeout_s = rig.heartbeat_timeout_s;
+  o.connect_timeout_s = rig.connect_timeout_s;
+  return o;
+}
+
 Error RemoteDevice::fault(std::string_view phase, const std::string& what) const {
   return Error::infra(fmt::format("rig '{}': {} during {}{}", options_.rig, what, phase,
                                   progress_.empty() ? "" : " (after " + progress_ + ")"));

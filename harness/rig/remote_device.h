@@ -26,6 +26,9 @@ struct RemoteOptions {
   double heartbeat_timeout_s = 10;      // silence longer than this is a fault
   double connect_timeout_s = 30;        // from starting the transport to the agent's hello
   int sync_probes = 16;
+
+  // The options a scenario's [rig] gives.
+  static RemoteOptions for_rig(const Rig& rig);
 };
 
 class RemoteDevice final : public Device {

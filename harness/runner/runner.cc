@@ -20,16 +20,6 @@
 namespace harness {
 namespace {
 
-RemoteOptions remote_options(const Rig& rig) {
-  RemoteOptions o;
-  o.rig = rig.name;
-  o.transport = rig.transport;
-  o.versions = rig.versions;
-  o.heartbeat_timeout_s = rig.heartbeat_timeout_s;
-  o.connect_timeout_s = rig.connect_timeout_s;
-  return o;
-}
-
 RigRecording::ClockSync sync_record(const char* when, const ClockOffset& o) {
   return {when, o.offset_ns, o.uncertainty_ns, o.rtt_ns, o.probes};
 }
@@ -38,7 +28,7 @@ RigRecording::ClockSync sync_record(const char* when, const ClockOffset& o) {
 // the harness host named beside it.
 Result<std::unique_ptr<RemoteDevice>> connect_device(const Rig& rig, Clock& clock, RigRecording& out,
                                                      std::map<std::string, std::string>& context) {
-  Result<std::unique_ptr<RemoteDevice>> device = RemoteDevice::connect(remote_options(rig), clock);
+  Result<std::unique_ptr<RemoteDevice>> device = RemoteDevice::connect(RemoteOptions::for_rig(rig), clock);
   if (!device) return device.error();
   const DeviceInfo& info = (*device)->info();
   out.agent_version = info.harness_version;
