@@ -77,7 +77,6 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
   const std::uint64_t opened = ctx.clock.now_ns();
   if (window && window->record) window->record->origin_host_ns = opened;  // close() places the capture on it
   if (window) HARNESS_TRY(window->open());
-  std::uint64_t power_start = 0;
   if (power) {
     HARNESS_TRY(power->begin());
     wait_for_readings(ctx, *power, 1);  // the trace starts before the workload does
@@ -95,7 +94,6 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
     // Two more readings: an averaged one may sit before the end it closes after.
     wait_for_readings(ctx, *power, power->readings() + 2);
     trace = power->end();
-    power_start = trace.start_ns;
   }
   Status closed = window ? window->close() : ok();
 
@@ -124,9 +122,10 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
       w.iterations_start_s = at(start_ns.front());
       w.iterations_end_s = at(last_end);
     }
-    if (power && !trace.t_s.empty()) {
-      w.power_start_s = at(power_start) + trace.t_s.front();
-      w.power_end_s = at(power_start) + trace.t_s.back();
+    if (power && !out.power.t_s.empty()) {  // the readings kept, whose times count from the first iteration's start
+      const double first_start = at(start_ns.empty() ? origin : start_ns.front());
+      w.power_start_s = first_start + out.power.t_s.front();
+      w.power_end_s = first_start + out.power.t_s.back();
     }
   }
   if (!ran) return ran.error();
