@@ -137,6 +137,21 @@ TEST(Agent, OpsBackToBackNeverFindTheAgentBusy) {
   EXPECT_TRUE((*d)->stop_load(*load));
 }
 
+TEST(Agent, ASigtermedAgentStopsItsLoadsAndTheHostSaysTheLinkIsLost) {
+  MonotonicClock clock;
+  const std::string marker = "harness-agent-sigterm-" + std::to_string(getpid());
+  Result<std::unique_ptr<RemoteDevice>> d = RemoteDevice::connect(local_options(), clock);
+  ASSERT_TRUE(d) << d.error().message;
+  ASSERT_TRUE((*d)->start_load({"sh", "-c", "sleep 60; : " + marker}));
+  ASSERT_EQ(count_processes(marker), 1);
+  ASSERT_EQ(::kill((*d)->link_pid(), SIGTERM), 0);
+  for (int i = 0; i < 100 && count_processes(marker) > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(count_processes(marker), 0);
+  Result<int> again = (*d)->start_load({"true"});
+  ASSERT_FALSE(again);
+  EXPECT_THAT(again.error().message, HasSubstr("rig 'test-rig': connection lost (transport exit status 0"));
+}
+
 TEST(Agent, FilesComeBackWholeAndBounded) {
   MonotonicClock clock;
   Result<std::unique_ptr<RemoteDevice>> d = RemoteDevice::connect(local_options(), clock);
