@@ -60,8 +60,9 @@ class WindowCapture {
   std::uint64_t first_sample_ns() const { return first_ns_; }
   std::uint64_t last_sample_ns() const { return last_ns_; }
 
+ struct Running;
+
  private:
-  struct Running;
   const AcquireContext& ctx_;
   DdrRecording& out_;
   std::unique_ptr<Running> running_;

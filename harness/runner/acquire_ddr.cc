@@ -133,18 +133,33 @@ struct WindowCapture::Running {
   std::unique_ptr<SrWriter> writer;
   std::unique_ptr<TimedSink> sink;
   std::atomic<bool> stop{false};
+  std::atomic<bool> started{false};  // the session runs: the device is armed
+  std::mutex stop_mutex;
+  std::function<void()> stop_session;  // set once started
   std::atomic<bool> done{false};
   Status status = ok();
   std::thread thread;
 };
 
+namespace {
+
+// Ends the acquisition and waits for its thread: the flag ends it at the next
+// packet, the session stop when no packet comes.
+void halt(WindowCapture::Running& r) {
+  r.stop = true;
+  {
+    std::lock_guard lock(r.stop_mutex);
+    if (r.stop_session) r.stop_session();
+  }
+  if (r.thread.joinable()) r.thread.join();
+}
+
+}  // namespace
+
 WindowCapture::WindowCapture(const AcquireContext& context, DdrRecording& out) : ctx_(context), out_(out) {}
 
 WindowCapture::~WindowCapture() {
-  if (running_ && running_->thread.joinable()) {
-    running_->stop = true;
-    running_->thread.join();
-  }
+  if (running_) halt(*running_);
 }
 
 Status WindowCapture::start() {
@@ -156,6 +171,13 @@ Status WindowCapture::start() {
   r->sink = std::make_unique<TimedSink>(*r->writer, ctx_.clock);
   Running* raw = r.get();
   acq.should_end = [raw] { return raw->stop.load(); };
+  acq.on_started = [raw](std::function<void()> stop) {
+    std::lock_guard lock(raw->stop_mutex);
+    raw->stop_session = std::move(stop);
+    raw->started = true;
+  };
+  // Armed means sampling; with a trigger, it means waiting for the trigger.
+  const bool triggered = !acq.trigger.empty();
   out_.source = "sigrok:" + acq.driver;
   out_.format = "sr";
   running_ = std::move(r);
@@ -163,9 +185,9 @@ Status WindowCapture::start() {
     raw->status = sigrok_acquire(acq, *raw->sink);
     raw->done = true;
   });
-  if (!raw->sink->wait_armed(10, [raw] { return raw->done.load(); })) {
-    raw->stop = true;
-    raw->thread.join();
+  auto armed = [raw, triggered] { return raw->done.load() || (triggered && raw->started.load()); };
+  if (!raw->sink->wait_armed(10, armed) && !(triggered && raw->started)) {
+    halt(*raw);
     if (!raw->status) {
       if (raw->status.error().code == ExitCode::bad_input) return raw->status.error().within("ddr acquisition");
       out_.unavailable = raw->status.error().message;
@@ -178,17 +200,32 @@ Status WindowCapture::start() {
 
 Status WindowCapture::finish() {
   if (!running_ || !running_->thread.joinable()) return ok();
-  running_->stop = true;
-  running_->thread.join();
-  first_ns_ = running_->sink->first_sample_ns();
-  last_ns_ = running_->sink->last_sample_ns();
-  Status s = running_->status;
+  Running& r = *running_;
+  // The capture must reach the window's end: packets arrive once their
+  // samples were taken, so wait (at most 1 s) for one that ends after now.
+  const std::uint64_t closed = ctx_.clock.now_ns();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (r.sink->total() > 0 && r.sink->last_sample_ns() < closed && !r.done &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  halt(r);
+  first_ns_ = r.sink->first_sample_ns();
+  last_ns_ = r.sink->last_sample_ns();
+  Status s = r.status;
   if (ctx_.stop.stop_requested()) return interrupted_error();
   if (!s) {
     out_.unavailable = s.error().message;
     return ok();
   }
-  return record_file(ctx_, running_->name, out_);
+  if (r.sink->total() == 0) {
+    const std::string& trigger = ctx_.scenario.ddr->acquire->trigger;
+    out_.unavailable = trigger.empty() ? "the analyzer delivered no samples during the window"
+                                       : "the analyzer's trigger (" + trigger + ") did not fire during the window";
+    first_ns_ = last_ns_ = 0;
+    return ok();
+  }
+  return record_file(ctx_, r.name, out_);
 }
 
 Status acquire_ddr(const AcquireContext& ctx, DdrRecording& out) {

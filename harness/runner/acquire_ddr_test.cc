@@ -9,7 +9,11 @@
 #include "harness/runner/acquire.h"
 #include "probes/clock.h"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -45,6 +49,54 @@ TEST(AcquireDdr, RecordsADemoCaptureAndAnalysisReportsWhyItCannotDecodeIt) {
   EXPECT_EQ(m->unavailable, "capture not decodable: " + path +
                                 ": the capture has no channel 'CK' for lpddr4 CK (did you mean 'D0'?) (channels: D0, D1, D2, D3, D4, D5, "
                                 "D6, D7); map roles to channels in [ddr.channels]");
+  std::filesystem::remove_all(dir);
+}
+
+Scenario window_scenario(const std::string& acquire_keys) {
+  std::string text =
+      "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nname = \"w\"\nbuiltin = \"gemm\"\n"
+      "m = 8\nn = 8\nk = 8\n[ddr]\nstandard = \"lpddr4\"\n[ddr.acquire]\ndriver = \"demo\"\n"
+      "samplerate = \"100 kHz\"\nduration = \"60 s\"\n" + acquire_keys;
+  Result<Scenario> s = parse_scenario(text, "t.toml");
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return *s;
+}
+
+TEST(WindowCapture, IsSamplingWhenStartReturnsAndCoversUntilFinish) {
+  auto dir = std::filesystem::temp_directory_path() / ("harness_window_capture_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  Scenario s = window_scenario("pattern = \"walking-one\"\n");
+  MonotonicClock clock;
+  AcquireContext ctx{s, clock, {}, dir.string()};
+  DdrRecording rec;
+  WindowCapture capture(ctx, rec);
+  ASSERT_TRUE(capture.start());
+  const std::uint64_t window_start = clock.now_ns();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::uint64_t window_end = clock.now_ns();
+  ASSERT_TRUE(capture.finish());
+  EXPECT_EQ(rec.unavailable, "");
+  EXPECT_EQ(rec.capture, "ddr/capture.sr");
+  EXPECT_LE(capture.first_sample_ns(), window_start);
+  EXPECT_GE(capture.last_sample_ns(), window_end);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(WindowCapture, ATriggerThatNeverFiresStillEndsWithTheWindow) {
+  auto dir = std::filesystem::temp_directory_path() / ("harness_window_trigger_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  Scenario s = window_scenario("pattern = \"all-low\"\ntrigger = \"D0=1\"\n");
+  MonotonicClock clock;
+  AcquireContext ctx{s, clock, {}, dir.string()};
+  DdrRecording rec;
+  WindowCapture capture(ctx, rec);
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(capture.start());  // armed: waiting for the trigger
+  Status finished = capture.finish();
+  ASSERT_TRUE(finished) << finished.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_EQ(capture.first_sample_ns(), 0u);
+  EXPECT_EQ(rec.unavailable, "the analyzer's trigger (D0=1) did not fire during the window");
   std::filesystem::remove_all(dir);
 }
 

@@ -343,6 +343,14 @@ Status sigrok_acquire(const SigrokAcquisition& acq, CaptureSink& sink) {
       on_packet(*feed, session, p, stopping, stop_or_end);
     });
     session->start();
+    if (acq.on_started) {
+      acq.on_started([session] {
+        try {
+          session->stop();
+        } catch (...) {  // a session that already ended: nothing to stop
+        }
+      });
+    }
     session->run();
     return ok();
   });

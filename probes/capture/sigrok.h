@@ -67,6 +67,11 @@ struct SigrokAcquisition {
   // Polled at every packet: true ends the acquisition as complete (the
   // workload window it covered has closed); the sink gets its end.
   std::function<bool()> should_end;
+  // Called once the session has started: the device is armed (with a
+  // trigger, samples come when it fires). `stop` ends the acquisition from
+  // another thread (libsigrok's session stop is reentrant), for a window
+  // that closes while no packet arrives (a trigger that never fired).
+  std::function<void(std::function<void()> stop)> on_started;
 };
 
 // Runs the acquisition and streams the samples to `sink`. A driver or
