@@ -246,24 +246,27 @@ Status SrWriter::end() {
   return s;
 }
 
+Result<std::shared_ptr<sigrok::Driver>> find_sigrok_driver(const std::string& name) {
+  auto drivers = sigrok_context()->drivers();
+  auto it = drivers.find(name);
+  if (it != drivers.end()) return it->second;
+  std::vector<std::string> names;
+  for (const auto& [n, d] : drivers) names.push_back(n);
+  std::optional<std::string> close = closest_match(name, names);
+  return Error::input(fmt::format("no sigrok driver '{}'{}", name, close ? fmt::format(" (did you mean '{}'?)", *close) : ""));
+}
+
 Status sigrok_acquire(const SigrokAcquisition& acq, CaptureSink& sink) {
   const std::string what = "sigrok driver " + acq.driver;
   std::optional<PacketFeed> feed;
   Status ran = guarded(what, [&]() -> Status {
     auto ctx = sigrok_context();
-    auto drivers = ctx->drivers();
-    auto it = drivers.find(acq.driver);
-    if (it == drivers.end()) {
-      std::vector<std::string> names;
-      for (const auto& [name, d] : drivers) names.push_back(name);
-      std::optional<std::string> close = closest_match(acq.driver, names);
-      return Error::input(fmt::format("no sigrok driver '{}'{}", acq.driver,
-                                      close ? fmt::format(" (did you mean '{}'?)", *close) : ""));
-    }
+    Result<std::shared_ptr<sigrok::Driver>> driver = find_sigrok_driver(acq.driver);
+    if (!driver) return driver.error();
     std::map<const sigrok::ConfigKey*, Glib::VariantBase> scan_options;
     if (!acq.connection.empty())
       scan_options[sigrok::ConfigKey::CONN] = Glib::Variant<Glib::ustring>::create(acq.connection);
-    auto devices = it->second->scan(scan_options);
+    auto devices = (*driver)->scan(scan_options);
     if (devices.empty())
       return Error::infra(fmt::format("{}: no device found{}", what,
                                       acq.connection.empty() ? "" : " at '" + acq.connection + "'"));

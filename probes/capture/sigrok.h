@@ -16,6 +16,7 @@
 
 namespace sigrok {
 class Context;
+class Driver;
 class Output;
 class UserDevice;
 }  // namespace sigrok
@@ -28,6 +29,10 @@ Status sigrok_guarded(const std::string& what, const std::function<Status()>& f)
 
 // The process's libsigrok context (created on first use, quietly).
 std::shared_ptr<sigrok::Context> sigrok_context();
+// The driver named `name`; an unknown name is bad input that suggests the
+// closest ("no sigrok driver 'demoo' (did you mean 'demo'?)"). Call it inside
+// sigrok_guarded: libsigrok reports through exceptions.
+Result<std::shared_ptr<sigrok::Driver>> find_sigrok_driver(const std::string& name);
 // "libsigrok 0.5.2"
 std::string sigrok_version();
 

@@ -384,21 +384,14 @@ Result<PowerOpen> open_sigrok_power(const PowerConfig& c) {
   std::string unavailable;
   Status opened = sigrok_guarded(what, [&]() -> Status {
     auto ctx = sigrok_context();
-    auto drivers = ctx->drivers();
-    auto it = drivers.find(c.driver);
-    if (it == drivers.end()) {
-      std::vector<std::string> names;
-      for (const auto& [name, d] : drivers) names.push_back(name);
-      std::optional<std::string> close = closest_match(c.driver, names);
-      return Error::input(fmt::format("latency.power: no sigrok driver '{}'{}", c.driver,
-                                      close ? fmt::format(" (did you mean '{}'?)", *close) : ""));
-    }
+    Result<std::shared_ptr<sigrok::Driver>> driver = find_sigrok_driver(c.driver);
+    if (!driver) return driver.error().within("latency.power");
     std::map<const sigrok::ConfigKey*, Glib::VariantBase> scan_options;
     if (!c.connection.empty())
       scan_options[sigrok::ConfigKey::CONN] = Glib::Variant<Glib::ustring>::create(c.connection);
     std::vector<std::shared_ptr<sigrok::HardwareDevice>> devices;
     Status scanned = sigrok_guarded(what, [&]() -> Status {
-      devices = it->second->scan(scan_options);
+      devices = (*driver)->scan(scan_options);
       return ok();
     });
     if (!scanned) {
