@@ -37,9 +37,14 @@ warmup = 20
 # vCPUs while this was written): between back-to-back runs the median of this
 # kernel moved between 34 and 68 us, the tail and the maximum by more. A
 # rig's scenario would be far tighter.
+# Since the workload runs in a child agent process (the rig's local
+# transport), the median of back-to-back runs here also jumped between two
+# modes, 50 and 106 us (+110 %), in about one pair of runs in five: the A/A
+# band is 150 %, still far below the 10x slowdown below (issue 15 is about
+# judging runs by the spread between runs rather than a fixed band).
 [compare]
 default_threshold = 0.8
-sample_threshold = 0.6
+sample_threshold = 1.5
 metric_threshold = { latency_p95 = 2.0, latency_p95_over_p50 = 2.0 }
 ignore = ["latency_max"]       # one scheduler stall of 10 ms decides it
 )toml";
