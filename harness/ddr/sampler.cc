@@ -262,49 +262,54 @@ BlockMasks block_masks_scalar(const T* s, std::size_t n, T prev, const Lines<T>&
 // 64 16-bit samples with AVX-512BW: one test instruction per 32 samples and
 // mask; strobe toggles from the samples XORed with the samples shifted by
 // one (s[-1] must be readable).
+// Helpers are functions, not lambdas: clang gives a lambda inside a target
+// function no target of its own (the fuzz build uses clang).
+__attribute__((target("avx512bw"))) inline std::uint64_t mask_avx512(__m512i a, __m512i b, std::uint16_t bits) {
+  const __m512i m = _mm512_set1_epi16(static_cast<short>(bits));
+  return static_cast<std::uint64_t>(_mm512_test_epi16_mask(a, m)) |
+         static_cast<std::uint64_t>(_mm512_test_epi16_mask(b, m)) << 32;
+}
+
 __attribute__((target("avx512bw"))) BlockMasks block_masks_avx512(const std::uint16_t* s,
                                                                  const Lines<std::uint16_t>& l) {
   const __m512i lo = _mm512_loadu_si512(s), hi = _mm512_loadu_si512(s + 32);
   const __m512i lo_before = _mm512_loadu_si512(s - 1), hi_before = _mm512_loadu_si512(s + 31);
-  auto mask = [](__m512i a, __m512i b, std::uint16_t bits) {
-    const __m512i m = _mm512_set1_epi16(static_cast<short>(bits));
-    return static_cast<std::uint64_t>(_mm512_test_epi16_mask(a, m)) |
-           static_cast<std::uint64_t>(_mm512_test_epi16_mask(b, m)) << 32;
-  };
   const __m512i invert = _mm512_set1_epi16(static_cast<short>(l.cs_invert));
   BlockMasks m;
-  m.ck = mask(lo, hi, l.ck);
-  m.selected = mask(_mm512_xor_si512(lo, invert), _mm512_xor_si512(hi, invert), l.cs);
-  m.strobe_toggle = mask(_mm512_xor_si512(lo, lo_before), _mm512_xor_si512(hi, hi_before), l.strobes);
-  if (l.cke) m.cke = mask(lo, hi, l.cke);
+  m.ck = mask_avx512(lo, hi, l.ck);
+  m.selected = mask_avx512(_mm512_xor_si512(lo, invert), _mm512_xor_si512(hi, invert), l.cs);
+  m.strobe_toggle = mask_avx512(_mm512_xor_si512(lo, lo_before), _mm512_xor_si512(hi, hi_before), l.strobes);
+  if (l.cke) m.cke = mask_avx512(lo, hi, l.cke);
   return m;
 }
 
 // The same with AVX2: compare (sample AND bits) with zero per 16-bit lane,
 // pack to bytes, movemask, invert.
+// Bit j set where (w[j] ^ invert) & bits != 0.
+__attribute__((target("avx2"))) inline std::uint64_t any_avx2(const __m256i* w, std::uint16_t bits,
+                                                              std::uint16_t invert) {
+  const __m256i m = _mm256_set1_epi16(static_cast<short>(bits));
+  const __m256i x = _mm256_set1_epi16(static_cast<short>(invert));
+  __m256i zero[4];
+  for (int i = 0; i < 4; ++i)
+    zero[i] = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_xor_si256(w[i], x), m), _mm256_setzero_si256());
+  const __m256i lo = _mm256_permute4x64_epi64(_mm256_packs_epi16(zero[0], zero[1]), 0xD8);
+  const __m256i hi = _mm256_permute4x64_epi64(_mm256_packs_epi16(zero[2], zero[3]), 0xD8);
+  return ~(static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
+           static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32);
+}
+
 __attribute__((target("avx2"))) BlockMasks block_masks_avx2(const std::uint16_t* s, const Lines<std::uint16_t>& l) {
   __m256i v[4], toggled[4];
   for (int i = 0; i < 4; ++i) {
     v[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i));
     toggled[i] = _mm256_xor_si256(v[i], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i - 1)));
   }
-  // Bit j set where w[j] & bits != 0.
-  auto any = [](const __m256i* w, std::uint16_t bits, std::uint16_t invert) {
-    const __m256i m = _mm256_set1_epi16(static_cast<short>(bits));
-    const __m256i x = _mm256_set1_epi16(static_cast<short>(invert));
-    __m256i zero[4];
-    for (int i = 0; i < 4; ++i)
-      zero[i] = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_xor_si256(w[i], x), m), _mm256_setzero_si256());
-    const __m256i lo = _mm256_permute4x64_epi64(_mm256_packs_epi16(zero[0], zero[1]), 0xD8);
-    const __m256i hi = _mm256_permute4x64_epi64(_mm256_packs_epi16(zero[2], zero[3]), 0xD8);
-    return ~(static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))) |
-             static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))) << 32);
-  };
   BlockMasks m;
-  m.ck = any(v, l.ck, 0);
-  m.selected = any(v, l.cs, l.cs_invert);
-  m.strobe_toggle = any(toggled, l.strobes, 0);
-  if (l.cke) m.cke = any(v, l.cke, 0);
+  m.ck = any_avx2(v, l.ck, 0);
+  m.selected = any_avx2(v, l.cs, l.cs_invert);
+  m.strobe_toggle = any_avx2(toggled, l.strobes, 0);
+  if (l.cke) m.cke = any_avx2(v, l.cke, 0);
   return m;
 }
 
