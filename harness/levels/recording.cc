@@ -24,7 +24,6 @@ nlohmann::json rig_to_json(const RigRecording& r) {
     j["window"] = {{"level", w.level},
                    {"condition", w.condition},
                    {"origin_host_ns", w.origin_host_ns},
-                   {"opened_s", w.opened_s},
                    {"closed_s", w.closed_s},
                    {"iterations_start_s", w.iterations_start_s},
                    {"iterations_end_s", w.iterations_end_s},
@@ -55,7 +54,6 @@ RigRecording rig_from_json(const nlohmann::json& j) {
     win.level = w.value("level", "");
     win.condition = w.value("condition", "");
     win.origin_host_ns = w.value("origin_host_ns", std::uint64_t{0});
-    win.opened_s = w.value("opened_s", 0.0);
     win.closed_s = w.value("closed_s", 0.0);
     win.iterations_start_s = w.value("iterations_start_s", 0.0);
     win.iterations_end_s = w.value("iterations_end_s", 0.0);

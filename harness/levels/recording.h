@@ -45,9 +45,11 @@ struct RigRecording {
   struct Window {
     std::string level;      // "latency", "counters"
     std::string condition;  // latency: the load condition
-    std::uint64_t origin_host_ns = 0;
-    double opened_s = 0, closed_s = 0;                 // the window as the host opened and closed it
-    double iterations_start_s = 0, iterations_end_s = 0;  // first measured iteration's start, last one's end
+    std::uint64_t origin_host_ns = 0;  // when the host opened the window: time 0
+    double closed_s = 0;               // when the host closed it
+    // latency: the first measured iteration's start and the last one's end;
+    // counters: the request's span (its iterations lie inside it)
+    double iterations_start_s = 0, iterations_end_s = 0;
     double iterations_origin_s = 0;  // where the condition's start_s counts from
     std::optional<double> capture_start_s, capture_end_s;  // the analyzer's first and last sample
     std::optional<double> power_start_s, power_end_s;      // the power trace's first and last reading

@@ -64,8 +64,6 @@ struct LoadStopped {
 class Device {
  public:
   virtual ~Device() = default;
-  // "local", "ssh:board-3", "command:adb shell"
-  virtual const std::string& describe() const = 0;
   virtual const DeviceInfo& info() const = 0;
 
   // Warm-up, then measured iterations as the plan says; batches arrive

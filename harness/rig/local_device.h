@@ -18,7 +18,6 @@ class LocalDevice final : public Device {
   explicit LocalDevice(Clock& clock, const std::vector<VersionCommand>& versions = {});
   ~LocalDevice() override;  // stops every load still running
 
-  const std::string& describe() const override { return name_; }
   const DeviceInfo& info() const override { return info_; }
   Result<WorkloadWindow> run_workload(const Workload& workload, const IterationPlan& plan,
                                       const IterationSink& sink, std::stop_token stop) override;
@@ -35,7 +34,6 @@ class LocalDevice final : public Device {
 
  private:
   Clock& clock_;
-  std::string name_ = "local";
   DeviceInfo info_;
   std::mutex loads_mutex_;
   std::map<int, std::unique_ptr<BackgroundLoad>> loads_;

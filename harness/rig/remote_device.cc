@@ -58,7 +58,6 @@ Result<std::unique_ptr<RemoteDevice>> RemoteDevice::connect(const RemoteOptions&
   Result<std::vector<std::string>> argv = agent_command(options.transport);
   if (!argv) return argv.error();
   auto device = std::unique_ptr<RemoteDevice>(new RemoteDevice(options, host_clock));
-  device->description_ = describe_transport(options.transport);
   Result<std::unique_ptr<AgentLink>> link = AgentLink::start(*argv, protocol::kMaxMessageBytes + 1);
   if (!link) return link.error().within(fmt::format("rig '{}'", options.rig));
   device->link_ = std::move(*link);

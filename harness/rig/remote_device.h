@@ -36,7 +36,6 @@ class RemoteDevice final : public Device {
   static Result<std::unique_ptr<RemoteDevice>> connect(const RemoteOptions& options, Clock& host_clock);
   ~RemoteDevice() override;  // says bye and closes the link
 
-  const std::string& describe() const override { return description_; }
   const DeviceInfo& info() const override { return info_; }
   Result<WorkloadWindow> run_workload(const Workload& workload, const IterationPlan& plan,
                                       const IterationSink& sink, std::stop_token stop) override;
@@ -52,8 +51,6 @@ class RemoteDevice final : public Device {
   // new estimate replaces the one used to map device times.
   Result<ClockOffset> sync();
   const ClockOffset& offset() const { return offset_; }
-  // The agent's round trip: the best of the last sync.
-  std::uint64_t rtt_ns() const { return offset_.rtt_ns; }
   // The transport's process (the local agent, or ssh): for diagnostics and tests.
   pid_t link_pid() const { return link_ ? link_->pid() : -1; }
   // Ends the agent (it stops its loads) and closes the link.
@@ -71,7 +68,6 @@ class RemoteDevice final : public Device {
 
   RemoteOptions options_;
   Clock& clock_;
-  std::string description_;
   std::unique_ptr<AgentLink> link_;
   DeviceInfo info_;
   ClockOffset offset_;

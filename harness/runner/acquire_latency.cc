@@ -115,7 +115,6 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
     w.condition = window->condition;
     w.origin_host_ns = opened;
     auto at = [&](std::uint64_t ns) { return (static_cast<double>(ns) - static_cast<double>(opened)) * 1e-9; };
-    w.opened_s = 0;
     w.closed_s = at(ctx.clock.now_ns());
     w.iterations_origin_s = at(origin);
     if (!start_ns.empty()) {

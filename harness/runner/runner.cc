@@ -143,16 +143,21 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
     rec.counters.emplace();
     const bool windowed = ctx.window && window_level == "counters";
     const std::uint64_t opened = base.clock.now_ns();
+    auto at = [opened](std::uint64_t ns) { return (static_cast<double>(ns) - static_cast<double>(opened)) * 1e-9; };
     window_record.origin_host_ns = opened;
     if (windowed) status = hooks.open();
     if (status) {
+      // The agent does not time level 2's iterations: they lie inside the
+      // request's span as this host saw it, which the window records.
+      window_record.iterations_start_s = at(base.clock.now_ns());
       Result<CountersRecording> r = device->measure_counters(s.workload, *s.counters, ctx.stop);
+      window_record.iterations_end_s = at(base.clock.now_ns());
       if (r) *rec.counters = std::move(*r);
       else status = r.error();
     }
     if (windowed) {
       window_record.level = "counters";
-      window_record.closed_s = (static_cast<double>(base.clock.now_ns()) - static_cast<double>(opened)) * 1e-9;
+      window_record.closed_s = at(base.clock.now_ns());
       Status closed = hooks.close();
       if (status) status = closed;
     }
