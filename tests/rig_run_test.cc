@@ -104,11 +104,11 @@ interval = "20 ms"
     const double first = w["iterations_start_s"], last = w["iterations_end_s"];
     EXPECT_LT(first, last);
     ASSERT_TRUE(w["capture_start_s"].is_number()) << w.dump(1) << rec["ddr"].dump(1);
-    EXPECT_LE(w["capture_start_s"].get<double>(), first);
-    EXPECT_GE(w["capture_end_s"].get<double>(), last);
+    EXPECT_LE(w["capture_start_s"].get<double>(), first) << w.dump(1);
+    EXPECT_GE(w["capture_end_s"].get<double>(), last) << w.dump(1);
     ASSERT_TRUE(w["power_start_s"].is_number()) << w.dump(1);
-    EXPECT_LE(w["power_start_s"].get<double>(), first);
-    EXPECT_GE(w["power_end_s"].get<double>(), last);
+    EXPECT_LE(w["power_start_s"].get<double>(), first) << w.dump(1);
+    EXPECT_GE(w["power_end_s"].get<double>(), last) << w.dump(1);
     // The iterations the latency level stored are the ones the window saw.
     const json& c = rec["latency"]["conditions"][0];
     const double origin = w["iterations_origin_s"];

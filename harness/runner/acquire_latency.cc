@@ -28,10 +28,11 @@ Status settle(const AcquireContext& ctx, double seconds) {
 }
 
 // Waits (at most 3 s: a meter that stays silent is the trace's to report)
-// until the power recorder holds `count` readings.
-void wait_for_readings(const AcquireContext& ctx, PowerRecorder& power, std::size_t count) {
+// until the power recorder has a reading at or after `host_ns`.
+void wait_for_reading(const AcquireContext& ctx, PowerRecorder& power, std::uint64_t host_ns) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-  while (power.readings() < count && std::chrono::steady_clock::now() < deadline && !ctx.stop.stop_requested()) {
+  while ((power.covered_until_ns() == 0 || power.covered_until_ns() < host_ns) &&
+         std::chrono::steady_clock::now() < deadline && !ctx.stop.stop_requested()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
@@ -79,7 +80,7 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
   if (window) HARNESS_TRY(window->open());
   if (power) {
     HARNESS_TRY(power->begin());
-    wait_for_readings(ctx, *power, 1);  // the trace starts before the workload does
+    wait_for_reading(ctx, *power, 0);  // the trace starts before the workload does
   }
   std::vector<std::uint64_t> start_ns, end_ns;
   start_ns.reserve(static_cast<std::size_t>(cfg.iterations));
@@ -91,8 +92,10 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
   Result<WorkloadWindow> ran = device.run_workload(ctx.scenario.workload, plan, sink, ctx.stop);
   PowerTrace trace;
   if (power) {
-    // Two more readings: an averaged one may sit before the end it closes after.
-    wait_for_readings(ctx, *power, power->readings() + 2);
+    // A reading past the last iteration's end, so that the trace covers it.
+    std::uint64_t last = ran ? ran->end_ns : 0;
+    for (std::uint64_t e : end_ns) last = std::max(last, e);
+    wait_for_reading(ctx, *power, last);
     trace = power->end();
   }
   Status closed = window ? window->close() : ok();

@@ -102,9 +102,9 @@ class PolledRecorder final : public PowerRecorder {
   }
   ~PolledRecorder() override { halt(); }
   const std::string& describe() const override { return trace_.source; }
-  std::size_t readings() override {
+  std::uint64_t covered_until_ns() override {
     std::lock_guard lock(mutex_);
-    return trace_.t_s.size();
+    return trace_.t_s.empty() ? 0 : trace_.start_ns + static_cast<std::uint64_t>(trace_.t_s.back() * 1e9);
   }
 
   Status begin() override {
@@ -182,9 +182,9 @@ class MeterRecorder final : public PowerRecorder {
     source_ = fmt::format("meter:{}", c.command.front());
   }
   const std::string& describe() const override { return source_; }
-  std::size_t readings() override {
+  std::uint64_t covered_until_ns() override {
     std::lock_guard lock(mutex_);
-    return trace_.t_s.size();
+    return trace_.t_s.empty() ? 0 : trace_.start_ns + static_cast<std::uint64_t>(trace_.t_s.back() * 1e9);
   }
 
   Status begin() override {
@@ -267,7 +267,7 @@ class TraceRecorder final : public PowerRecorder {
   explicit TraceRecorder(std::string file) : file_(std::move(file)), source_("trace:" + file_) {}
   const std::string& describe() const override { return source_; }
   // The logger's rows are read at the window's end: nothing to wait for.
-  std::size_t readings() override { return 1; }
+  std::uint64_t covered_until_ns() override { return UINT64_MAX; }
   Status begin() override {
     start_ns_ = MonotonicClock().now_ns();
     begin_ = unix_now();

@@ -53,10 +53,12 @@ class PowerRecorder {
   virtual const std::string& describe() const = 0;
   virtual Status begin() = 0;       // the measured window starts now
   virtual PowerTrace end() = 0;     // and ends now
-  // Readings taken so far in this window. A runner waits for the first
-  // before the workload starts, and for more after it ends, so that the
-  // trace covers the workload (a streaming meter's first reading comes late).
-  virtual std::size_t readings() = 0;
+  // The host CLOCK_MONOTONIC time of the latest reading so far in this
+  // window, 0 before the first. A runner waits for a first reading before
+  // the workload starts and for one past its end before end(), so that the
+  // trace covers the workload (a streaming meter's readings come late, and
+  // a packet may close several averaged readings at once).
+  virtual std::uint64_t covered_until_ns() = 0;
 };
 
 // A source of the table, opened. `recorder` is null when the machine has no

@@ -142,7 +142,7 @@ void AnalogPowerSeries::close_block() {
     value_.push_back(open_.v_sum / n);
   }
   counts_.push_back(open_.n);
-  ++closed_;
+  latest_s_ = t_s_.back();
   open_ = Block{};
   if (t_s_.size() >= options_.max_readings) merge_neighbours();
 }
@@ -243,7 +243,10 @@ class SigrokPowerRecorder final : public PowerRecorder {
     });
   }
   const std::string& describe() const override { return description_; }
-  std::size_t readings() override { return series_ ? series_->readings() : 0; }
+  std::uint64_t covered_until_ns() override {
+    const double t = series_ ? series_->latest_s() : -1;
+    return t < 0 ? 0 : start_ns_ + static_cast<std::uint64_t>(t * 1e9);
+  }
 
   Status begin() override {
     halt();  // one recorder serves every condition's window in turn

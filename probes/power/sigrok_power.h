@@ -59,8 +59,9 @@ class AnalogPowerSeries {
   // The window's readings are unusable; the first reason is kept.
   void fail(std::string reason);
   bool failed() const { return !unavailable_.empty(); }
-  // Readings closed so far (safe to read from another thread).
-  std::size_t readings() const { return closed_.load(); }
+  // The time (s) of the latest closed reading, negative before the first
+  // (safe to read from another thread).
+  double latest_s() const { return latest_s_.load(); }
   // source, quantity, t_s, value, unavailable (start_ns is the recorder's).
   PowerTrace finish();
 
@@ -76,7 +77,7 @@ class AnalogPowerSeries {
   std::optional<Kind> kind_of(const AnalogChunk& chunk);
 
   AnalogPowerOptions options_;
-  std::atomic<std::size_t> closed_{0};
+  std::atomic<double> latest_s_{-1};
   std::string quantity_;  // "power" or "energy", once known
   std::map<std::string, Kind> kinds_;
   std::map<std::string, double> last_time_;
