@@ -1,5 +1,7 @@
 #include "harness/compare/stored_comparison.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "harness/compare/baseline_expectations.h"
@@ -103,8 +105,13 @@ Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRe
       }
     }
 
+    // The noise band ends at the baseline: runs after it (a regression's
+    // earlier nights among them) would widen the band until a persistent
+    // regression looked like noise. Against a newer baseline it ends before
+    // the run itself, which never judges itself.
+    const std::int64_t history_end = std::min(run_rec.id, base_run.id + 1);
     Result<std::map<std::string, std::vector<double>>> history = store.recent_values(
-        run_rec.scenario_name, run_rec.rig, run_rec.id, static_cast<int>(config.history_runs));
+        run_rec.scenario_name, run_rec.rig, history_end, static_cast<int>(config.history_runs));
     if (!history) return history.error();
     HistoryLookup lookup = [&](const std::string& metric) {
       auto it = history->find(metric);

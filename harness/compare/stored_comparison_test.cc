@@ -1,0 +1,97 @@
+// The noise band of a stored comparison ends at the baseline, so a persistent
+// regression stays flagged night after night until a new baseline is set.
+#include "harness/compare/stored_comparison.h"
+
+#include <filesystem>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+class StoredComparisonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("harness-stored-comparison-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    Result<Store> s = Store::open((dir_ / "runs.sqlite").string());
+    ASSERT_TRUE(s) << s.error().message;
+    store_.emplace(std::move(*s));
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // One night: a single throughput value (no samples, so only the threshold
+  // and the history's noise band can judge it).
+  std::int64_t night(double throughput) {
+    const std::string scenario = "nightly";
+    RunRecord r;
+    r.scenario_name = scenario;
+    r.scenario_path = scenario + ".toml";
+    r.scenario_text = "name = \"" + scenario + "\"\n";
+    r.scenario_hash = std::string(1, 'h');
+    r.rig = std::string("board-7");
+    r.origin = std::string("live");
+    r.status = RunStatus::passed;
+    r.started_at = std::string("2026-11-29T00:00:00Z");
+    r.analysis.metrics.push_back(Metric::known(Level::latency, "throughput", throughput, "1/s",
+                                               Provenance::measured, "workload", Better::higher));
+    Result<std::int64_t> id = store_->insert_run(r);
+    EXPECT_TRUE(id) << id.error().message;
+    return id ? *id : 0;
+  }
+
+  Change verdict(std::int64_t run) {
+    Result<StoredComparison> c = compare_stored_runs(*store_, {run, "good", 0, false});
+    EXPECT_TRUE(c) << c.error().message;
+    if (!c) return Change::cannot_tell;
+    EXPECT_EQ(c->report.comparison.metrics.size(), 1u);
+    return c->report.comparison.metrics.empty() ? Change::cannot_tell : c->report.comparison.metrics[0].verdict;
+  }
+
+  std::filesystem::path dir_;
+  std::optional<Store> store_;
+};
+
+TEST_F(StoredComparisonTest, APersistentRegressionStaysRegressedUntilANewBaseline) {
+  const double level_a[] = {100.0, 101.0, 99.0, 100.5, 99.5};
+  std::int64_t last_good = 0;
+  for (double v : level_a) last_good = night(v);
+  ASSERT_TRUE(store_->set_baseline("good", last_good, "t5").ok());
+
+  // Three nights 20 % slower: each one regressed, the earlier regressed
+  // nights never widening the band that judges the next.
+  const double slower[] = {80.0, 80.4, 79.6};
+  std::int64_t nights[3];
+  for (int i = 0; i < 3; ++i) {
+    nights[i] = night(slower[i]);
+    EXPECT_EQ(verdict(nights[i]), Change::regressed) << "night " << 6 + i;
+  }
+
+  // The new level accepted as the baseline: the later nights are unchanged.
+  ASSERT_TRUE(store_->set_baseline("good", nights[0], "t6").ok());
+  EXPECT_EQ(verdict(nights[1]), Change::unchanged);
+  EXPECT_EQ(verdict(nights[2]), Change::unchanged);
+}
+
+TEST_F(StoredComparisonTest, TheBandUsesTheRunsUpToTheBaselineOnly) {
+  for (double v : {100.0, 101.0, 99.0, 100.5, 99.5}) night(v);
+  std::int64_t base = night(100.2);
+  ASSERT_TRUE(store_->set_baseline("good", base, "t").ok());
+  for (double v : {60.0, 140.0, 61.0}) night(v);  // wild nights after the baseline
+  std::int64_t run = night(100.1);
+  Result<StoredComparison> c = compare_stored_runs(*store_, {run, "good", 0, false});
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->report.comparison.metrics.size(), 1u);
+  EXPECT_EQ(c->report.comparison.metrics[0].history_runs, 6u);  // nights 1-6, the baseline included
+}
+
+}  // namespace
+}  // namespace harness
