@@ -1,6 +1,6 @@
 // Renderers for `harness compare`: a table for people, JSON (--json), JUnit
 // XML with one test case per metric (--junit) and Markdown for CI comments
-// (--markdown). All of them say which correction for many metrics was used.
+// (--markdown), LAVA test-case signals (--lava). All of them say which correction for many metrics was used.
 #pragma once
 
 #include <cstdint>
@@ -19,5 +19,11 @@ std::string render_compare_text(const CompareReport& report);
 nlohmann::json compare_to_json(const CompareReport& report);
 std::string render_compare_junit(const CompareReport& report);
 std::string render_compare_markdown(const CompareReport& report);
+// LAVA test-case signals, one per metric verdict and baseline expectation and
+// one for the whole comparison, as LAVA's test shell reads them from a job's
+// output: <LAVA_SIGNAL_TESTCASE TEST_CASE_ID=... RESULT=pass|fail|skip
+// MEASUREMENT=... UNITS=...>. regressed or a failed expectation is fail,
+// cannot tell or unavailable is skip, everything else pass.
+std::string render_compare_lava(const CompareReport& report);
 
 }  // namespace harness

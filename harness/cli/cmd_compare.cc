@@ -19,6 +19,7 @@ struct CompareOptions {
   CompareRequest request;
   std::string junit;
   std::string markdown;
+  bool lava = false;
 };
 
 Status write_file(const std::string& path, const std::string& text) {
@@ -39,6 +40,8 @@ Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io) {
   baseline->excludes(against);
   app.add_option("--junit", o->junit, "Also write JUnit XML, one test case per metric, to FILE");
   app.add_option("--markdown", o->markdown, "Also write a Markdown summary for CI comments to FILE");
+  app.add_flag("--lava", o->lava,
+               "Also print LAVA test-case signals, one per verdict with its measurement and units");
   app.add_flag("--allow-mismatch", o->request.allow_mismatch,
                "Compare even when the baseline's scenario or rig differs from the run's");
   return [=, &global]() -> Result<ExitCode> {
@@ -51,6 +54,7 @@ Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!o->markdown.empty()) HARNESS_TRY(write_file(o->markdown, render_compare_markdown(report)));
     if (global.json) io.out << compare_to_json(report).dump(2) << "\n";
     else io.out << render_compare_text(report);
+    if (o->lava) io.out << render_compare_lava(report);
     return report.comparison.regressed() ? ExitCode::failed : ExitCode::ok;
   };
 }

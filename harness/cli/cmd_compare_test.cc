@@ -135,6 +135,25 @@ TEST_F(CompareCliTest, RegressionExitsOneAndWritesJunitAndMarkdown) {
   EXPECT_EQ(out["regressed"], true);
 }
 
+TEST_F(CompareCliTest, LavaPrintsOneTestCaseSignalPerVerdict) {
+  std::int64_t a = add(1e-3, "lab-a", 1), b = add(1.2e-3, "lab-a", 2), c = add(1e-3, "lab-a", 3);
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--against", std::to_string(a), "--lava"}), 1) << err_;
+  EXPECT_NE(out_.find("\n<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=compare.latency_p50 RESULT=fail MEASUREMENT=0.0012 "
+                      "UNITS=s>\n"),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=compare.latency RESULT=fail MEASUREMENT="), std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=compare.run-2-vs-run-1 RESULT=fail>\n"), std::string::npos)
+      << out_;
+  EXPECT_EQ(cli({"compare", std::to_string(c), "--against", std::to_string(a), "--lava"}), 0) << err_;
+  EXPECT_NE(out_.find("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=compare.latency_p50 RESULT=pass MEASUREMENT=0.001 UNITS=s>"),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=compare.run-3-vs-run-1 RESULT=pass>\n"), std::string::npos)
+      << out_;
+}
+
 TEST_F(CompareCliTest, AnotherRigsBaselineIsAnErrorUnlessAllowed) {
   std::int64_t a = add(1e-3, "lab-b"), b = add(1e-3, "lab-a", 2);
   ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0);
