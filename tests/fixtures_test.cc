@@ -100,5 +100,26 @@ TEST_F(CaseStudy, AWorsenedFigureIsNamed) {
   EXPECT_THAT(r.out, ::testing::HasSubstr("regressed"));
 }
 
+TEST_F(CaseStudy, TheSeedsRegressionTablesShowOneColumnPerDay) {
+  CommandResult r = harness({"history", "--table", "bandwidth"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("bandwidth regression: scenario "));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("(4 runs)"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\nbandwidth.random_4k +7.9 GB/s .* 18.5 GB/s  [+-][0-9.]+ %\n"));
+  EXPECT_LT(r.out.find("bandwidth.dram"), r.out.find("bandwidth.random_4k"));  // sequential first
+  r = harness({"history", "--table", "latency", "--markdown"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("| `latency_p50` | 1.24 s |"));
+  r = harness({"--json", "history", "--table", "compute"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["rows"][0]["metric"], "ceiling.compute.int8");
+  EXPECT_EQ(j[0]["runs"].size(), 4u);
+  r = harness({"history", "--table", "bandwith"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, ::testing::HasSubstr("unknown table 'bandwith' (known: bandwidth, compute, latency); did you mean 'bandwidth'?"));
+}
+
 }  // namespace
 }  // namespace harness

@@ -1,5 +1,7 @@
 // harness history [--scenario S] [--rig R] [--metric M] [--changes]: a metric
-// across stored runs, and where its level shifted (harness/compare/change_points.h).
+// across stored runs, and where its level shifted (harness/compare/change_points.h);
+// --table bandwidth|compute|latency: seed 001's regression tables, one column
+// per night (reports/regression_tables.h).
 #include <algorithm>
 #include <cmath>
 
@@ -11,13 +13,14 @@
 #include "harness/cli/commands.h"
 #include "harness/compare/change_points.h"
 #include "harness/store/store.h"
+#include "reports/regression_tables.h"
 
 namespace harness {
 namespace {
 
 struct HistoryOptions {
-  std::string scenario, rig, metric;
-  bool changes = false;
+  std::string scenario, rig, metric, table;
+  bool changes = false, markdown = false;
   int limit = 0;
 };
 
@@ -173,6 +176,37 @@ Result<ExitCode> all_metrics(const Store& store, const HistoryOptions& o, const 
   return ExitCode::ok;
 }
 
+// --table: the rows' metrics from the store, one table per scenario and rig.
+Result<ExitCode> regression_table(const Store& store, const HistoryOptions& o, const GlobalOptions& global, Io io) {
+  const RegressionTableSpec* spec = find_regression_table(o.table);
+  if (!spec) {
+    std::vector<std::string> names;
+    for (const RegressionTableSpec& s : regression_table_specs()) names.emplace_back(s.name);
+    std::optional<std::string> near = closest_match(o.table, names);
+    std::string known;
+    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+    return Error::input(fmt::format("unknown table '{}' (known: {}){}", o.table, known,
+                                    near ? fmt::format("; did you mean '{}'?", *near) : ""));
+  }
+  Result<std::vector<HistoryMetric>> known = store.history_metrics(o.scenario, o.rig);
+  if (!known) return known.error();
+  std::vector<MetricHistory> rows;
+  for (const HistoryMetric& m : *known) {
+    if (!regression_row_rank(spec->kind, m.name)) continue;
+    HistoryOptions all = o;
+    all.limit = 0;  // the newest nights are picked per series, not over every rig at once
+    Result<std::vector<HistoryPoint>> points = load_points(store, all, m.name);
+    if (!points) return points.error();
+    rows.push_back({m.name, std::move(*points)});
+  }
+  std::vector<RegressionTable> tables =
+      build_regression_tables(*spec, rows, o.limit > 0 ? static_cast<std::size_t>(o.limit) : 7);
+  if (global.json) io.out << regression_tables_to_json(tables).dump(2) << "\n";
+  else if (o.markdown) io.out << render_regression_tables_markdown(tables);
+  else io.out << render_regression_tables_text(tables);
+  return ExitCode::ok;
+}
+
 }  // namespace
 
 Action setup_history(CLI::App& app, const GlobalOptions& global, Io io) {
@@ -181,10 +215,18 @@ Action setup_history(CLI::App& app, const GlobalOptions& global, Io io) {
   app.add_option("--rig", o->rig, "Only runs on this rig (its [rig] name)");
   app.add_option("--metric", o->metric, "The metric to list across runs");
   app.add_flag("--changes", o->changes, "Mark where the metric's level shifted (PELT change points)");
-  app.add_option("--limit", o->limit, "Only the newest N runs")->check(CLI::Range(1, 100000000));
+  app.add_option("--limit", o->limit, "Only the newest N runs (with --table: N nights per rig, default 7)")
+      ->check(CLI::Range(1, 100000000));
+  CLI::Option* table = app.add_option(
+      "--table", o->table,
+      "Seed 001's regression table, one column per night: bandwidth (sequential, random 4 KiB, burst 64 B - 2 KiB), "
+      "compute (peak per precision) or latency (per kernel or layer)");
+  app.add_flag("--markdown", o->markdown, "With --table: print Markdown instead of text")->needs(table);
+  table->excludes(app.get_option("--metric"));
   return [=, &global]() -> Result<ExitCode> {
     Result<Store> store = Store::open(resolve_database_path(global.db));
     if (!store) return store.error();
+    if (!o->table.empty()) return regression_table(*store, *o, global, io);
     if (o->metric.empty()) return all_metrics(*store, *o, global, io);
     return one_metric(*store, *o, global, io);
   };

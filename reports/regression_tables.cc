@@ -1,0 +1,233 @@
+#include "reports/regression_tables.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/base/units.h"
+
+namespace harness {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// "burst_512B" -> 512
+std::optional<int> burst_bytes(std::string_view metric) {
+  constexpr std::string_view prefix = "bandwidth.burst_";
+  if (!starts_with(metric, prefix) || !ends_with(metric, "B")) return std::nullopt;
+  std::string_view digits = metric.substr(prefix.size(), metric.size() - prefix.size() - 1);
+  int n = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc{} || end != digits.data() + digits.size() || n <= 0 || n > 1 << 24) return std::nullopt;
+  return n;
+}
+
+std::string cell(const std::optional<double>& v, const std::string& unit) {
+  if (!v) return "-";
+  if (unit.empty() || unit == "1") return fmt::format("{:.4g}", *v);
+  return format_quantity(*v, unit);
+}
+
+// The last column against the one before it, where both have a value.
+std::string last_change(const RegressionRow& r) {
+  if (r.values.size() < 2 || !r.values.back() || !r.values[r.values.size() - 2]) return "";
+  double before = *r.values[r.values.size() - 2], after = *r.values.back();
+  if (before == 0) return "";
+  return fmt::format("{:+.1f} %", 100 * (after - before) / std::fabs(before));
+}
+
+std::string date_of(const std::string& started_at) { return started_at.substr(0, 10); }
+
+std::string heading(const RegressionTable& t) {
+  return fmt::format("{}: scenario {} on rig {} ({} run{})", t.spec->title, t.scenario, t.rig, t.columns.size(),
+                     t.columns.size() == 1 ? "" : "s");
+}
+
+}  // namespace
+
+const std::vector<RegressionTableSpec>& regression_table_specs() {
+  static const std::vector<RegressionTableSpec> specs = {
+      {RegressionTableKind::bandwidth, "bandwidth", "bandwidth regression",
+       "bandwidth.*: sequential read, random 4 KiB, the burst sweep 64 B - 2 KiB, other levels"},
+      {RegressionTableKind::compute, "compute", "compute regression",
+       "ceiling.compute.<precision> and compute.* (peak per precision)"},
+      {RegressionTableKind::latency, "latency", "op latency regression",
+       "<kernel or layer>.time, and the end-to-end latency_p50 / latency_p99"},
+  };
+  return specs;
+}
+
+const RegressionTableSpec* find_regression_table(std::string_view name) {
+  for (const RegressionTableSpec& s : regression_table_specs())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::optional<int> regression_row_rank(RegressionTableKind kind, std::string_view m) {
+  switch (kind) {
+    case RegressionTableKind::bandwidth:
+      if (!starts_with(m, "bandwidth.")) return std::nullopt;
+      if (starts_with(m, "bandwidth.seq_") || m == "bandwidth.dram") return 0;
+      if (m == "bandwidth.random_4k") return 1;
+      if (std::optional<int> n = burst_bytes(m)) return 2 + *n;
+      return 1 << 26;
+    case RegressionTableKind::compute:
+      if (starts_with(m, "ceiling.compute.")) return 0;
+      if (starts_with(m, "compute.")) return 1;
+      return std::nullopt;
+    case RegressionTableKind::latency:
+      if (m == "latency_p50") return 0;
+      if (m == "latency_p99") return 1;
+      // A kernel's or a profile layer's time (level 1); the load conditions'
+      // figures are level 4's and have their own names.
+      if (ends_with(m, ".time") && !starts_with(m, "load.")) return 2;
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::vector<RegressionTable> build_regression_tables(const RegressionTableSpec& spec,
+                                                      const std::vector<MetricHistory>& per_metric,
+                                                      std::size_t nights) {
+  using Key = std::pair<std::string, std::string>;
+  struct Series {
+    std::map<std::int64_t, RegressionColumn> runs;
+    // metric -> run -> value
+    std::map<std::string, std::map<std::int64_t, std::optional<double>>> cells;
+    std::map<std::string, std::string> units;
+  };
+  std::map<Key, Series> series;
+  for (const MetricHistory& h : per_metric) {
+    for (const HistoryPoint& p : h.points) {
+      Series& s = series[{p.scenario_name, p.rig}];
+      s.runs[p.run_id] = {p.run_id, p.started_at, p.origin};
+      s.cells[h.metric][p.run_id] = p.value;
+      if (!p.unit.empty()) s.units[h.metric] = p.unit;
+    }
+  }
+  std::vector<RegressionTable> out;
+  for (auto& [key, s] : series) {
+    RegressionTable t;
+    t.spec = &spec;
+    t.scenario = key.first;
+    t.rig = key.second;
+    for (const auto& [id, column] : s.runs) t.columns.push_back(column);
+    if (nights > 0 && t.columns.size() > nights)
+      t.columns.erase(t.columns.begin(), t.columns.end() - static_cast<std::ptrdiff_t>(nights));
+    for (const auto& [metric, by_run] : s.cells) {
+      RegressionRow row{metric, s.units[metric], {}};
+      bool any = false;
+      for (const RegressionColumn& c : t.columns) {
+        auto it = by_run.find(c.run_id);
+        row.values.push_back(it == by_run.end() ? std::nullopt : it->second);
+        any = any || row.values.back().has_value();
+      }
+      if (any) t.rows.push_back(std::move(row));
+    }
+    std::stable_sort(t.rows.begin(), t.rows.end(), [&](const RegressionRow& a, const RegressionRow& b) {
+      int ra = regression_row_rank(spec.kind, a.metric).value_or(1 << 30);
+      int rb = regression_row_rank(spec.kind, b.metric).value_or(1 << 30);
+      return ra != rb ? ra < rb : a.metric < b.metric;
+    });
+    if (!t.rows.empty()) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string render_regression_tables_text(const std::vector<RegressionTable>& tables) {
+  std::string out;
+  for (const RegressionTable& t : tables) {
+    if (!out.empty()) out += "\n";
+    out += heading(t) + "\n";
+    std::size_t w = 6;
+    for (const RegressionRow& r : t.rows) w = std::max(w, r.metric.size());
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::size_t> cw;
+    for (const RegressionColumn& c : t.columns) {
+      cw.push_back(std::max<std::size_t>(10, fmt::format("run {}", c.run_id).size()));
+    }
+    for (const RegressionRow& r : t.rows) {
+      std::vector<std::string> line;
+      for (std::size_t i = 0; i < r.values.size(); ++i) {
+        line.push_back(cell(r.values[i], r.unit));
+        cw[i] = std::max(cw[i], line.back().size());
+      }
+      cells.push_back(std::move(line));
+    }
+    std::string head = fmt::format("{:<{}}", "metric", w), dates = fmt::format("{:<{}}", "", w);
+    for (std::size_t i = 0; i < t.columns.size(); ++i) {
+      head += fmt::format("  {:>{}}", fmt::format("run {}", t.columns[i].run_id), cw[i]);
+      dates += fmt::format("  {:>{}}", date_of(t.columns[i].started_at), cw[i]);
+    }
+    out += head + "  last change\n" + dates + "\n";
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      std::string line = fmt::format("{:<{}}", t.rows[r].metric, w);
+      for (std::size_t i = 0; i < cells[r].size(); ++i) line += fmt::format("  {:>{}}", cells[r][i], cw[i]);
+      std::string change = last_change(t.rows[r]);
+      if (!change.empty()) line += "  " + change;
+      out += line + "\n";
+    }
+  }
+  if (tables.empty()) out = "no stored run has a metric of this table\n";
+  return out;
+}
+
+std::string render_regression_tables_markdown(const std::vector<RegressionTable>& tables) {
+  // Metric names and dates are plain words, but a scenario or rig name is the
+  // user's: escape what Markdown or HTML would read.
+  auto md = [](const std::string& s) {
+    std::string o;
+    for (char ch : s) {
+      if (ch == '|' || ch == '\\' || ch == '*' || ch == '_' || ch == '`' || ch == '[' || ch == ']' || ch == '#')
+        o += '\\';
+      if (ch == '<') o += "&lt;";
+      else if (ch == '>') o += "&gt;";
+      else if (ch == '&') o += "&amp;";
+      else if (ch == '\n' || ch == '\r') o += ' ';
+      else o += ch;
+    }
+    return o;
+  };
+  std::string out;
+  for (const RegressionTable& t : tables) {
+    if (!out.empty()) out += "\n";
+    out += "### " + md(heading(t)) + "\n\n| metric |";
+    for (const RegressionColumn& c : t.columns) out += fmt::format(" run {} ({}) |", c.run_id, date_of(c.started_at));
+    out += " last change |\n|---|";
+    for (std::size_t i = 0; i < t.columns.size(); ++i) out += "---:|";
+    out += "---:|\n";
+    for (const RegressionRow& r : t.rows) {
+      out += fmt::format("| `{}` |", r.metric);
+      for (const std::optional<double>& v : r.values) out += fmt::format(" {} |", cell(v, r.unit));
+      out += fmt::format(" {} |\n", last_change(r));
+    }
+  }
+  if (tables.empty()) out = "no stored run has a metric of this table\n";
+  return out;
+}
+
+nlohmann::json regression_tables_to_json(const std::vector<RegressionTable>& tables) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RegressionTable& t : tables) {
+    nlohmann::json j = {{"table", t.spec->name}, {"title", t.spec->title}, {"scenario", t.scenario},
+                        {"rig", t.rig}, {"runs", nlohmann::json::array()}, {"rows", nlohmann::json::array()}};
+    for (const RegressionColumn& c : t.columns)
+      j["runs"].push_back({{"run", c.run_id}, {"started_at", c.started_at}, {"origin", c.origin}});
+    for (const RegressionRow& r : t.rows) {
+      nlohmann::json values = nlohmann::json::array();
+      for (const std::optional<double>& v : r.values) values.push_back(v ? nlohmann::json(*v) : nlohmann::json(nullptr));
+      j["rows"].push_back({{"metric", r.metric}, {"unit", r.unit}, {"values", values}});
+    }
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace harness
