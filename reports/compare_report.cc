@@ -41,9 +41,11 @@ std::string percent_text(const MetricComparison& m) {
 std::string method_line(const Comparison& c) {
   return fmt::format(
       "method: {} over {} tests at alpha {:g}; thresholds: single values ±{:g} %, from samples ±{:g} % "
-      "(U test, quantile test or Welch t by statistic, >= {} samples); noise band from the last {} live runs once {} exist",
+      "(U test, quantile test or Welch t by statistic, >= {} samples); noise band from the last {} live runs up to the "
+      "baseline once {} exist; a baseline of several runs: the between-run spread of its runs (>= {})",
       correction_description(c.config.method), c.tests, c.config.alpha, 100 * c.config.default_threshold,
-      100 * c.config.sample_threshold, c.config.min_samples, c.config.history_runs, c.config.min_history_runs);
+      100 * c.config.sample_threshold, c.config.min_samples, c.config.history_runs, c.config.min_history_runs,
+      c.config.min_baseline_runs);
 }
 
 std::string summary_line(const Comparison& c) {
@@ -52,10 +54,18 @@ std::string summary_line(const Comparison& c) {
                      c.count(Change::unchanged), c.count(Change::cannot_tell));
 }
 
+// "runs 3, 4, 5, 6, 7" for a baseline set, "run 7" for one run.
+std::string baseline_runs_text(const CompareReport& r) {
+  if (r.baseline_runs.size() < 2) return fmt::format("run {}", r.baseline_run);
+  std::string s;
+  for (std::int64_t id : r.baseline_runs) s += (s.empty() ? "" : ", ") + std::to_string(id);
+  return "runs " + s;
+}
+
 std::string title(const CompareReport& r) {
   std::string against = r.baseline_name.empty() ? fmt::format("run {}", r.baseline_run)
-                                                 : fmt::format("baseline '{}' (run {})", r.baseline_name,
-                                                               r.baseline_run);
+                                                 : fmt::format("baseline '{}' ({})", r.baseline_name,
+                                                               baseline_runs_text(r));
   return fmt::format("run {} against {}, scenario {}, rig {}", r.current_run, against, r.scenario, r.rig);
 }
 
@@ -94,7 +104,12 @@ std::string render_compare_text(const CompareReport& r) {
     out += fmt::format("{:<{}}  {:>{}}  {:>{}}  {:>{}}  {:>9}  {:<6}  {}\n", m.name, w_name, clip(baseline_text(m)),
                        w_base, clip(current_text(m)), w_new, change_text(m), w_change, percent_text(m),
                        better_name(m.better), change_name(m.verdict));
-    if (m.verdict != Change::unchanged && !m.reason.empty()) out += fmt::format("    {}\n", m.reason);
+    // The reason of every verdict but a plain "within the threshold", and the
+    // evidence that decided it.
+    const bool telling = m.verdict != Change::unchanged || (!m.decided_by.empty() && m.decided_by != "threshold");
+    if (telling && !m.reason.empty()) {
+      out += fmt::format("    {}{}\n", m.reason, m.decided_by.empty() ? "" : " [decided by: " + m.decided_by + "]");
+    }
   }
   out += "\n" + method_line(c) + "\n";
   if (!c.expectations.empty()) out += "\nbaseline expectations\n" + render_verdict_table(c.expectations);
@@ -110,6 +125,7 @@ nlohmann::json compare_to_json(const CompareReport& r) {
   nlohmann::json j;
   j["current"] = {{"run", r.current_run}, {"scenario", r.scenario}, {"rig", r.rig}};
   j["baseline"] = {{"run", r.baseline_run},
+                   {"runs", r.baseline_runs.empty() ? std::vector<std::int64_t>{r.baseline_run} : r.baseline_runs},
                    {"name", r.baseline_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.baseline_name)},
                    {"scenario", r.baseline_scenario},
                    {"rig", r.baseline_rig}};
@@ -123,7 +139,8 @@ nlohmann::json compare_to_json(const CompareReport& r) {
                  {"sample_threshold", c.config.sample_threshold},
                  {"min_samples", c.config.min_samples},
                  {"history_runs", c.config.history_runs},
-                 {"min_history_runs", c.config.min_history_runs}};
+                 {"min_history_runs", c.config.min_history_runs},
+                 {"min_baseline_runs", c.config.min_baseline_runs}};
   j["metrics"] = nlohmann::json::array();
   for (const MetricComparison& m : c.metrics) {
     nlohmann::json row = {{"name", m.name},
@@ -141,6 +158,9 @@ nlohmann::json compare_to_json(const CompareReport& r) {
                           {"p_samples", optional_number(m.p_samples)},
                           {"p_history", optional_number(m.p_history)},
                           {"history_runs", m.history_runs},
+                          {"p_between", optional_number(m.p_between)},
+                          {"between_runs", m.between_runs},
+                          {"decided_by", m.decided_by},
                           {"p", optional_number(m.p)},
                           {"p_adjusted", optional_number(m.p_adjusted)},
                           {"baseline_samples", m.baseline_samples},

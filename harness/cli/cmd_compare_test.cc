@@ -94,6 +94,36 @@ TEST_F(CompareCliTest, BaselineSetListShow) {
   EXPECT_NE(out_.find("\"run\": 2"), std::string::npos);
 }
 
+TEST_F(CompareCliTest, ABaselineOfSeveralRunsIsJudgedByTheirSpread) {
+  for (std::uint64_t i = 1; i <= 5; ++i) add(1e-3 * (1 + 0.06 * static_cast<double>(i % 3)), "lab-a", i);
+  ASSERT_EQ(cli({"baseline", "set", "nightly", "5", "--last", "4"}), 0) << err_;
+  EXPECT_EQ(out_, "baseline 'nightly' of scenario 'npu' on rig 'lab-a' is now runs 2, 3, 4, 5\n");
+  ASSERT_EQ(cli({"--json", "baseline", "list"}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_)[0]["runs"], nlohmann::json({2, 3, 4, 5}));
+  // 11 % below the newest night: beyond the thresholds and the U test, within
+  // what the four identical nights show between them.
+  std::int64_t same = add(1.0e-3, "lab-a", 6), slow = add(2e-3, "lab-a", 7);
+  EXPECT_EQ(cli({"compare", std::to_string(same), "--baseline", "nightly"}), 0) << out_;
+  EXPECT_NE(out_.find("run 6 against baseline 'nightly' (runs 2, 3, 4, 5), scenario npu, rig lab-a"),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("between-run spread of 4 baseline runs p = "), std::string::npos) << out_;
+  EXPECT_NE(out_.find(" [decided by: between-run spread]\n"), std::string::npos) << out_;
+  EXPECT_EQ(cli({"--json", "compare", std::to_string(slow), "--baseline", "nightly"}), 1) << out_;
+  nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j["baseline"]["runs"], nlohmann::json({2, 3, 4, 5}));
+  for (const auto& m : j["metrics"]) {
+    if (m["name"] == "latency") {
+      EXPECT_EQ(m["decided_by"], "threshold and U test and between-run spread") << m.dump();
+    }
+    if (m["name"] == "latency_p50") {
+      EXPECT_EQ(m["verdict"], "regressed") << m.dump();
+    }
+  }
+  EXPECT_EQ(cli({"baseline", "set", "nightly", "1", "2", "--last", "3"}), 2);
+  EXPECT_EQ(err_, "harness: error: --last N takes one RUN: the newest run of the baseline\n");
+}
+
 TEST_F(CompareCliTest, UnchangedRunExitsZero) {
   std::int64_t a = add(1e-3, "lab-a", 1), b = add(1e-3, "lab-a", 2);
   ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0);

@@ -87,8 +87,9 @@ std::string p_text(double p) {
 
 class Judge {
  public:
-  Judge(const Analysis& baseline, const Analysis& current, const CompareConfig& config, const HistoryLookup& history)
-      : base_(baseline), cur_(current), config_(config), history_(history),
+  Judge(const Analysis& baseline, const Analysis& current, const CompareConfig& config, const HistoryLookup& history,
+        const std::vector<const Analysis*>& baseline_runs)
+      : base_(baseline), cur_(current), config_(config), history_(history), members_(baseline_runs),
         base_sets_(sort_samples(baseline)), cur_sets_(sort_samples(current)) {}
 
   Comparison run() {
@@ -179,7 +180,11 @@ class Judge {
       return r;
     }
     numeric(r, *b->value, *c->value, r.kind == "from samples");
-    if (needs_history) {
+    if (r.verdict == Change::cannot_tell) {
+      r.reason = note.empty() ? r.reason : note + "; " + r.reason;
+      return r;
+    }
+    if (needs_history && !r.p_between) {
       // Computed from noisy samples, yet without a test: only the spread of
       // earlier runs can tell a change from noise.
       if (!r.p_history) {
@@ -235,6 +240,7 @@ class Judge {
     r.p_samples = samples_p(name);
     r.sample_test = "U test";
     numeric(r, *r.baseline, *r.current, true);
+    if (r.verdict == Change::cannot_tell) return r;
     if (*r.baseline != 0) {
       const auto& x = b->second.sorted;
       const auto& y = c->second.sorted;
@@ -299,7 +305,21 @@ class Judge {
     r.effect = r.relative_change;
     r.effect_name = "change";
     r.threshold = config_.threshold_for(r.name, from_samples);
-    if (history_ && r.kind != "samples") {
+    if (members_.size() >= 2) {
+      // A baseline set: the spread between its runs is the reference; the
+      // history (runs up to the baseline) would mostly repeat those runs.
+      std::vector<double> v = member_values(r);
+      r.between_runs = v.size();
+      if (auto band = noise_band(v, c, std::max<std::size_t>(3, config_.min_baseline_runs))) {
+        r.p_between = band->p;
+      } else {
+        r.verdict = Change::cannot_tell;
+        r.decided_by = "baseline spread unknown";
+        r.reason = fmt::format("the baseline's {} run{} with this metric cannot show its run-to-run spread (needs {})",
+                               v.size(), v.size() == 1 ? "" : "s", std::max<std::size_t>(3, config_.min_baseline_runs));
+        return;
+      }
+    } else if (history_ && r.kind != "samples") {
       std::vector<double> h = history_(r.name);
       if (h.size() > config_.history_runs) h.erase(h.begin(), h.end() - static_cast<std::ptrdiff_t>(config_.history_runs));
       if (auto band = noise_band(h, c, config_.min_history_runs)) {
@@ -307,10 +327,47 @@ class Judge {
         r.history_runs = band->runs;
       }
     }
-    if (r.p_samples && r.p_history) r.p = std::max(*r.p_samples, *r.p_history);
-    else if (r.p_samples) r.p = r.p_samples;
-    else if (r.p_history) r.p = r.p_history;
+    for (const std::optional<double>& p : {r.p_samples, r.p_history, r.p_between})
+      if (p) r.p = r.p ? std::max(*r.p, *p) : *p;
     r.verdict = Change::unchanged;  // provisional: numeric, to be decided
+  }
+
+  // Each baseline run's own value of the metric (a sample set's median), where
+  // it has one of the same kind of evidence as the new run's.
+  std::vector<double> member_values(const MetricComparison& r) const {
+    std::vector<double> out;
+    for (const Analysis* a : members_) {
+      if (r.kind == "samples") {
+        for (const SampleSet& s : a->samples) {
+          if (s.name != r.name || s.values.empty()) continue;
+          if (r.current_provenance && !same_kind_of_evidence(s.provenance, *r.current_provenance)) continue;
+          std::vector<double> sorted = s.values;
+          std::sort(sorted.begin(), sorted.end());
+          out.push_back(percentile_sorted(sorted, 50));
+        }
+        continue;
+      }
+      const Metric* m = a->find_metric(r.name);
+      if (!m || !m->value || !std::isfinite(*m->value)) continue;
+      if (r.current_provenance && !same_kind_of_evidence(m->provenance, *r.current_provenance)) continue;
+      out.push_back(*m->value);
+    }
+    return out;
+  }
+
+  // The test whose p is the family's p for this metric: the weakest evidence.
+  static std::string weakest_test(const MetricComparison& r) {
+    if (r.p_between && r.p && *r.p_between == *r.p) return "between-run spread";
+    if (r.p_history && r.p && *r.p_history == *r.p) return "noise band";
+    return r.sample_test;
+  }
+
+  static std::string every_test(const MetricComparison& r) {
+    std::string s = "threshold";
+    if (r.p_samples) s += " and " + r.sample_test;
+    if (r.p_history) s += " and noise band";
+    if (r.p_between) s += " and between-run spread";
+    return s;
   }
 
   void decide(Comparison& out) {
@@ -340,15 +397,18 @@ class Judge {
       const bool significant = !r.p_adjusted || *r.p_adjusted < config_.alpha;
       std::string evidence = evidence_text(r);
       if (!large) {
+        r.decided_by = "threshold";
         r.reason += fmt::format("{}{} is within the ±{:g} % threshold{}", what, percent(rel), 100 * r.threshold,
                                 evidence.empty() ? "" : "; " + evidence);
         continue;
       }
       if (!significant) {
+        r.decided_by = weakest_test(r);
         r.reason += fmt::format("{}{} is beyond the ±{:g} % threshold but not significant: {}", what, percent(rel),
                                 100 * r.threshold, evidence);
         continue;
       }
+      r.decided_by = every_test(r);
       const bool up = rel > 0;
       if (r.better == Better::none) r.verdict = Change::changed;
       else r.verdict = (up == (r.better == Better::higher)) ? Change::improved : Change::regressed;
@@ -366,6 +426,9 @@ class Judge {
     if (r.p_history) {
       parts.push_back(fmt::format("noise band of {} earlier runs p {}", r.history_runs, p_text(*r.p_history)));
     }
+    if (r.p_between) {
+      parts.push_back(fmt::format("between-run spread of {} baseline runs p {}", r.between_runs, p_text(*r.p_between)));
+    }
     if (parts.empty()) return "";
     std::string s = parts[0];
     for (std::size_t i = 1; i < parts.size(); ++i) s += ", " + parts[i];
@@ -380,6 +443,7 @@ class Judge {
   const Analysis& cur_;
   const CompareConfig& config_;
   const HistoryLookup& history_;
+  const std::vector<const Analysis*>& members_;
   std::map<std::string, SortedSamples, std::less<>> base_sets_, cur_sets_;
   std::map<std::string, double> p_cache_;
 };
@@ -387,8 +451,8 @@ class Judge {
 }  // namespace
 
 Comparison compare_analyses(const Analysis& baseline, const Analysis& current, const CompareConfig& config,
-                            const HistoryLookup& history) {
-  return Judge(baseline, current, config, history).run();
+                            const HistoryLookup& history, const std::vector<const Analysis*>& baseline_runs) {
+  return Judge(baseline, current, config, history, baseline_runs).run();
 }
 
 }  // namespace harness

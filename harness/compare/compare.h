@@ -14,6 +14,11 @@
 //  - either way, when the history holds >= min_history_runs earlier live runs,
 //    the value must also leave the history's noise band (both tests must
 //    reject: an intersection-union test, valid at alpha);
+//  - a baseline of several runs replaces the history: the value (a sample
+//    set's median) must also leave the spread between the baseline's runs
+//    (the same prediction interval over their run-level values), so a change
+//    must exceed what identical runs show; fewer than min_baseline_runs runs
+//    with the metric cannot show a spread: "cannot tell";
 //  - the p-values of all metrics form one family, adjusted by Holm or BH.
 // Verdicts: regressed / improved (by Metric::better), changed (a metric with no
 // better direction), unchanged, cannot tell (missing or unavailable on a
@@ -59,6 +64,12 @@ struct MetricComparison {
   std::string sample_test;          // "U test", "quantile test", "Welch t test"
   std::optional<double> p_history;  // noise band
   std::size_t history_runs = 0;
+  std::optional<double> p_between;  // against the spread between a baseline set's runs
+  std::size_t between_runs = 0;     // the baseline's runs that have the metric
+  // The evidence that decided the verdict: "threshold" (the change was too
+  // small), the test that could not reject ("U test", "between-run spread",
+  // ...), or the threshold and every test that rejected.
+  std::string decided_by;
   std::optional<double> p;           // the one in the family: max of the above
   std::optional<double> p_adjusted;  // after Holm / BH
   Change verdict = Change::cannot_tell;
@@ -81,7 +92,10 @@ struct Comparison {
 // when there are none). Supplied by the caller so the judgement stays pure.
 using HistoryLookup = std::function<std::vector<double>(const std::string& metric)>;
 
+// `baseline_runs`: every run of a baseline set (the baseline among them);
+// with two or more the between-run spread judges every metric.
 Comparison compare_analyses(const Analysis& baseline, const Analysis& current, const CompareConfig& config,
-                            const HistoryLookup& history = {});
+                            const HistoryLookup& history = {},
+                            const std::vector<const Analysis*>& baseline_runs = {});
 
 }  // namespace harness

@@ -243,5 +243,60 @@ TEST(Compare, TheCorrectionCoversEveryTestedMetric) {
   EXPECT_EQ(compare_analyses(a, b, bh, history).count(Change::improved), 20u);
 }
 
+// Runs whose within-run samples are tight but whose medians move from run to
+// run, as identical runs on a real machine do.
+Analysis night(double median, std::uint64_t seed) {
+  Analysis a;
+  a.samples.push_back(samples("latency", lognormal(400, median, 0.02, seed)));
+  a.metrics.push_back(value("latency_p50", median));
+  a.metrics.push_back(value("ceiling", 100 * 1e-3 / median, Better::higher));  // a rate: falls as the time grows
+  return a;
+}
+
+TEST(Compare, ABaselineSetHoldsAChangeAgainstTheSpreadBetweenItsRuns) {
+  // Five baseline nights spread by about +-10 % between runs.
+  const double medians[] = {1.00e-3, 1.12e-3, 0.93e-3, 1.05e-3, 0.97e-3};
+  std::vector<Analysis> nights;
+  for (int i = 0; i < 5; ++i) nights.push_back(night(medians[i], 10 + static_cast<std::uint64_t>(i)));
+  std::vector<const Analysis*> set;
+  for (const Analysis& a : nights) set.push_back(&a);
+  const Analysis& newest = nights.back();
+
+  // An identical run 12 % above the newest night: the U test alone calls it
+  // a regression, the spread between identical runs does not.
+  Analysis same = night(1.09e-3, 99);
+  Comparison alone = compare_analyses(newest, same, CompareConfig{});
+  EXPECT_EQ(row(alone, "latency").verdict, Change::regressed);
+  Comparison c = compare_analyses(newest, same, CompareConfig{}, {}, set);
+  const MetricComparison& r = row(c, "latency");
+  EXPECT_EQ(r.verdict, Change::unchanged) << r.reason;
+  EXPECT_EQ(r.between_runs, 5u);
+  ASSERT_TRUE(r.p_between);
+  EXPECT_GT(*r.p_between, 0.05);
+  EXPECT_EQ(r.decided_by, "between-run spread");
+  EXPECT_NE(r.reason.find("between-run spread of 5 baseline runs p = "), std::string::npos) << r.reason;
+  EXPECT_EQ(row(c, "ceiling").verdict, Change::unchanged);
+
+  // A workload made 60 % slower is beyond what identical runs show.
+  Analysis slow = night(1.6e-3, 98);
+  c = compare_analyses(newest, slow, CompareConfig{}, {}, set);
+  EXPECT_EQ(row(c, "latency").verdict, Change::regressed) << row(c, "latency").reason;
+  EXPECT_EQ(row(c, "latency").decided_by, "threshold and U test and between-run spread");
+  EXPECT_EQ(row(c, "latency_p50").verdict, Change::regressed);
+  EXPECT_EQ(row(c, "ceiling").verdict, Change::regressed);  // higher is better, and it fell
+}
+
+TEST(Compare, ABaselineSetTooSmallToShowItsSpreadCannotTell) {
+  Analysis a = night(1e-3, 1), b = night(1.01e-3, 2);
+  std::vector<const Analysis*> set = {&a, &b};
+  Comparison c = compare_analyses(b, night(2e-3, 3), CompareConfig{}, {}, set);
+  const MetricComparison& r = row(c, "latency_p50");
+  EXPECT_EQ(r.verdict, Change::cannot_tell);
+  EXPECT_EQ(r.reason, "the baseline's 2 runs with this metric cannot show its run-to-run spread (needs 3)");
+  EXPECT_EQ(r.decided_by, "baseline spread unknown");
+  EXPECT_EQ(row(c, "latency").verdict, Change::cannot_tell);
+  EXPECT_FALSE(c.regressed());
+}
+
 }  // namespace
 }  // namespace harness

@@ -26,7 +26,7 @@ std::string key_differences(const std::string& base_scenario, const std::string&
 // The baseline run: a named baseline of the run's scenario and rig, or the
 // run given with --against; other keys only with --allow-mismatch.
 Result<RunRecord> resolve_baseline(const Store& store, const CompareRequest& o, const RunRecord& run,
-                                   std::vector<std::string>& notes) {
+                                   std::vector<std::string>& notes, std::vector<std::int64_t>& members) {
   std::int64_t id = o.against;
   if (!o.baseline.empty()) {
     Result<std::vector<Baseline>> found = store.list_baselines(o.baseline);
@@ -57,6 +57,7 @@ Result<RunRecord> resolve_baseline(const Store& store, const CompareRequest& o, 
       match = &b;
     }
     id = match->run_id;
+    members = match->runs;
   }
   Result<RunRecord> base = store.load_run(id);
   if (!base) return base.error();
@@ -83,9 +84,28 @@ Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRe
     if (!loaded) return loaded.error();
     RunRecord& run_rec = *loaded;
     CompareReport report;
-    Result<RunRecord> base = resolve_baseline(store, o, run_rec, report.notes);
+    std::vector<std::int64_t> members;
+    Result<RunRecord> base = resolve_baseline(store, o, run_rec, report.notes, members);
     if (!base) return base.error();
     RunRecord& base_run = *base;
+    // A baseline set: every run's analysis, for the between-run spread. The
+    // run being judged is never its own reference.
+    std::vector<RunRecord> other_members;
+    std::vector<const Analysis*> member_analyses;
+    if (members.size() >= 2) {
+      for (std::int64_t id : members) {
+        if (id == base_run.id || id == run_rec.id) continue;
+        Result<RunRecord> m = store.load_run(id);
+        if (!m) return m.error();
+        other_members.push_back(std::move(*m));
+      }
+      for (const RunRecord& m : other_members) member_analyses.push_back(&m.analysis);
+      if (base_run.id != run_rec.id) member_analyses.push_back(&base_run.analysis);
+      if (std::find(members.begin(), members.end(), run_rec.id) != members.end()) {
+        report.notes.push_back(fmt::format("run {} is one of the baseline's runs: it is left out of the spread",
+                                           run_rec.id));
+      }
+    }
 
     // The run's own scenario says how to judge it and what it expects of the
     // baseline; a stored text that no longer parses falls back to defaults.
@@ -117,12 +137,13 @@ Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRe
       auto it = history->find(metric);
       return it == history->end() ? std::vector<double>{} : it->second;
     };
-    report.comparison = compare_analyses(base_run.analysis, run_rec.analysis, config, lookup);
+    report.comparison = compare_analyses(base_run.analysis, run_rec.analysis, config, lookup, member_analyses);
     if (parsed) report.comparison.expectations = evaluate_baseline_expectations(scenario, base_run.analysis, run_rec.analysis);
     for (const std::string& hint : diagnose_efficiency_against_baseline(base_run.analysis, run_rec.analysis)) {
       report.notes.push_back("hint: " + hint);
     }
     report.baseline_run = base_run.id;
+    report.baseline_runs = members.empty() ? std::vector<std::int64_t>{base_run.id} : members;
     report.current_run = run_rec.id;
     report.baseline_name = o.baseline;
     report.scenario = run_rec.scenario_name;

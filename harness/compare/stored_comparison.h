@@ -24,7 +24,8 @@ struct CompareRequest {
 
 // What was compared with what, and the judgement.
 struct CompareReport {
-  std::int64_t baseline_run = 0;
+  std::int64_t baseline_run = 0;           // the baseline's newest run
+  std::vector<std::int64_t> baseline_runs;  // every run of a baseline set, oldest first
   std::int64_t current_run = 0;
   std::string baseline_name;  // empty for --against RUN
   std::string scenario, rig;                    // of the new run

@@ -36,6 +36,10 @@ struct CompareConfig {
   // on the same rig, once at least `min_history_runs` of them exist.
   std::size_t history_runs = 20;
   std::size_t min_history_runs = 5;
+  // A baseline of several runs judges each value against the spread between
+  // those runs; with fewer runs than this holding the metric the spread is
+  // unknown and the verdict is "cannot tell".
+  std::size_t min_baseline_runs = 3;
 
   double threshold_for(const std::string& metric, bool from_samples) const {
     auto it = metric_threshold.find(metric);

@@ -30,6 +30,7 @@ CompareConfig read_compare_section(TableReader& r) {
   if (auto n = r.integer("min_samples", 3, 1'000'000)) c.min_samples = static_cast<std::size_t>(*n);
   if (auto n = r.integer("history_runs", 3, 100'000)) c.history_runs = static_cast<std::size_t>(*n);
   if (auto n = r.integer("min_history_runs", 3, 100'000)) c.min_history_runs = static_cast<std::size_t>(*n);
+  if (auto n = r.integer("min_baseline_runs", 3, 100'000)) c.min_baseline_runs = static_cast<std::size_t>(*n);
   if (r.ok() && c.min_history_runs > c.history_runs) {
     r.fail_at("min_history_runs", fmt::format("must not exceed history_runs ({})", c.history_runs));
   }

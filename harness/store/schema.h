@@ -6,7 +6,7 @@
 
 namespace harness {
 
-inline constexpr std::array<const char*, 2> kMigrations = {
+inline constexpr std::array<const char*, 3> kMigrations = {
     // 0 -> 1: runs and what they produced.
     R"sql(
 CREATE TABLE runs (
@@ -90,6 +90,21 @@ CREATE TABLE baselines (
   PRIMARY KEY (scenario_name, rig, name)
 );
 CREATE INDEX baselines_by_name ON baselines (name);
+)sql",
+    // 2 -> 3: a baseline is a set of runs (e.g. the last 5 good nights), so
+    // a comparison can hold a change against the spread between identical
+    // runs. baselines.run_id stays the newest member (the run whose samples
+    // the within-run tests use); every earlier baseline is a set of one.
+    R"sql(
+CREATE TABLE baseline_runs (
+  scenario_name TEXT NOT NULL,
+  rig           TEXT NOT NULL,
+  name          TEXT NOT NULL,
+  run_id        INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  PRIMARY KEY (scenario_name, rig, name, run_id)
+);
+INSERT INTO baseline_runs (scenario_name, rig, name, run_id)
+  SELECT scenario_name, rig, name, run_id FROM baselines;
 )sql",
 };
 

@@ -313,17 +313,37 @@ namespace harness {
 
 Result<std::optional<std::int64_t>> Store::set_baseline(const std::string& name, std::int64_t run_id,
                                                         const std::string& set_at) {
+  return set_baseline(name, std::vector<std::int64_t>{run_id}, set_at);
+}
+
+Result<std::optional<std::int64_t>> Store::set_baseline(const std::string& name, const std::vector<std::int64_t>& runs,
+                                                        const std::string& set_at) {
+  if (runs.empty()) return Error::input("a baseline needs at least one run");
   return guarded(path_, "set baseline", [&]() -> Result<std::optional<std::int64_t>> {
     SQLite::Transaction tx(*db_);
-    SQLite::Statement run(*db_, "SELECT scenario_name, rig, status FROM runs WHERE id = ?");
-    run.bind(1, run_id);
-    if (!run.executeStep()) return Error::input(fmt::format("store {}: no run with id {}", path_, run_id));
-    std::string scenario = run.getColumn(0).getString();
-    std::string rig = run.getColumn(1).getString();
-    std::string status = run.getColumn(2).getString();
-    if (status != "passed" && status != "failed") {
-      return Error::input(fmt::format("run {} is {}: only a completed run (passed or failed) can be a baseline",
-                                      run_id, status));
+    std::string scenario, rig;
+    std::int64_t newest = 0;
+    for (std::int64_t run_id : runs) {
+      SQLite::Statement run(*db_, "SELECT scenario_name, rig, status FROM runs WHERE id = ?");
+      run.bind(1, run_id);
+      if (!run.executeStep()) return Error::input(fmt::format("store {}: no run with id {}", path_, run_id));
+      std::string run_scenario = run.getColumn(0).getString();
+      std::string run_rig = run.getColumn(1).getString();
+      std::string status = run.getColumn(2).getString();
+      if (status != "passed" && status != "failed") {
+        return Error::input(fmt::format("run {} is {}: only a completed run (passed or failed) can be a baseline",
+                                        run_id, status));
+      }
+      if (newest == 0) {
+        scenario = run_scenario;
+        rig = run_rig;
+      } else if (run_scenario != scenario || run_rig != rig) {
+        return Error::input(fmt::format(
+            "run {} is scenario '{}' on rig '{}', run {} is scenario '{}' on rig '{}': the runs of a baseline "
+            "share one scenario and one rig",
+            run_id, run_scenario, run_rig, runs.front(), scenario, rig));
+      }
+      newest = std::max(newest, run_id);
     }
     std::optional<std::int64_t> previous;
     SQLite::Statement old(*db_, "SELECT run_id FROM baselines WHERE scenario_name = ? AND rig = ? AND name = ?");
@@ -338,11 +358,45 @@ Result<std::optional<std::int64_t>> Store::set_baseline(const std::string& name,
     put.bind(1, scenario);
     put.bind(2, rig);
     put.bind(3, name);
-    put.bind(4, run_id);
+    put.bind(4, newest);
     put.bind(5, set_at);
     put.exec();
+    SQLite::Statement clear(*db_, "DELETE FROM baseline_runs WHERE scenario_name = ? AND rig = ? AND name = ?");
+    clear.bind(1, scenario);
+    clear.bind(2, rig);
+    clear.bind(3, name);
+    clear.exec();
+    for (std::int64_t run_id : runs) {
+      SQLite::Statement member(*db_,
+                               "INSERT OR IGNORE INTO baseline_runs (scenario_name, rig, name, run_id) "
+                               "VALUES (?,?,?,?)");
+      member.bind(1, scenario);
+      member.bind(2, rig);
+      member.bind(3, name);
+      member.bind(4, run_id);
+      member.exec();
+    }
     tx.commit();
     return previous;
+  });
+}
+
+Result<std::vector<std::int64_t>> Store::recent_completed_runs(std::int64_t up_to, int count) const {
+  return guarded(path_, "recent runs", [&]() -> Result<std::vector<std::int64_t>> {
+    SQLite::Statement run(*db_, "SELECT scenario_name, rig FROM runs WHERE id = ?");
+    run.bind(1, up_to);
+    if (!run.executeStep()) return Error::input(fmt::format("store {}: no run with id {}", path_, up_to));
+    SQLite::Statement q(*db_,
+                        "SELECT id FROM runs WHERE scenario_name = ? AND rig = ? AND origin = 'live' "
+                        "AND status IN ('passed', 'failed') AND id <= ? ORDER BY id DESC LIMIT ?");
+    q.bind(1, run.getColumn(0).getString());
+    q.bind(2, run.getColumn(1).getString());
+    q.bind(3, up_to);
+    q.bind(4, count);
+    std::vector<std::int64_t> out;
+    while (q.executeStep()) out.push_back(q.getColumn(0).getInt64());
+    std::reverse(out.begin(), out.end());
+    return out;
   });
 }
 
@@ -356,7 +410,17 @@ Result<std::vector<Baseline>> Store::list_baselines(const std::string& name) con
     std::vector<Baseline> out;
     while (q.executeStep()) {
       out.push_back({q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString(),
-                     q.getColumn(3).getInt64(), q.getColumn(4).getString()});
+                     q.getColumn(3).getInt64(), q.getColumn(4).getString(), {}});
+    }
+    for (Baseline& b : out) {
+      SQLite::Statement m(*db_,
+                          "SELECT run_id FROM baseline_runs WHERE scenario_name = ? AND rig = ? AND name = ? "
+                          "ORDER BY run_id");
+      m.bind(1, b.scenario_name);
+      m.bind(2, b.rig);
+      m.bind(3, b.name);
+      while (m.executeStep()) b.runs.push_back(m.getColumn(0).getInt64());
+      if (b.runs.empty()) b.runs.push_back(b.run_id);
     }
     return out;
   });

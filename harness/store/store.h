@@ -25,8 +25,9 @@ struct Baseline {
   std::string name;
   std::string scenario_name;
   std::string rig;
-  std::int64_t run_id = 0;
-  std::string set_at;  // ISO 8601 UTC
+  std::int64_t run_id = 0;  // the newest member: its samples meet the new run's in the within-run tests
+  std::string set_at;       // ISO 8601 UTC
+  std::vector<std::int64_t> runs;  // every member, oldest first (run_id among them)
 };
 
 // One run's value of one metric, for `harness history` and change points.
@@ -67,7 +68,7 @@ std::string resolve_database_path(const std::string& flag);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (creating when absent) and migrates to kSchemaVersion. A database
   // written by a newer harness is refused.
@@ -96,6 +97,13 @@ class Store {
   // completed (passed or failed) run can be a baseline.
   Result<std::optional<std::int64_t>> set_baseline(const std::string& name, std::int64_t run_id,
                                                    const std::string& set_at);
+  // A baseline of several runs of one scenario on one rig (e.g. the last 5
+  // good nights); returns the replaced baseline's newest run.
+  Result<std::optional<std::int64_t>> set_baseline(const std::string& name, const std::vector<std::int64_t>& runs,
+                                                   const std::string& set_at);
+  // The newest `count` completed live runs of run `up_to`'s scenario and rig,
+  // up to and including it, oldest first: `baseline set --last N`.
+  Result<std::vector<std::int64_t>> recent_completed_runs(std::int64_t up_to, int count) const;
   // Every baseline, or those called `name`, ordered by name, scenario, rig.
   Result<std::vector<Baseline>> list_baselines(const std::string& name = "") const;
 

@@ -54,7 +54,7 @@ class StoreBaselineTest : public ::testing::Test {
   std::optional<Store> store_;
 };
 
-TEST_F(StoreBaselineTest, SchemaIsMigratedToVersion2) { EXPECT_EQ(store_->schema_version(), 2); }
+TEST_F(StoreBaselineTest, SchemaIsMigratedToTheLatestVersion) { EXPECT_EQ(store_->schema_version(), Store::kSchemaVersion); }
 
 TEST_F(StoreBaselineTest, ABaselineIsKeyedByScenarioAndRig) {
   std::int64_t a = add("host", "lab-a", 1.0);
@@ -74,6 +74,28 @@ TEST_F(StoreBaselineTest, ABaselineIsKeyedByScenarioAndRig) {
   EXPECT_EQ((*all)[1].rig, "lab-b");
   EXPECT_EQ((*all)[1].run_id, b);
   EXPECT_TRUE(store_->list_baselines("weekly")->empty());
+}
+
+TEST_F(StoreBaselineTest, ABaselineCanBeASetOfRunsOfOneScenarioAndRig) {
+  std::int64_t a = add("host", "lab-a", 1.0), b = add("host", "lab-a", 1.1), other = add("host", "lab-b", 1.0);
+  std::int64_t c = add("host", "lab-a", 1.2);
+  ASSERT_TRUE(store_->set_baseline("nightly", std::vector<std::int64_t>{c, a, b}, "t1").ok());
+  Result<std::vector<Baseline>> all = store_->list_baselines("nightly");
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].run_id, c);  // the newest member
+  EXPECT_EQ((*all)[0].runs, (std::vector<std::int64_t>{a, b, c}));
+  Result<std::optional<std::int64_t>> mixed = store_->set_baseline("nightly", std::vector<std::int64_t>{a, other}, "t2");
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.error().message,
+            "run 3 is scenario 'host' on rig 'lab-b', run 1 is scenario 'host' on rig 'lab-a': the runs of a baseline "
+            "share one scenario and one rig");
+  // Setting it again replaces the whole set.
+  ASSERT_TRUE(store_->set_baseline("nightly", b, "t3").ok());
+  EXPECT_EQ(store_->list_baselines("nightly")->front().runs, std::vector<std::int64_t>{b});
+  Result<std::vector<std::int64_t>> recent = store_->recent_completed_runs(c, 2);
+  ASSERT_TRUE(recent);
+  EXPECT_EQ(*recent, (std::vector<std::int64_t>{b, c}));
 }
 
 TEST_F(StoreBaselineTest, OnlyCompletedRunsCanBeBaselines) {
@@ -160,13 +182,38 @@ TEST(StoreMigration, AVersion1StoreGainsBaselinesAndKeepsItsRuns) {
   {
     Result<Store> s = Store::open(path.string());
     ASSERT_TRUE(s) << s.error().message;
-    EXPECT_EQ(s->schema_version(), 2);
+    EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
     ASSERT_TRUE(s->set_baseline("nightly", 1, "t").ok());
     EXPECT_EQ(s->list_baselines()->size(), 1u);
   }
   std::filesystem::remove(path);
   std::filesystem::remove(path.string() + "-wal");
   std::filesystem::remove(path.string() + "-shm");
+}
+
+TEST(StoreMigration, AVersion2BaselineBecomesASetOfOneRun) {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("harness-migrate-v2-" + std::to_string(::getpid()) + ".sqlite");
+  std::filesystem::remove(path);
+  {
+    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(kMigrations[0]);
+    db.exec(kMigrations[1]);
+    db.exec("PRAGMA user_version = 2");
+    db.exec("INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, "
+            "started_at) VALUES ('host', 'h.toml', 'x', '', 'lab', 'live', 'passed', 't')");
+    db.exec("INSERT INTO baselines VALUES ('host', 'lab', 'nightly', 1, 't0')");
+  }
+  {
+    Result<Store> s = Store::open(path.string());
+    ASSERT_TRUE(s) << s.error().message;
+    Result<std::vector<Baseline>> b = s->list_baselines("nightly");
+    ASSERT_TRUE(b) << b.error().message;
+    ASSERT_EQ(b->size(), 1u);
+    EXPECT_EQ((*b)[0].run_id, 1);
+    EXPECT_EQ((*b)[0].runs, std::vector<std::int64_t>{1});
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
 }
 
 }  // namespace
