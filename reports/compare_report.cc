@@ -49,9 +49,16 @@ std::string method_line(const Comparison& c) {
 }
 
 std::string summary_line(const Comparison& c) {
-  return fmt::format("{} regressed, {} improved, {} changed, {} unchanged, {} cannot tell",
-                     c.count(Change::regressed), c.count(Change::improved), c.count(Change::changed),
-                     c.count(Change::unchanged), c.count(Change::cannot_tell));
+  const std::size_t regressed = c.count(Change::regressed), acked = regressed - c.unacknowledged_regressions();
+  return fmt::format("{} regressed{}, {} improved, {} changed, {} unchanged, {} cannot tell", regressed,
+                     acked ? fmt::format(" ({} acknowledged)", acked) : "", c.count(Change::improved),
+                     c.count(Change::changed), c.count(Change::unchanged), c.count(Change::cannot_tell));
+}
+
+// "regressed", or "regressed (acknowledged)".
+std::string verdict_text(const MetricComparison& m) {
+  std::string v(change_name(m.verdict));
+  return m.acknowledged.empty() ? v : v + " (acknowledged)";
 }
 
 // "runs 3, 4, 5, 6, 7" for a baseline set, "run 7" for one run.
@@ -103,7 +110,8 @@ std::string render_compare_text(const CompareReport& r) {
   for (const MetricComparison& m : c.metrics) {
     out += fmt::format("{:<{}}  {:>{}}  {:>{}}  {:>{}}  {:>9}  {:<6}  {}\n", m.name, w_name, clip(baseline_text(m)),
                        w_base, clip(current_text(m)), w_new, change_text(m), w_change, percent_text(m),
-                       better_name(m.better), change_name(m.verdict));
+                       better_name(m.better), verdict_text(m));
+    if (!m.acknowledged.empty()) out += fmt::format("    {}\n", m.acknowledged);
     // The reason of every verdict but a plain "within the threshold", and the
     // evidence that decided it.
     const bool telling = m.verdict != Change::unchanged || (!m.decided_by.empty() && m.decided_by != "threshold");
@@ -113,7 +121,7 @@ std::string render_compare_text(const CompareReport& r) {
   }
   out += "\n" + method_line(c) + "\n";
   if (!c.expectations.empty()) out += "\nbaseline expectations\n" + render_verdict_table(c.expectations);
-  const char* result = c.count(Change::regressed) > 0 ? "REGRESSED"
+  const char* result = c.unacknowledged_regressions() > 0 ? "REGRESSED"
                        : c.failed_expectations()       ? "FAILED (a baseline expectation is not met)"
                                                        : "no regression";
   out += fmt::format("\nresult: {} ({})\n", result, summary_line(c));
@@ -166,7 +174,8 @@ nlohmann::json compare_to_json(const CompareReport& r) {
                           {"baseline_samples", m.baseline_samples},
                           {"current_samples", m.current_samples},
                           {"verdict", change_name(m.verdict)},
-                          {"reason", m.reason}};
+                          {"reason", m.reason},
+                          {"acknowledged", m.acknowledged}};
     if (!m.baseline_text.empty()) row["baseline_text"] = m.baseline_text;
     if (!m.current_text.empty()) row["current_text"] = m.current_text;
     if (m.baseline_provenance) row["baseline_provenance"] = provenance_name(*m.baseline_provenance);
@@ -185,7 +194,8 @@ nlohmann::json compare_to_json(const CompareReport& r) {
 
 std::string render_compare_junit(const CompareReport& r) {
   const Comparison& c = r.comparison;
-  std::size_t failures = c.count(Change::regressed), skipped = c.count(Change::cannot_tell);
+  std::size_t failures = c.unacknowledged_regressions(),
+              skipped = c.count(Change::cannot_tell) + c.count(Change::regressed) - failures;
   for (const Verdict& v : c.expectations) {
     if (v.status == VerdictStatus::fail) ++failures;
     if (v.status == VerdictStatus::unavailable) ++skipped;
@@ -213,8 +223,10 @@ std::string render_compare_junit(const CompareReport& r) {
                                       current_text(m), m.relative_change ? " (" + percent_text(m) + ")" : "",
                                       m.reason.empty() ? "" : "; " + m.reason);
     out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">", svg::escape_xml(classname), svg::escape_xml(m.name));
-    if (m.verdict == Change::regressed) {
+    if (m.verdict == Change::regressed && m.acknowledged.empty()) {
       out += fmt::format("\n      <failure message=\"{}\" type=\"regression\"/>\n    ", svg::escape_xml(summary));
+    } else if (m.verdict == Change::regressed) {
+      out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", svg::escape_xml(summary + "; " + m.acknowledged));
     } else if (m.verdict == Change::cannot_tell) {
       out += fmt::format("\n      <skipped message=\"{}\"/>\n    ", svg::escape_xml(summary));
     } else {
@@ -253,11 +265,12 @@ std::string render_compare_markdown(const CompareReport& r) {
     return (a->verdict == Change::regressed) > (b->verdict == Change::regressed);
   });
   for (const MetricComparison* m : rows) {
-    std::string verdict(change_name(m->verdict));
-    if (m->verdict == Change::regressed) verdict = "**regressed**";
+    std::string verdict = verdict_text(*m);
+    if (m->verdict == Change::regressed && m->acknowledged.empty()) verdict = "**regressed**";
     out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(m->name),
                        markdown_cell(baseline_text(*m)), markdown_cell(current_text(*m)), change_text(*m),
-                       percent_text(*m), better_name(m->better), verdict, markdown_cell(m->reason));
+                       percent_text(*m), better_name(m->better), verdict,
+                       markdown_cell(m->acknowledged.empty() ? m->reason : m->reason + "; " + m->acknowledged));
   }
   if (!c.expectations.empty()) {
     out += "\n| baseline expectation | expected | measured | result |\n|---|---|---|---|\n";
@@ -300,9 +313,9 @@ std::string render_compare_lava(const CompareReport& r) {
   const Comparison& c = r.comparison;
   std::string out;
   for (const MetricComparison& m : c.metrics) {
-    std::string_view result = m.verdict == Change::regressed     ? "fail"
-                              : m.verdict == Change::cannot_tell ? "skip"
-                                                                 : "pass";
+    std::string_view result = m.verdict == Change::regressed && m.acknowledged.empty() ? "fail"
+                              : m.verdict == Change::regressed || m.verdict == Change::cannot_tell ? "skip"
+                                                                                                    : "pass";
     out += lava_signal("compare." + m.name, result, m.current, m.unit);
   }
   for (const Verdict& v : c.expectations) {

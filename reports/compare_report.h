@@ -1,6 +1,7 @@
 // Renderers for `harness compare`: a table for people, JSON (--json), JUnit
 // XML with one test case per metric (--junit) and Markdown for CI comments
-// (--markdown), LAVA test-case signals (--lava). All of them say which correction for many metrics was used.
+// (--markdown), LAVA test-case signals (--lava). All of them say which
+// correction for many metrics was used.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,8 @@ std::string render_compare_markdown(const CompareReport& report);
 // one for the whole comparison, as LAVA's test shell reads them from a job's
 // output: <LAVA_SIGNAL_TESTCASE TEST_CASE_ID=... RESULT=pass|fail|skip
 // MEASUREMENT=... UNITS=...>. regressed or a failed expectation is fail,
-// cannot tell or unavailable is skip, everything else pass.
+// cannot tell, unavailable or an acknowledged regression is skip, everything
+// else pass.
 std::string render_compare_lava(const CompareReport& report);
 
 }  // namespace harness

@@ -1,8 +1,14 @@
-// harness baseline set NAME RUN... [--last N] | list | show NAME: names runs
-// as the reference for later runs of the same scenario on the same rig; a
-// baseline of several runs (the last good nights) carries their spread.
+// harness baseline set NAME RUN... [--last N] | list | show NAME | ack NAME
+// METRIC --reason WHY: names runs as the reference for later runs of the same
+// scenario on the same rig; a baseline of several runs (the last good nights)
+// carries their spread; an acknowledged regression stops failing compare
+// until the baseline is set anew.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+
+#include <pwd.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -45,6 +51,35 @@ std::string render_baselines(const std::vector<Baseline>& list) {
   return out;
 }
 
+// Who acknowledges: --by, else the login name.
+std::string current_user() {
+  for (const char* var : {"USER", "LOGNAME"})
+    if (const char* v = std::getenv(var); v && *v) return v;
+  if (const passwd* pw = ::getpwuid(::getuid())) return pw->pw_name;
+  return "uid " + std::to_string(::getuid());
+}
+
+// The one baseline called `name` (of --scenario/--rig when several rigs have one).
+Result<Baseline> one_baseline(const Store& store, const std::string& name, const std::string& scenario,
+                              const std::string& rig) {
+  Result<std::vector<Baseline>> found = store.list_baselines(name);
+  if (!found) return found.error();
+  std::vector<Baseline> chosen;
+  for (const Baseline& b : *found)
+    if ((scenario.empty() || b.scenario_name == scenario) && (rig.empty() || b.rig == rig)) chosen.push_back(b);
+  if (chosen.empty()) {
+    return Error::input(fmt::format("no baseline named '{}'{} (see 'harness baseline list')", name,
+                                    found->empty() ? "" : " for that scenario and rig"));
+  }
+  if (chosen.size() > 1) {
+    std::string keys;
+    for (const Baseline& b : chosen) keys += fmt::format("{}scenario '{}' on rig '{}'", keys.empty() ? "" : ", ",
+                                                        b.scenario_name, b.rig);
+    return Error::input(fmt::format("baseline '{}' exists for {}: pick one with --scenario and --rig", name, keys));
+  }
+  return chosen.front();
+}
+
 }  // namespace
 
 Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
@@ -54,6 +89,7 @@ Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
     std::vector<std::int64_t> runs;
     int last = 0;
     std::string scenario, rig;
+    std::string metric, reason, by;
   };
   auto o = std::make_shared<Options>();
   CLI::App* set = app.add_subcommand(
@@ -70,7 +106,16 @@ Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
   show->add_option("name", o->name, "Baseline name")->required();
   show->add_option("--scenario", o->scenario, "Only the baseline of this scenario");
   show->add_option("--rig", o->rig, "Only the baseline of this rig");
-  for (CLI::App* sub : {set, list, show}) sub->fallthrough();  // --json, --db after the subcommand
+  CLI::App* ack = app.add_subcommand(
+      "ack", "Acknowledge a regression against baseline NAME: compare still shows it, but no longer fails on it, "
+             "until the baseline is set anew");
+  ack->add_option("name", o->name, "Baseline name")->required();
+  ack->add_option("metric", o->metric, "The regressed metric, as compare names it")->required();
+  ack->add_option("--reason", o->reason, "Why it is accepted for now (stored with the acknowledgement)")->required();
+  ack->add_option("--by", o->by, "Who acknowledges (default: the login name)");
+  ack->add_option("--scenario", o->scenario, "The baseline of this scenario (when several have the name)");
+  ack->add_option("--rig", o->rig, "The baseline of this rig (when several have the name)");
+  for (CLI::App* sub : {set, list, show, ack}) sub->fallthrough();  // --json, --db after the subcommand
 
   return [=, &global]() -> Result<ExitCode> {
     Result<Store> store = Store::open(resolve_database_path(global.db));
@@ -105,6 +150,27 @@ Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
         io.out << fmt::format("baseline '{}' of scenario '{}' on rig '{}' is now {}{}\n", b->name,
                               b->scenario_name, b->rig, runs_text(*b),
                               *previous ? fmt::format(" (was run {})", **previous) : "");
+      }
+      return ExitCode::ok;
+    }
+    if (ack->parsed()) {
+      if (o->reason.empty()) return Error::input("--reason must say why the regression is accepted");
+      Result<Baseline> b = one_baseline(*store, o->name, o->scenario, o->rig);
+      if (!b) return b.error();
+      Acknowledgement a{b->name, b->scenario_name, b->rig, o->metric, b->run_id,
+                        o->by.empty() ? current_user() : o->by, utc_now_iso8601(), o->reason};
+      HARNESS_TRY(store->acknowledge(a));
+      if (global.json) {
+        io.out << nlohmann::json({{"baseline", a.baseline}, {"scenario", a.scenario_name}, {"rig", a.rig},
+                                  {"metric", a.metric}, {"baseline_run", a.baseline_run}, {"by", a.by},
+                                  {"at", a.at}, {"reason", a.reason}})
+                      .dump(2)
+               << "\n";
+      } else {
+        io.out << fmt::format(
+            "'{}' acknowledged against baseline '{}' of scenario '{}' on rig '{}' (run {}) by {}: {}; it holds "
+            "until the baseline is set anew\n",
+            a.metric, a.baseline, a.scenario_name, a.rig, a.baseline_run, a.by, a.reason);
       }
       return ExitCode::ok;
     }

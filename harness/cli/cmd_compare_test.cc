@@ -124,6 +124,24 @@ TEST_F(CompareCliTest, ABaselineOfSeveralRunsIsJudgedByTheirSpread) {
   EXPECT_EQ(err_, "harness: error: --last N takes one RUN: the newest run of the baseline\n");
 }
 
+TEST_F(CompareCliTest, AnAcknowledgedRegressionIsShownButDoesNotFail) {
+  std::int64_t a = add(1e-3, "lab-a", 1), b = add(1.3e-3, "lab-a", 2);
+  ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0) << err_;
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly"}), 1) << out_;
+  ASSERT_EQ(cli({"baseline", "ack", "nightly", "latency", "--reason", "accepted: bigger model", "--by", "kai"}), 0)
+      << err_;
+  EXPECT_EQ(out_,
+            "'latency' acknowledged against baseline 'nightly' of scenario 'npu' on rig 'lab-a' (run 1) by kai: "
+            "accepted: bigger model; it holds until the baseline is set anew\n");
+  ASSERT_EQ(cli({"baseline", "ack", "nightly", "latency_p50", "--reason", "same cause", "--by", "kai"}), 0) << err_;
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly", "--lava"}), 0) << out_;
+  EXPECT_NE(out_.find("regressed (acknowledged)\n    acknowledged by kai at "), std::string::npos) << out_;
+  EXPECT_NE(out_.find("result: no regression (2 regressed (2 acknowledged), "), std::string::npos) << out_;
+  EXPECT_NE(out_.find("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=compare.latency_p50 RESULT=skip "), std::string::npos) << out_;
+  EXPECT_EQ(cli({"baseline", "ack", "weekly", "latency", "--reason", "x"}), 2);
+  EXPECT_EQ(err_, "harness: error: no baseline named 'weekly' (see 'harness baseline list')\n");
+}
+
 TEST_F(CompareCliTest, UnchangedRunExitsZero) {
   std::int64_t a = add(1e-3, "lab-a", 1), b = add(1e-3, "lab-a", 2);
   ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0);

@@ -36,6 +36,12 @@ std::size_t Comparison::count(Change c) const {
       std::count_if(metrics.begin(), metrics.end(), [&](const MetricComparison& m) { return m.verdict == c; }));
 }
 
+std::size_t Comparison::unacknowledged_regressions() const {
+  return static_cast<std::size_t>(std::count_if(metrics.begin(), metrics.end(), [](const MetricComparison& m) {
+    return m.verdict == Change::regressed && m.acknowledged.empty();
+  }));
+}
+
 bool Comparison::failed_expectations() const {
   return std::any_of(expectations.begin(), expectations.end(),
                      [](const Verdict& v) { return v.status == VerdictStatus::fail; });

@@ -74,6 +74,9 @@ struct MetricComparison {
   std::optional<double> p_adjusted;  // after Holm / BH
   Change verdict = Change::cannot_tell;
   std::string reason;  // why, in words
+  // A regression accepted for now (`harness baseline ack`): who, when, why.
+  // It is still shown as regressed but no longer fails the comparison.
+  std::string acknowledged;
 };
 
 struct Comparison {
@@ -84,8 +87,10 @@ struct Comparison {
 
   std::size_t count(Change c) const;
   bool failed_expectations() const;
-  // Exit code 1: any regression or failed baseline expectation.
-  bool regressed() const { return count(Change::regressed) > 0 || failed_expectations(); }
+  // Regressions nobody has acknowledged.
+  std::size_t unacknowledged_regressions() const;
+  // Exit code 1: any regression not acknowledged, or a failed baseline expectation.
+  bool regressed() const { return unacknowledged_regressions() > 0 || failed_expectations(); }
 };
 
 // Earlier values of a metric on the same scenario and rig, oldest first (empty

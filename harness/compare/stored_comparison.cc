@@ -138,6 +138,17 @@ Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRe
       return it == history->end() ? std::vector<double>{} : it->second;
     };
     report.comparison = compare_analyses(base_run.analysis, run_rec.analysis, config, lookup, member_analyses);
+    if (!o.baseline.empty()) {
+      Result<std::vector<Acknowledgement>> acks =
+          store.acknowledgements(o.baseline, base_run.scenario_name, base_run.rig);
+      if (!acks) return acks.error();
+      for (MetricComparison& m : report.comparison.metrics) {
+        if (m.verdict != Change::regressed) continue;
+        for (const Acknowledgement& a : *acks) {
+          if (a.metric == m.name) m.acknowledged = fmt::format("acknowledged by {} at {}: {}", a.by, a.at, a.reason);
+        }
+      }
+    }
     if (parsed) report.comparison.expectations = evaluate_baseline_expectations(scenario, base_run.analysis, run_rec.analysis);
     for (const std::string& hint : diagnose_efficiency_against_baseline(base_run.analysis, run_rec.analysis)) {
       report.notes.push_back("hint: " + hint);

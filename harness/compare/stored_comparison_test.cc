@@ -93,5 +93,30 @@ TEST_F(StoredComparisonTest, TheBandUsesTheRunsUpToTheBaselineOnly) {
   EXPECT_EQ(c->report.comparison.metrics[0].history_runs, 6u);  // nights 1-6, the baseline included
 }
 
+TEST_F(StoredComparisonTest, AnAcknowledgedRegressionStopsFailingUntilANewBaseline) {
+  std::int64_t last_good = 0;
+  for (double v : {100.0, 101.0, 99.0, 100.5, 99.5}) last_good = night(v);
+  ASSERT_TRUE(store_->set_baseline("good", last_good, "t5").ok());
+  std::int64_t n6 = night(80.0), n7 = night(80.3);
+  ASSERT_TRUE(store_->acknowledge({"good", "nightly", "board-7", "throughput", last_good, "mira", "t6",
+                                   "new firmware trades throughput for power; tracked in LAB-17"})
+                  .ok());
+  Result<StoredComparison> c = compare_stored_runs(*store_, {n7, "good", 0, false});
+  ASSERT_TRUE(c) << c.error().message;
+  const MetricComparison& m = c->report.comparison.metrics.at(0);
+  EXPECT_EQ(m.verdict, Change::regressed);  // still shown as what it is
+  EXPECT_EQ(m.acknowledged, "acknowledged by mira at t6: new firmware trades throughput for power; tracked in LAB-17");
+  EXPECT_FALSE(c->report.comparison.regressed());
+
+  // A new baseline ends the acknowledgement: a later regression against it fails again.
+  ASSERT_TRUE(store_->set_baseline("good", n6, "t7").ok());
+  std::int64_t n8 = night(60.0);
+  c = compare_stored_runs(*store_, {n8, "good", 0, false});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->report.comparison.metrics.at(0).verdict, Change::regressed);
+  EXPECT_EQ(c->report.comparison.metrics.at(0).acknowledged, "");
+  EXPECT_TRUE(c->report.comparison.regressed());
+}
+
 }  // namespace
 }  // namespace harness

@@ -105,6 +105,20 @@ CREATE TABLE baseline_runs (
 );
 INSERT INTO baseline_runs (scenario_name, rig, name, run_id)
   SELECT scenario_name, rig, name, run_id FROM baselines;
+-- A regression acknowledged against a baseline (harness baseline ack): who,
+-- when, why. It holds while the baseline's newest run is baseline_run; a new
+-- baseline ends it.
+CREATE TABLE baseline_acks (
+  scenario_name TEXT NOT NULL,
+  rig           TEXT NOT NULL,
+  name          TEXT NOT NULL,
+  metric        TEXT NOT NULL,
+  baseline_run  INTEGER NOT NULL,
+  acked_by      TEXT NOT NULL,
+  acked_at      TEXT NOT NULL,
+  reason        TEXT NOT NULL,
+  PRIMARY KEY (scenario_name, rig, name, metric, baseline_run)
+);
 )sql",
 };
 

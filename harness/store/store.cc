@@ -381,6 +381,46 @@ Result<std::optional<std::int64_t>> Store::set_baseline(const std::string& name,
   });
 }
 
+Status Store::acknowledge(const Acknowledgement& a) {
+  return guarded(path_, "acknowledge", [&]() -> Status {
+    SQLite::Statement q(*db_,
+                        "INSERT INTO baseline_acks (scenario_name, rig, name, metric, baseline_run, acked_by, acked_at, "
+                        "reason) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (scenario_name, rig, name, metric, baseline_run) "
+                        "DO UPDATE SET acked_by = excluded.acked_by, acked_at = excluded.acked_at, "
+                        "reason = excluded.reason");
+    q.bind(1, a.scenario_name);
+    q.bind(2, a.rig);
+    q.bind(3, a.baseline);
+    q.bind(4, a.metric);
+    q.bind(5, a.baseline_run);
+    q.bind(6, a.by);
+    q.bind(7, a.at);
+    q.bind(8, a.reason);
+    q.exec();
+    return ok();
+  });
+}
+
+Result<std::vector<Acknowledgement>> Store::acknowledgements(const std::string& baseline, const std::string& scenario,
+                                                             const std::string& rig) const {
+  return guarded(path_, "acknowledgements", [&]() -> Result<std::vector<Acknowledgement>> {
+    SQLite::Statement q(*db_,
+                        "SELECT a.metric, a.baseline_run, a.acked_by, a.acked_at, a.reason FROM baseline_acks a "
+                        "JOIN baselines b ON b.scenario_name = a.scenario_name AND b.rig = a.rig AND b.name = a.name "
+                        "AND b.run_id = a.baseline_run WHERE a.name = ? AND a.scenario_name = ? AND a.rig = ? "
+                        "ORDER BY a.metric");
+    q.bind(1, baseline);
+    q.bind(2, scenario);
+    q.bind(3, rig);
+    std::vector<Acknowledgement> out;
+    while (q.executeStep()) {
+      out.push_back({baseline, scenario, rig, q.getColumn(0).getString(), q.getColumn(1).getInt64(),
+                     q.getColumn(2).getString(), q.getColumn(3).getString(), q.getColumn(4).getString()});
+    }
+    return out;
+  });
+}
+
 Result<std::vector<std::int64_t>> Store::recent_completed_runs(std::int64_t up_to, int count) const {
   return guarded(path_, "recent runs", [&]() -> Result<std::vector<std::int64_t>> {
     SQLite::Statement run(*db_, "SELECT scenario_name, rig FROM runs WHERE id = ?");

@@ -30,6 +30,14 @@ struct Baseline {
   std::vector<std::int64_t> runs;  // every member, oldest first (run_id among them)
 };
 
+// A regression accepted for now against a baseline (`harness baseline ack`).
+// It holds while the baseline's newest run is `baseline_run`.
+struct Acknowledgement {
+  std::string baseline, scenario_name, rig, metric;
+  std::int64_t baseline_run = 0;
+  std::string by, at, reason;  // who, when (ISO 8601 UTC), why
+};
+
 // One run's value of one metric, for `harness history` and change points.
 struct HistoryPoint {
   std::int64_t run_id = 0;
@@ -101,6 +109,13 @@ class Store {
   // good nights); returns the replaced baseline's newest run.
   Result<std::optional<std::int64_t>> set_baseline(const std::string& name, const std::vector<std::int64_t>& runs,
                                                    const std::string& set_at);
+  // Records an acknowledgement against the baseline as it is now (replacing
+  // an earlier one of the same metric).
+  Status acknowledge(const Acknowledgement& ack);
+  // The acknowledgements that hold for a baseline: those made against its
+  // current newest run.
+  Result<std::vector<Acknowledgement>> acknowledgements(const std::string& baseline, const std::string& scenario,
+                                                        const std::string& rig) const;
   // The newest `count` completed live runs of run `up_to`'s scenario and rig,
   // up to and including it, oldest first: `baseline set --last N`.
   Result<std::vector<std::int64_t>> recent_completed_runs(std::int64_t up_to, int count) const;
