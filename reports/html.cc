@@ -181,15 +181,21 @@ std::string latency_section(const ReportInput& in) {
     std::string title, samples, prefix;
   };
   std::vector<Panel> panels;
-  bool loaded = false;
-  for (const SampleSet& s : a.samples) {
-    if (starts_with(s.name, "load.") && ends_with(s.name, ".latency")) loaded = true;
-  }
-  if (find_samples(a, "latency")) panels.push_back({loaded ? "without load" : "latency", "latency", "latency_"});
+  // A condition's set says its load in its source (level 4 writes
+  // ' under load "stress-ng --cpu 4"'); the first condition is "latency",
+  // the others "load.<name>.latency", whichever load each has.
+  auto title_of = [](const SampleSet& s) {
+    constexpr std::string_view marker = " under load \"";
+    std::size_t at = s.source.find(marker);
+    if (at == std::string::npos) return std::string("without load");
+    std::size_t from = at + marker.size(), to = s.source.find('"', from);
+    return "under load: " + s.source.substr(from, to == std::string::npos ? std::string::npos : to - from);
+  };
+  if (const SampleSet* s = find_samples(a, "latency")) panels.push_back({title_of(*s), "latency", "latency_"});
   for (const SampleSet& s : a.samples) {
     if (starts_with(s.name, "load.") && ends_with(s.name, ".latency")) {
       std::string cond = s.name.substr(5, s.name.size() - 5 - 8);
-      panels.push_back({"under load: " + cond, s.name, "load." + cond + ".latency_"});
+      panels.push_back({title_of(s), s.name, "load." + cond + ".latency_"});
     }
   }
   if (panels.empty()) {
@@ -197,16 +203,35 @@ std::string latency_section(const ReportInput& in) {
     if (reasons.empty()) reasons.push_back("no latency samples in this run");
     return out + unavailable_html(reasons);
   }
-  // One x range for all panels, so that with and without load read side by side.
+  // One x range for all panels, so that with and without load read side by
+  // side: from the smallest sample to the largest p99.5 of any set, so that
+  // a few far outliers (or a slow baseline's tail) do not squeeze the
+  // distributions into a corner; samples beyond go into the last bin, and
+  // the chart says how many.
   double lo = INFINITY, hi = -INFINITY;
+  std::size_t beyond = 0;
   auto extend = [&](const SampleSet* s) {
     if (!s) return;
-    for (double v : s->values)
-      if (std::isfinite(v)) { lo = std::min(lo, v); hi = std::max(hi, v); }
+    std::vector<double> v;
+    for (double x : s->values)
+      if (std::isfinite(x)) v.push_back(x);
+    if (v.empty()) return;
+    std::sort(v.begin(), v.end());
+    lo = std::min(lo, v.front());
+    hi = std::max(hi, percentile_sorted(v, 99.5));
   };
   for (const Panel& p : panels) {
     extend(find_samples(a, p.samples));
     if (base) extend(find_samples(*base, p.samples));
+  }
+  auto count_beyond = [&](const SampleSet* s) {
+    if (!s) return;
+    for (double x : s->values)
+      if (std::isfinite(x) && x > hi) ++beyond;
+  };
+  for (const Panel& p : panels) {
+    count_beyond(find_samples(a, p.samples));
+    if (base) count_beyond(find_samples(*base, p.samples));
   }
   // Bins fine enough that the narrowest distribution still shows its shape
   // when a slow baseline stretches the shared axis.
@@ -243,25 +268,13 @@ std::string latency_section(const ReportInput& in) {
     }
     out += svg::histogram_chart(spec);
   }
-  return out + "</div>\n";
-}
-
-// A categorical histogram: one bar per distinct value (bytes per
-// transaction are few distinct sizes).
-std::vector<svg::Bar> discrete_bars(const std::vector<double>& values, const std::vector<double>* baseline) {
-  std::map<double, std::pair<double, double>> counts;
-  for (double v : values)
-    if (std::isfinite(v)) counts[v].first += 1;
-  if (baseline)
-    for (double v : *baseline)
-      if (std::isfinite(v)) counts[v].second += 1;
-  std::vector<svg::Bar> bars;
-  for (auto& [v, c] : counts) {
-    svg::Bar b{svg::tick_label(v), c.first, std::nullopt};
-    if (baseline) b.baseline = c.second;
-    bars.push_back(b);
+  out += "</div>\n";
+  if (beyond > 0) {
+    out += fmt::format("<p class=\"meta\">The axes end at the largest p99.5 ({}); {} sample{} beyond it {} counted in "
+                       "the last bin.</p>\n",
+                       format_quantity(hi, "s"), beyond, beyond == 1 ? "" : "s", beyond == 1 ? "is" : "are");
   }
-  return bars;
+  return out;
 }
 
 std::string ddr_section(const ReportInput& in) {
@@ -272,23 +285,7 @@ std::string ddr_section(const ReportInput& in) {
   for (const SampleSet& s : a.samples) {
     if (s.level != Level::ddr && !starts_with(s.name, "ddr.")) continue;
     const SampleSet* b = base ? find_samples(*base, s.name) : nullptr;
-    if (starts_with(s.name, "ddr.burst_bytes")) {
-      std::set<double> distinct(s.values.begin(), s.values.end());
-      if (distinct.size() <= 16) {
-        svg::BarSpec spec;
-        spec.title = "bytes per transaction (" + s.name + ")";
-        spec.bars = discrete_bars(s.values, b ? &b->values : nullptr);
-        spec.y_title = "transactions";
-        charts += svg::bar_chart(spec);
-      } else {
-        svg::HistogramSpec spec;
-        spec.title = "bytes per transaction (" + s.name + ")";
-        spec.values = s.values;
-        if (b) spec.baseline = b->values;
-        spec.x_title = "bytes";
-        charts += svg::histogram_chart(spec);
-      }
-    } else if (starts_with(s.name, "ddr.read_interval")) {
+    if (starts_with(s.name, "ddr.read_interval")) {
       svg::HistogramSpec spec;
       spec.title = "read-command interval (" + s.name + ")";
       spec.values = s.values;
@@ -298,9 +295,10 @@ std::string ddr_section(const ReportInput& in) {
       spec.x_title = s.unit == "s" ? "interval" : "interval (" + s.unit + ")";
       if (s.unit == "s") spec.x_format = time_format(hi);
       charts += svg::histogram_chart(spec);
-    } else if (starts_with(s.name, "ddr.utilisation_timeline")) {
+    } else if (s.name == "ddr.dq_active_timeline") {
       svg::LineSpec spec;
-      spec.title = "DQ bus utilisation over time";
+      spec.title = s.provenance == Provenance::model ? "DQ bus activity over time (from command timing)"
+                                                     : "DQ bus activity over time (from DQS toggles)";
       spec.ys = s.values;
       if (b) spec.baseline = b->values;
       spec.x_title = "capture window";
@@ -312,27 +310,36 @@ std::string ddr_section(const ReportInput& in) {
       charts += svg::line_chart(spec);
     }
   }
-  // Per-size metrics ("ddr.burst_bytes.128" = share or count) when no raw
-  // transactions were kept.
-  std::vector<std::pair<double, const Metric*>> sized;
-  for (const Metric& m : a.metrics) {
-    if (!starts_with(m.name, "ddr.burst_bytes.")) continue;
-    std::string tail = m.name.substr(std::string_view("ddr.burst_bytes.").size());
-    char* end = nullptr;
-    double size = std::strtod(tail.c_str(), &end);
-    if (end && *end == '\0' && !tail.empty()) sized.push_back({size, &m});
+  // Bytes per transaction: level 3 counts the transactions of each size as
+  // "ddr.transactions.<N>B".
+  // The sizes either run saw; a size a capture never saw is zero of its
+  // transactions (when that run decoded any).
+  std::map<double, std::string> sized;
+  for (const Analysis* run : {&a, base}) {
+    if (!run) continue;
+    for (const Metric& m : run->metrics) {
+      constexpr std::string_view prefix = "ddr.transactions.";
+      if (!starts_with(m.name, prefix) || !ends_with(m.name, "B")) continue;
+      std::string digits = m.name.substr(prefix.size(), m.name.size() - prefix.size() - 1);
+      char* end = nullptr;
+      double size = std::strtod(digits.c_str(), &end);
+      if (!digits.empty() && end && *end == '\0') sized[size] = m.name;
+    }
   }
-  if (!sized.empty() && !find_samples(a, "ddr.burst_bytes")) {
-    std::sort(sized.begin(), sized.end(), [](auto& x, auto& y) { return x.first < y.first; });
+  if (!sized.empty()) {
+    auto count = [](const Analysis& run, const std::string& name) -> std::optional<double> {
+      if (!finite_value(run.find_metric("ddr.transactions"))) return std::nullopt;
+      return finite_value(run.find_metric(name)).value_or(0);
+    };
     svg::BarSpec spec;
     spec.title = "bytes per transaction";
-    spec.y_title = sized.front().second->unit == "1" ? "share" : sized.front().second->unit;
-    for (auto& [size, m] : sized) {
-      svg::Bar bar{svg::tick_label(size) + " B", finite_value(m), std::nullopt};
-      if (base) bar.baseline = finite_value(base->find_metric(m->name));
+    spec.y_title = "transactions";
+    for (const auto& [size, name] : sized) {
+      svg::Bar bar{svg::tick_label(size) + " B", count(a, name), std::nullopt};
+      if (base) bar.baseline = count(*base, name);
       spec.bars.push_back(bar);
     }
-    charts += svg::bar_chart(spec);
+    charts = svg::bar_chart(spec) + charts;
   }
   if (charts.empty()) {
     std::vector<std::string> reasons = level_unavailable_reasons(a, Level::ddr);
@@ -471,15 +478,21 @@ RooflineData roofline_data(const Analysis& a, const Analysis* base, std::vector<
       notes.push_back(label + ": intensity: unavailable: " + m.unavailable);
       continue;
     }
+    // Without a measured time the roofline still predicts where the kernel or
+    // layer can be at best: its attainable performance, drawn as predicted.
+    bool predicted = false;
     if (!perf) {
+      perf = finite_value(a.find_metric(label + ".attainable"));
+      predicted = perf.has_value();
       notes.push_back(label + ": achieved: " +
-                      (achieved ? "unavailable: " + achieved->unavailable : std::string("not in this run")));
-      continue;
+                      (achieved ? "unavailable: " + achieved->unavailable : std::string("not in this run")) +
+                      (predicted ? "; drawn at its attainable performance (predicted)" : ""));
+      if (!perf) continue;
     }
-    RooflinePoint p{label, *ai, *perf, std::nullopt, std::nullopt};
+    RooflinePoint p{label, *ai, *perf, std::nullopt, std::nullopt, predicted};
     if (base) {
       p.baseline_intensity = finite_value(base->find_metric(m.name));
-      p.baseline_achieved = finite_value(base->find_metric(label + ".achieved"));
+      p.baseline_achieved = finite_value(base->find_metric(label + (predicted ? ".attainable" : ".achieved")));
       if (!p.baseline_intensity || !p.baseline_achieved) {
         p.baseline_intensity.reset();
         p.baseline_achieved.reset();

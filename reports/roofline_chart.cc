@@ -99,7 +99,8 @@ RooflineLayout layout_roofline(const RooflineData& data, double width, double he
   }
   for (const RooflinePoint& p : data.points) {
     if (!usable(p.intensity) || !usable(p.achieved)) continue;
-    RooflineLayout::Placed placed{p.label, f.x.px(p.intensity), f.y.px(p.achieved), std::nullopt, std::nullopt};
+    RooflineLayout::Placed placed{p.label, f.x.px(p.intensity), f.y.px(p.achieved), std::nullopt, std::nullopt,
+                                  p.predicted};
     if (p.baseline_intensity && p.baseline_achieved && usable(*p.baseline_intensity) && usable(*p.baseline_achieved)) {
       placed.baseline_x = f.x.px(*p.baseline_intensity);
       placed.baseline_y = f.y.px(*p.baseline_achieved);
@@ -150,22 +151,32 @@ std::string render_roofline(const RooflineData& data, double width, double heigh
       c.circle(*p.baseline_x, *p.baseline_y, 4, {"#8c8c8c", 1.5, "#fff"});
       c.arrow(*p.baseline_x, *p.baseline_y, p.x, p.y, {"#c0392b", 1.6});
     }
-    c.circle(p.x, p.y, 5, {"#1f6fb2", 1.5, "#1f6fb2"});
+    c.circle(p.x, p.y, 5, {"#1f6fb2", 1.5, p.predicted ? "#fff" : "#1f6fb2"});
   }
   // Names beside a few points; numbers (keyed under the chart) for many layers.
   for (std::size_t i = 0; i < L.points.size(); ++i) {
     const auto& p = L.points[i];
     std::string label = L.points.size() <= kNamedPoints ? p.label : std::to_string(i + 1);
+    if (p.predicted && L.points.size() <= kNamedPoints) label += " (predicted)";
     c.text(p.x + 8, p.y - 7, label, svg::Anchor::start, L.points.size() <= kNamedPoints ? 11 : 9, "#1f4f82");
   }
   double ly = height - 5;
   c.circle(f.left + 6, ly - 4, 4, {"#1f6fb2", 1.5, "#1f6fb2"});
   c.text(f.left + 14, ly, "this run", svg::Anchor::start, 11);
-  bool any_baseline = false;
-  for (const auto& p : L.points) any_baseline = any_baseline || p.baseline_x.has_value();
+  bool any_baseline = false, any_predicted = false;
+  for (const auto& p : L.points) {
+    any_baseline = any_baseline || p.baseline_x.has_value();
+    any_predicted = any_predicted || p.predicted;
+  }
+  double lx = f.left + 86;
+  if (any_predicted) {
+    c.circle(lx, ly - 4, 4, {"#1f6fb2", 1.5, "#fff"});
+    c.text(lx + 8, ly, "predicted (attainable, no measured time)", svg::Anchor::start, 11);
+    lx += 250;
+  }
   if (any_baseline) {
-    c.circle(f.left + 86, ly - 4, 4, {"#8c8c8c", 1.5, "#fff"});
-    c.text(f.left + 94, ly, "baseline (arrow: baseline to this run)", svg::Anchor::start, 11);
+    c.circle(lx, ly - 4, 4, {"#8c8c8c", 1.5, "#fff"});
+    c.text(lx + 8, ly, "baseline (arrow: baseline to this run)", svg::Anchor::start, 11);
   }
   return c.str();
 }

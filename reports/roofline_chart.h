@@ -23,6 +23,9 @@ struct RooflinePoint {
   double achieved = 0;   // op/s
   std::optional<double> baseline_intensity;
   std::optional<double> baseline_achieved;
+  // No measured time: the point sits at its attainable performance (the
+  // roofline's prediction), drawn hollow and labelled as predicted.
+  bool predicted = false;
 };
 
 struct RooflineData {
@@ -52,6 +55,7 @@ struct RooflineLayout {
     std::string label;
     double x = 0, y = 0;
     std::optional<double> baseline_x, baseline_y;
+    bool predicted = false;
   };
   std::vector<Placed> points;
   std::vector<std::string> skipped;  // points that could not be placed, with why

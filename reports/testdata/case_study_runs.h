@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -33,11 +34,12 @@ inline std::vector<double> latencies(double median, double tail, int n) {
   return v;
 }
 
+// As level 4 writes them: the load, when there is one, is in the source.
 inline void add_latency(Analysis& a, const std::string& prefix, const std::string& set_name,
-                        const std::vector<double>& lat) {
+                        const std::vector<double>& lat, const std::string& load = "") {
   std::vector<double> sorted = lat;
   std::sort(sorted.begin(), sorted.end());
-  const std::string src = "replay of 200 inferences";
+  const std::string src = "replay of 200 inferences" + (load.empty() ? "" : " under load \"" + load + "\"");
   double p50 = percentile_sorted(sorted, 50), p95 = percentile_sorted(sorted, 95);
   a.metrics.push_back(figure(Level::latency, prefix + "p50", p50, "s", Provenance::replayed, src, Better::lower));
   a.metrics.push_back(figure(Level::latency, prefix + "p95", p95, "s", Provenance::replayed, src, Better::lower));
@@ -105,15 +107,23 @@ inline RunRecord case_study_run(int day) {
     intervals.push_back((after ? 6e-9 : 14e-9) * (1 + (i * 7 % 10) / 10.0));
   }
   for (int i = 0; i < 24; ++i) timeline.push_back(after ? 0.64 + 0.04 * ((i * 5 % 7) / 7.0) : (i % 6 == 0 ? 0.9 : 0.12));
-  a.samples.push_back({Level::ddr, "ddr.burst_bytes", "B", rp, "capture ddr.sr", Better::none, bursts});
+  // Level 3 counts the transactions of each size (harness/levels/ddr.cc).
+  std::map<int, int> sizes;
+  for (double b : bursts) ++sizes[static_cast<int>(b)];
+  a.metrics.push_back(figure(Level::ddr, "ddr.transactions", static_cast<double>(bursts.size()), "1", rp,
+                             "capture ddr.sr", Better::none));
+  for (auto [bytes, n] : sizes) {
+    a.metrics.push_back(figure(Level::ddr, "ddr.transactions." + std::to_string(bytes) + "B", n, "1", rp,
+                               "capture ddr.sr", Better::none));
+  }
   a.samples.push_back({Level::ddr, "ddr.read_interval", "s", rp, "capture ddr.sr", Better::lower, intervals});
-  a.samples.push_back({Level::ddr, "ddr.utilisation_timeline", "1", rp, "capture ddr.sr, 1 us windows", Better::higher,
-                       timeline});
+  a.samples.push_back({Level::ddr, "ddr.dq_active_timeline", "1", rp, "capture ddr.sr: DQS toggles, windows of 1 us",
+                       Better::higher, timeline});
 
   // Level 4: latency without and with background load; no power source.
   add_latency(a, "latency_", "latency", latencies(after ? 0.640 : 1.05, after ? 0.08 : 0.9, 200));
   add_latency(a, "load.stress-cpu4.latency_", "load.stress-cpu4.latency",
-              latencies(after ? 0.655 : 1.12, after ? 0.1 : 1.8, 200));
+              latencies(after ? 0.655 : 1.12, after ? 0.1 : 1.8, 200), "stress-ng --cpu 4");
   a.metrics.push_back(Metric::missing(Level::latency, "power_mean", "W", "no power source on this rig", Better::lower));
 
   auto verdict = [&](Level l, std::string check, std::string expected, std::string measured, VerdictStatus s,
