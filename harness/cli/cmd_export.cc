@@ -23,8 +23,12 @@ Action setup_export(CLI::App& app, const GlobalOptions& global, Io io) {
       return Error::input(fmt::format("run {} has no recording (it never finished acquiring)", *id));
     }
     Recording recording = nlohmann::json::parse(run->recording_json).get<Recording>();
+    // Every stored artifact goes out, and only as the bytes that were stored.
     std::vector<ExtraFile> files;
-    for (const Artifact& a : run->artifacts) files.push_back({a.path, a.name, a.kind});
+    for (const Artifact& a : run->artifacts) {
+      HARNESS_TRY(store->verify_artifact(a));
+      files.push_back({a.path, a.name, a.kind, a.sha256});
+    }
     std::string provenance = run->origin == "live"
                                  ? fmt::format("recorded live on {} (run {} of {})", run->context["host"], *id,
                                                store->path())

@@ -5,6 +5,7 @@
 
 #include "harness/bundle/replay.h"
 #include "harness/cli/commands.h"
+#include "harness/runner/signal_stop.h"
 #include "harness/store/store.h"
 #include "reports/console.h"
 #include "reports/json.h"
@@ -25,16 +26,38 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
   app.add_option("--write-expect", o->write_expect, "Write the replay's metrics and verdicts as an expectation file");
   app.add_flag("--no-store", o->no_store, "Do not store the replayed run");
   return [=, &global]() -> Result<ExitCode> {
+    SignalStop signals;  // a signal in any phase makes the replayed run aborted, exit 3
     Result<LoadedBundle> bundle = load_bundle(o->dir);
     if (!bundle) return bundle.error();
     Result<RunRecord> run = replay_bundle(*bundle);
     if (!run) return run.error();
+    auto interrupted = [&](const std::string& reason, const char* phase) {
+      if (reason.empty() || run->status == RunStatus::aborted) return false;
+      run->status = RunStatus::aborted;
+      run->reason = fmt::format("{} {}", reason, phase);
+      return true;
+    };
+    interrupted(signals.reason(), "while replaying");
     if (!o->no_store) {
       Result<Store> store = Store::open(resolve_database_path(global.db));
       if (!store) return store.error();
+      // The bundle's raw files become the replayed run's artifacts, so that
+      // `export` of it carries what another replay needs.
+      for (const BundleFile& f : bundle->manifest.files) {
+        if (f.role == "scenario" || f.role == "recording") continue;
+        Result<Artifact> kept = store->keep_artifact(o->dir + "/" + f.path, f.path, f.role, /*move=*/false);
+        if (!kept) return kept.error();
+        if (kept->sha256 != f.sha256) {
+          return Error::input(fmt::format("{}/{}: changed after the bundle was verified", o->dir, f.path));
+        }
+        run->artifacts.push_back(*kept);
+      }
       Result<std::int64_t> id = store->insert_run(*run);
       if (!id) return id.error();
       run->id = *id;
+      if (interrupted(signals.seal(), "while storing")) HARNESS_TRY(store->mark_aborted(run->id, run->reason));
+    } else {
+      interrupted(signals.seal(), "after replaying");
     }
     nlohmann::json fingerprint = analysis_fingerprint(run->analysis);
     if (!o->write_expect.empty()) {

@@ -6,7 +6,7 @@
 
 namespace harness {
 
-inline constexpr std::array<const char*, 2> kMigrations = {
+inline constexpr std::array<const char*, 3> kMigrations = {
     // 0 -> 1: runs and what they produced.
     R"sql(
 CREATE TABLE runs (
@@ -90,6 +90,14 @@ CREATE TABLE baselines (
   PRIMARY KEY (scenario_name, rig, name)
 );
 CREATE INDEX baselines_by_name ON baselines (name);
+)sql",
+    // 2 -> 3: the process that runs a live run, so that one whose process
+    // died shows as abandoned (run_owner.h). Older runs record none (pid 0).
+    R"sql(
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN owner_pid_start TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN owner_boot_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN owner_host TEXT NOT NULL DEFAULT '';
 )sql",
 };
 

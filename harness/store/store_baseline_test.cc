@@ -54,7 +54,7 @@ class StoreBaselineTest : public ::testing::Test {
   std::optional<Store> store_;
 };
 
-TEST_F(StoreBaselineTest, SchemaIsMigratedToVersion2) { EXPECT_EQ(store_->schema_version(), 2); }
+TEST_F(StoreBaselineTest, SchemaIsMigratedToTheCurrentVersion) { EXPECT_EQ(store_->schema_version(), 3); }
 
 TEST_F(StoreBaselineTest, ABaselineIsKeyedByScenarioAndRig) {
   std::int64_t a = add("host", "lab-a", 1.0);
@@ -160,8 +160,10 @@ TEST(StoreMigration, AVersion1StoreGainsBaselinesAndKeepsItsRuns) {
   {
     Result<Store> s = Store::open(path.string());
     ASSERT_TRUE(s) << s.error().message;
-    EXPECT_EQ(s->schema_version(), 2);
+    EXPECT_EQ(s->schema_version(), 3);
     ASSERT_TRUE(s->set_baseline("nightly", 1, "t").ok());
+    // A run stored before owners were recorded keeps its status.
+    EXPECT_EQ(s->load_run(1)->status, RunStatus::passed);
     EXPECT_EQ(s->list_baselines()->size(), 1u);
   }
   std::filesystem::remove(path);
