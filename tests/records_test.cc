@@ -223,5 +223,42 @@ TEST_F(RecordsTest, AnOversizedScenarioIsRefusedBeforeParsing) {
   EXPECT_FALSE(fs::exists(db_));  // refused before the store was opened
 }
 
+// ---- artifacts ----------------------------------------------------------
+
+// A replayed run keeps its bundle's capture as an artifact, so that its
+// export replays again; a stored artifact altered afterwards is refused.
+TEST_F(RecordsTest, ExportOfAReplayedRunCarriesItsCaptureAndChecksIt) {
+  const std::string day1 = (fs::path(HARNESS_SOURCE_DIR) / "fixtures/case-study/day1").string();
+  CommandResult first = harness({"--json", "replay", day1, "--db", db_});
+  ASSERT_TRUE(first.exit_code == 0 || first.exit_code == 1) << first.err;
+  std::string stored;
+  {
+    SQLite::Database db(db_);
+    stored = db.execAndGet("SELECT path FROM artifacts WHERE run_id = 1 AND name = 'ddr/capture.sr'").getString();
+  }
+  EXPECT_EQ(fs::path(stored).parent_path(), fs::absolute(dir_ / "runs.sqlite.artifacts"));
+  EXPECT_EQ(slurp(stored), slurp(fs::path(day1) / "ddr/capture.sr"));
+
+  const std::string exported = (dir_ / "exported").string();
+  CommandResult ex = harness({"export", "1", exported, "--db", db_});
+  ASSERT_EQ(ex.exit_code, 0) << ex.err;
+  EXPECT_EQ(slurp(fs::path(exported) / "ddr/capture.sr"), slurp(fs::path(day1) / "ddr/capture.sr"));
+  CommandResult again = harness({"--json", "replay", exported, "--db", db_, "--no-store"});
+  EXPECT_EQ(again.exit_code, first.exit_code) << again.err;
+  auto metrics = [](const std::string& out) { return nlohmann::json::parse(out)["metrics"].dump(); };
+  EXPECT_EQ(metrics(again.out), metrics(first.out));
+
+  fs::permissions(stored, fs::perms::owner_write, fs::perm_options::add);
+  {
+    std::fstream f(stored, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x5a');
+  }
+  CommandResult refused = harness({"export", "1", (dir_ / "again").string(), "--db", db_});
+  EXPECT_EQ(refused.exit_code, 3);
+  EXPECT_THAT(refused.err, HasSubstr("harness: error: artifact ddr/capture.sr of store " + db_ + ": " + stored));
+  EXPECT_THAT(refused.err, HasSubstr("(altered since it was stored)"));
+}
+
 }  // namespace
 }  // namespace harness
