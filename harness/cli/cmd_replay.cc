@@ -55,9 +55,12 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
       Result<std::int64_t> id = store->insert_run(*run);
       if (!id) return id.error();
       run->id = *id;
-      if (interrupted(signals.seal(), "while storing")) HARNESS_TRY(store->mark_aborted(run->id, run->reason));
+      if (interrupted(signals.seal(fmt::format("run {} was stored {}", run->id, run_status_name(run->status))),
+                      "while storing")) {
+        HARNESS_TRY(store->mark_aborted(run->id, run->reason));
+      }
     } else {
-      interrupted(signals.seal(), "after replaying");
+      interrupted(signals.seal("the replay was final"), "after replaying");
     }
     nlohmann::json fingerprint = analysis_fingerprint(run->analysis);
     if (!o->write_expect.empty()) {

@@ -48,7 +48,9 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
       if (w) written = path;
       else io.err << "harness: warning: " << w.error().message << "\n";
     }
-    HARNESS_TRY(abort_if_interrupted(*store, signals.seal(), "after storing", *outcome));
+    HARNESS_TRY(abort_if_interrupted(*store, signals.seal(fmt::format("run {} was stored {}", outcome->run.id,
+                                                                      run_status_name(outcome->run.status))),
+                                     "after storing", *outcome));
     if (global.json) {
       io.out << run_to_json(outcome->run).dump(2) << "\n";
     } else {

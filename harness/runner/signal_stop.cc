@@ -1,5 +1,7 @@
 #include "harness/runner/signal_stop.h"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstring>
 #include <mutex>
@@ -18,6 +20,7 @@ struct SignalStop::State {
   mutable std::mutex mutex;
   std::string reason;
   bool sealed = false;
+  std::string final;
   std::thread loop;
 
   void wait() {
@@ -25,9 +28,15 @@ struct SignalStop::State {
       if (ec) return;
       {
         std::lock_guard lock(mutex);
-        if (!sealed && reason.empty()) {
-          const char* abbrev = sigabbrev_np(signal);
-          reason = abbrev ? fmt::format("interrupted by SIG{}", abbrev) : fmt::format("interrupted by signal {}", signal);
+        const char* abbrev = sigabbrev_np(signal);
+        std::string what =
+            abbrev ? fmt::format("interrupted by SIG{}", abbrev) : fmt::format("interrupted by signal {}", signal);
+        if (sealed) {
+          std::string line = fmt::format("harness: {} after {}: ignored\n", what, final);
+          ssize_t ignored = ::write(2, line.data(), line.size());
+          (void)ignored;
+        } else if (reason.empty()) {
+          reason = what;
           stop.request_stop();
         }
       }
@@ -57,9 +66,10 @@ std::string SignalStop::reason() const {
   return state_->reason;
 }
 
-std::string SignalStop::seal() {
+std::string SignalStop::seal(const std::string& final) {
   std::lock_guard lock(state_->mutex);
   state_->sealed = true;
+  state_->final = final;
   return state_->reason;
 }
 

@@ -27,7 +27,9 @@ class SignalStop {
   // "interrupted by SIGINT" once a signal arrived before seal(), else empty.
   std::string reason() const;
   // From now on signals change nothing; returns reason() as of this moment.
-  std::string seal();
+  // A later signal is said on stderr, "harness: <signal> after <final>:
+  // ignored", so that it is never silently lost.
+  std::string seal(const std::string& final = "the result was final");
 
  private:
   struct State;
