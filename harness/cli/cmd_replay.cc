@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/bounded_json.h"
+#include "harness/base/files.h"
+#include "harness/base/input_limits.h"
 #include "harness/bundle/replay.h"
 #include "harness/cli/commands.h"
 #include "harness/runner/signal_stop.h"
@@ -63,20 +66,14 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
       interrupted(signals.seal("the replay was final"), "after replaying");
     }
     nlohmann::json fingerprint = analysis_fingerprint(run->analysis);
-    if (!o->write_expect.empty()) {
-      std::ofstream out(o->write_expect, std::ios::trunc);
-      out << fingerprint.dump(1) << "\n";
-      if (!out) return Error::infra(fmt::format("{}: cannot write", o->write_expect));
-    }
+    if (!o->write_expect.empty()) HARNESS_TRY(write_file_atomically(o->write_expect, fingerprint.dump(1) + "\n"));
     std::string difference;
     if (!o->expect.empty()) {
-      std::ifstream in(o->expect);
-      if (!in) return Error::input(fmt::format("{}: cannot open expectation file", o->expect));
-      std::stringstream text;
-      text << in.rdbuf();
-      nlohmann::json expected = nlohmann::json::parse(text.str(), nullptr, false);
-      if (expected.is_discarded()) return Error::input(fmt::format("{}: not valid JSON", o->expect));
-      difference = describe_fingerprint_difference(expected, fingerprint);
+      Result<std::string> text = read_regular_file(o->expect, kMaxExpectationBytes, "expectation file");
+      if (!text) return text.error();
+      Result<nlohmann::json> expected = parse_bounded_json(*text, o->expect, kMaxJsonDepth);
+      if (!expected) return expected.error();
+      difference = describe_fingerprint_difference(*expected, fingerprint);
     }
     if (global.json) {
       io.out << run_to_json(*run).dump(2) << "\n";
