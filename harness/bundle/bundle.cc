@@ -11,10 +11,12 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <toml++/toml.h>
 
 #include "harness/base/bounded_json.h"
 #include "harness/base/digest.h"
 #include "harness/base/files.h"
+#include "harness/levels/counters_group.h"
 
 namespace harness {
 namespace fs = std::filesystem;
@@ -108,6 +110,41 @@ Result<BundleFile> describe(const fs::path& dir, const std::string& relative, co
   return BundleFile{relative, role, size, *sha};
 }
 
+// The counter group files the scenario names, as bundle files: a bare name
+// as groups/<name>.toml, a relative path as itself, so that the replay
+// resolves them inside the bundle (BundleScope) to the files the run used.
+// A group named by an absolute or ".." path cannot travel and is left out:
+// its replay says so.
+std::vector<ExtraFile> counter_group_files(const RunRecord& run) {
+  std::vector<ExtraFile> out;
+  toml::parse_result parsed = toml::parse(run.scenario_text, run.scenario_path);
+  if (!parsed) return out;
+  const toml::array* groups = parsed.table().at_path("counters.groups").as_array();
+  if (!groups) return out;
+  for (const toml::node& node : *groups) {
+    const std::optional<std::string> name = node.value<std::string>();
+    if (!name || name->empty()) continue;
+    std::string inside;
+    if (name->find('/') == std::string::npos && !name->ends_with(".toml")) {
+      inside = "groups/" + *name + ".toml";
+    } else {
+      fs::path p(*name);
+      bool escapes = p.is_absolute();
+      for (const fs::path& part : p) escapes = escapes || part == "..";
+      if (escapes) continue;
+      inside = p.lexically_normal().generic_string();
+    }
+    for (const std::string& candidate : counter_group_candidates(*name, run.scenario_path)) {
+      std::error_code ec;
+      if (fs::is_regular_file(fs::symlink_status(candidate, ec))) {
+        out.push_back({candidate, inside, "counter-group", ""});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Status write_bundle(const std::string& dir_text, const RunRecord& run, const Recording& recording,
@@ -135,7 +172,13 @@ Status write_bundle(const std::string& dir_text, const RunRecord& run, const Rec
   HARNESS_TRY(write_text(dir / "recording.json", nlohmann::json(recording).dump(1) + "\n"));
   std::vector<std::pair<std::string, std::string>> listed = {{"scenario.toml", "scenario"},
                                                              {"recording.json", "recording"}};
-  for (const ExtraFile& f : extra_files) {
+  std::vector<ExtraFile> files = extra_files;
+  for (ExtraFile& g : counter_group_files(run)) {
+    bool present = false;
+    for (const ExtraFile& f : files) present = present || f.path == g.path;
+    if (!present) files.push_back(std::move(g));
+  }
+  for (const ExtraFile& f : files) {
     Result<fs::path> target = confined(dir, f.path);
     if (!target) return target.error();
     fs::create_directories(target->parent_path(), ec);

@@ -6,6 +6,7 @@
 //   DIR/scenario.toml    the scenario text the run used
 //   DIR/recording.json   the Recording (all levels' raw data, readable JSON)
 //   DIR/files/...        captures and other raw files the recording names
+//   DIR/groups/...       the counter group files the scenario names
 #pragma once
 
 #include <cstdint>
@@ -65,6 +66,9 @@ struct ExtraFile {
 
 // Writes a bundle into `dir` (created; must be empty or absent). The
 // recording's file references must already be the bundle-relative paths.
+// The counter group files the scenario names go in too (groups/<name>.toml,
+// or the relative path the scenario gives), so the replay needs nothing
+// outside the bundle.
 Status write_bundle(const std::string& dir, const RunRecord& run, const Recording& recording,
                     const std::vector<ExtraFile>& extra_files, const std::string& provenance);
 

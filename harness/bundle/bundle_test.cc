@@ -265,6 +265,24 @@ TEST_F(BundleTest, CounterGroupsResolveInsideTheBundle) {
   EXPECT_TRUE(r) << r.error().message;
 }
 
+TEST_F(BundleTest, TheScenariosCounterGroupsTravelWithTheBundle) {
+  RunRecord run = run_;
+  run.scenario_text = std::string(kScenario) + "[counters]\ngroups = [\"linux-host\"]\n";
+  const std::string dir = (root_ / "with-groups").string();
+  ASSERT_TRUE(write_bundle(dir, run, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw"}}, "x"));
+  Result<LoadedBundle> b = load_bundle(dir);
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ(b->files.count("groups/linux-host.toml"), 1u);
+  std::ifstream shipped(std::string(HARNESS_SOURCE_DIR) + "/scenarios/groups/linux-host.toml");
+  std::ifstream copied(dir + "/groups/linux-host.toml");
+  std::stringstream a, c;
+  a << shipped.rdbuf();
+  c << copied.rdbuf();
+  EXPECT_EQ(a.str(), c.str());
+  Result<RunRecord> r = replay_bundle(*b);
+  ASSERT_TRUE(r) << r.error().message;
+}
+
 TEST_F(BundleTest, WritingIntoANonEmptyFolderIsRefused) {
   Status s = write_bundle(dir_, run_, rec_, {}, "x");
   ASSERT_FALSE(s);
