@@ -1,5 +1,5 @@
-// A live run: record (probes fill a Recording while a Boost.Asio loop on
-// its own thread watches for SIGINT/SIGTERM, signal_stop.h), then analyse,
+// A live run: record (probes fill a Recording while a watch thread turns
+// SIGINT/SIGTERM into a stop request, signal_stop.h), then analyse,
 // then store. A signal in any phase makes the run aborted, exit 3.
 #pragma once
 
