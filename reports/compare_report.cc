@@ -10,6 +10,7 @@
 #include "harness/base/units.h"
 #include "reports/console.h"
 #include "reports/json.h"
+#include "reports/markdown.h"
 
 namespace harness {
 namespace {
@@ -77,15 +78,7 @@ std::string title(const CompareReport& r) {
 }
 
 
-std::string markdown_cell(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
-    else out += ch;
-  }
-  return out;
-}
+std::string markdown_cell(const std::string& s) { return markdown_text(s); }
 
 nlohmann::json optional_number(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);

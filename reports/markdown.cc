@@ -7,16 +7,7 @@
 namespace harness {
 namespace {
 
-// A table cell: pipes and line breaks would end the cell or the row.
-std::string cell(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
+std::string cell(std::string_view text) { return markdown_text(text); }
 
 std::string result_text(VerdictStatus s) {
   switch (s) {
@@ -43,13 +34,28 @@ bool is_key_figure(std::string_view name) {
 
 }  // namespace
 
+std::string markdown_text(std::string_view text) {
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else if (c == '<' && (alpha(next) || next == '/' || next == '!' || next == '?')) out += "&lt;";
+    else if (c == '&' && (alpha(next) || next == '#')) out += "&amp;";
+    else out += c;
+  }
+  return out;
+}
+
 std::string render_markdown(const ReportInput& in) {
   const RunRecord& run = in.run;
   std::string out = fmt::format("## harness run {}: {} on {}: {}\n\n", run.id, cell(run.scenario_name), cell(run.rig),
                                 run_status_name(run.status));
   out += fmt::format("{} run, started {}, ended {}, scenario sha256 `{}`\n", run.origin, run.started_at,
                      run.ended_at.empty() ? "-" : run.ended_at, run.scenario_hash.substr(0, 12));
-  if (!run.reason.empty()) out += fmt::format("\nReason: {}\n", run.reason);
+  if (!run.reason.empty()) out += fmt::format("\nReason: {}\n", cell(run.reason));
 
   out += "\n### Verdicts\n\n";
   if (run.analysis.verdicts.empty()) {
@@ -64,7 +70,7 @@ std::string render_markdown(const ReportInput& in) {
 
   if (in.comparison) {
     const ReportComparison& c = *in.comparison;
-    out += fmt::format("\n### Comparison with {}\n\n{}\n\n", cell(c.baseline_label), c.method);
+    out += fmt::format("\n### Comparison with {}\n\n{}\n\n", cell(c.baseline_label), cell(c.method));
     out += "| metric | baseline | this run | change | verdict |\n|---|---:|---:|---:|---|\n";
     int neither = 0;
     for (const MetricChange& m : c.changes) {
@@ -83,7 +89,7 @@ std::string render_markdown(const ReportInput& in) {
   std::string key;
   for (const Metric& m : run.analysis.metrics) {
     if (!is_key_figure(m.name)) continue;
-    key += fmt::format("- {}: {}{}\n", m.name, metric_value_text(m),
+    key += fmt::format("- {}: {}{}\n", cell(m.name), cell(metric_value_text(m)),
                        m.value ? fmt::format(" ({})", provenance_name(m.provenance)) : "");
   }
   if (!key.empty()) out += "\n### Key figures\n\n" + key;
@@ -111,7 +117,7 @@ std::string render_markdown(const ReportInput& in) {
   out += "\n</details>\n";
   if (!run.analysis.hints.empty()) {
     out += "\n### Hints\n\n";
-    for (const std::string& h : run.analysis.hints) out += "- " + h + "\n";
+    for (const std::string& h : run.analysis.hints) out += "- " + cell(h) + "\n";
   }
   return out;
 }

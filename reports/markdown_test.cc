@@ -28,6 +28,26 @@ TEST(MarkdownReport, PipesInCellsAreEscaped) {
   EXPECT_NE(md.find("## harness run 0: a\\|b on : running"), std::string::npos) << md;
 }
 
+// A scenario, a check, a reason and a hint that carry HTML are shown as
+// text: nothing of the run lands raw in a CI comment.
+TEST(MarkdownReport, HtmlInRunTextIsEscaped) {
+  RunRecord run;
+  run.scenario_name = "<script>alert(1)</script>";
+  run.rig = "rig\n## forged heading";
+  run.status = RunStatus::aborted;
+  run.reason = "<img src=x onerror=alert(1)> &amp;";
+  run.analysis.verdicts.push_back({Level::latency, "<b>x</b>", "<= 1", "2", VerdictStatus::fail, ""});
+  run.analysis.hints.push_back("<!-- hidden -->");
+  std::string md = render_markdown({run, std::nullopt, std::nullopt});
+  EXPECT_NE(md.find("## harness run 0: &lt;script>alert(1)&lt;/script> on rig ## forged heading: aborted\n"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("Reason: &lt;img src=x onerror=alert(1)> &amp;amp;\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| latency | &lt;b>x&lt;/b> | <= 1 | 2 | **FAIL** |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- &lt;!-- hidden -->\n"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<script"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<img"), std::string::npos) << md;
+}
+
 TEST(MarkdownReport, JudgedComparisonShowsVerdicts) {
   RunRecord run = testdata::case_study_run(6);
   ReportComparison c;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/files.h"
 #include "reports/html.h"
 #include "reports/json.h"
 #include "reports/junit.h"
@@ -65,24 +66,15 @@ std::string render_report(const ReportInput& in, ReportFormat format) {
 }
 
 std::string default_report_path(const std::string& database_path, std::int64_t run_id) {
-  std::filesystem::path dir = std::filesystem::path(database_path).parent_path();
-  return (dir / fmt::format("harness-report-{}.html", run_id)).string();
+  // Named after the store's file, so two stores in one folder never write
+  // each other's run 1 report.
+  std::filesystem::path db(database_path);
+  return (db.parent_path() / fmt::format("{}.report-{}.html", db.filename().string(), run_id)).string();
 }
 
 Status write_report_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return Error::input(fmt::format("cannot write report {}: {}", path, std::strerror(errno)));
-    f << text;
-    f.flush();
-    if (!f) return Error::input(fmt::format("cannot write report {}: {}", path, std::strerror(errno)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    std::remove(tmp.c_str());
-    return Error::input(fmt::format("cannot write report {}: {}", path, std::strerror(e)));
-  }
+  Status written = write_file_atomically(path, text);
+  if (!written) return Error::input("cannot write report " + written.error().message);
   return ok();
 }
 

@@ -18,11 +18,12 @@ Result<ReportFormat> report_format_from_name(std::string_view name);
 std::string render_report(const ReportInput& input, ReportFormat format);
 
 // Where `harness run` writes its HTML report unless told otherwise: next to
-// the run store, "harness-report-<run id>.html".
+// the run store, "<store file name>.report-<run id>.html".
 std::string default_report_path(const std::string& database_path, std::int64_t run_id);
 
-// Writes through a temporary file and a rename, so a reader never sees half
-// a report. The error names the path and the OS error.
+// Writes through an O_EXCL temporary with a random name and a rename
+// (write_file_atomically), so a reader never sees half a report and a
+// planted symlink is never followed. The error names the path and the OS error.
 Status write_report_file(const std::string& path, const std::string& text);
 
 }  // namespace harness

@@ -1,5 +1,7 @@
 #include "harness/base/digest.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -44,6 +46,19 @@ Result<std::string> sha256_file(const std::string& path) {
     h.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
   }
   if (in.bad()) return Error::input(fmt::format("{}: read error", path));
+  return h.hex();
+}
+
+Result<std::string> sha256_fd(int fd, const std::string& path) {
+  Sha256 h;
+  std::vector<char> buffer(1 << 20);
+  for (;;) {
+    ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::input(fmt::format("{}: {}", path, std::strerror(errno)));
+    if (n == 0) break;
+    h.update(buffer.data(), static_cast<std::size_t>(n));
+  }
   return h.hex();
 }
 

@@ -11,5 +11,8 @@ namespace harness {
 std::string sha256_hex(std::string_view bytes);
 // Streams the file; an unreadable file names the OS error.
 Result<std::string> sha256_file(const std::string& path);
+// Streams an open descriptor from its current offset to the end; `path`
+// names it in errors.
+Result<std::string> sha256_fd(int fd, const std::string& path);
 
 }  // namespace harness

@@ -1,5 +1,8 @@
 #include "harness/bundle/bundle.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -8,35 +11,18 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <toml++/toml.h>
 
+#include "harness/base/bounded_json.h"
 #include "harness/base/digest.h"
+#include "harness/base/files.h"
+#include "harness/levels/counters_group.h"
 
 namespace harness {
 namespace fs = std::filesystem;
 namespace {
 
-Status write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error::infra(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
-  out << text;
-  out.close();
-  if (!out) return Error::infra(fmt::format("{}: write failed: {}", path.string(), std::strerror(errno)));
-  return ok();
-}
-
-Result<std::string> read_text(const fs::path& path, std::uint64_t limit) {
-  std::error_code ec;
-  std::uint64_t size = fs::file_size(path, ec);
-  if (ec) return Error::input(fmt::format("{}: {}", path.string(), ec.message()));
-  if (size > limit) {
-    return Error::input(fmt::format("{}: {} bytes is more than the {} allowed", path.string(), size, limit));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::input(fmt::format("{}: {}", path.string(), std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+Status write_text(const fs::path& path, const std::string& text) { return write_file_atomically(path.string(), text); }
 
 // A manifest path must stay inside the bundle: relative, no "..", no
 // absolute, and (after resolving symlinks) still below the directory.
@@ -119,9 +105,44 @@ Result<BundleFile> describe(const fs::path& dir, const std::string& relative, co
   std::error_code ec;
   std::uint64_t size = fs::file_size(full, ec);
   if (ec) return Error::infra(fmt::format("{}: {}", full.string(), ec.message()));
-  Result<std::string> sha = sha256_file(full.string());
+  Result<std::string> sha = sha256_regular_file(full.string());
   if (!sha) return sha.error();
   return BundleFile{relative, role, size, *sha};
+}
+
+// The counter group files the scenario names, as bundle files: a bare name
+// as groups/<name>.toml, a relative path as itself, so that the replay
+// resolves them inside the bundle (BundleScope) to the files the run used.
+// A group named by an absolute or ".." path cannot travel and is left out:
+// its replay says so.
+std::vector<ExtraFile> counter_group_files(const RunRecord& run) {
+  std::vector<ExtraFile> out;
+  toml::parse_result parsed = toml::parse(run.scenario_text, run.scenario_path);
+  if (!parsed) return out;
+  const toml::array* groups = parsed.table().at_path("counters.groups").as_array();
+  if (!groups) return out;
+  for (const toml::node& node : *groups) {
+    const std::optional<std::string> name = node.value<std::string>();
+    if (!name || name->empty()) continue;
+    std::string inside;
+    if (name->find('/') == std::string::npos && !name->ends_with(".toml")) {
+      inside = "groups/" + *name + ".toml";
+    } else {
+      fs::path p(*name);
+      bool escapes = p.is_absolute();
+      for (const fs::path& part : p) escapes = escapes || part == "..";
+      if (escapes) continue;
+      inside = p.lexically_normal().generic_string();
+    }
+    for (const std::string& candidate : counter_group_candidates(*name, run.scenario_path)) {
+      std::error_code ec;
+      if (fs::is_regular_file(fs::symlink_status(candidate, ec))) {
+        out.push_back({candidate, inside, "counter-group", ""});
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -151,12 +172,18 @@ Status write_bundle(const std::string& dir_text, const RunRecord& run, const Rec
   HARNESS_TRY(write_text(dir / "recording.json", nlohmann::json(recording).dump(1) + "\n"));
   std::vector<std::pair<std::string, std::string>> listed = {{"scenario.toml", "scenario"},
                                                              {"recording.json", "recording"}};
-  for (const ExtraFile& f : extra_files) {
+  std::vector<ExtraFile> files = extra_files;
+  for (ExtraFile& g : counter_group_files(run)) {
+    bool present = false;
+    for (const ExtraFile& f : files) present = present || f.path == g.path;
+    if (!present) files.push_back(std::move(g));
+  }
+  for (const ExtraFile& f : files) {
     Result<fs::path> target = confined(dir, f.path);
     if (!target) return target.error();
     fs::create_directories(target->parent_path(), ec);
-    fs::copy_file(f.source, *target, fs::copy_options::overwrite_existing, ec);
-    if (ec) return Error::infra(fmt::format("{}: cannot copy into the bundle: {}", f.source, ec.message()));
+    Status copied = copy_file_private(f.source, target->string());
+    if (!copied) return copied.error().within(fmt::format("{}: cannot copy into the bundle", f.source));
     listed.emplace_back(f.path, f.role);
   }
   for (auto& [path, role] : listed) {
@@ -164,8 +191,84 @@ Status write_bundle(const std::string& dir_text, const RunRecord& run, const Rec
     if (!file) return file.error();
     m.files.push_back(*file);
   }
+  // A stored artifact goes out only as the bytes that were stored.
+  for (const ExtraFile& f : extra_files) {
+    if (f.sha256.empty()) continue;
+    for (const BundleFile& b : m.files) {
+      if (b.path == f.path && b.sha256 != f.sha256) {
+        return Error::infra(fmt::format("{}: sha256 {} does not match the {} stored with the run (altered since "
+                                        "it was stored)", f.source, b.sha256, f.sha256));
+      }
+    }
+  }
   return write_text(dir / "manifest.json", manifest_to_json(m).dump(2) + "\n");
 }
+
+namespace {
+
+// A listed file, opened as a regular file (no symlink, FIFO or device) and
+// checked against the manifest's size and sha256 from that one descriptor.
+Status verify_listed_file(const fs::path& full, const BundleFile& f) {
+  Result<int> opened = open_regular_file(full.string());
+  if (!opened) {
+    std::string m = opened.error().message;
+    if (m.find("not a regular file") != std::string::npos) {
+      return Error::input(m + " (a bundle holds only regular files)");
+    }
+    // "<path>: No such file or directory" -> "<path>: listed in the manifest but ..."
+    const std::string prefix = full.string() + ": ";
+    return Error::input(prefix + "listed in the manifest but " + m.substr(m.rfind(prefix, 0) == 0 ? prefix.size() : 0));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{*opened};
+  struct stat st {};
+  if (::fstat(*opened, &st) != 0) return Error::input(fmt::format("{}: {}", full.string(), std::strerror(errno)));
+  const auto actual = static_cast<std::uint64_t>(st.st_size);
+  if (actual != f.size) {
+    return Error::input(fmt::format("{}: {} bytes, the manifest says {} (truncated or altered)", full.string(),
+                                    actual, f.size));
+  }
+  Result<std::string> sha = sha256_fd(*opened, full.string());
+  if (!sha) return sha.error();
+  if (*sha != f.sha256) {
+    return Error::input(fmt::format("{}: sha256 {} does not match the manifest's {} (altered)", full.string(), *sha,
+                                    f.sha256));
+  }
+  return ok();
+}
+
+// What the recording names must be the bundle's own listed files: a replay
+// opens nothing else.
+Status check_recording_files(const std::string& dir, const Recording& rec,
+                             const std::map<std::string, const BundleFile*>& listed) {
+  auto must_be_listed = [&](const std::string& name, const char* what) -> Result<const BundleFile*> {
+    std::string normal = fs::path(name).lexically_normal().generic_string();
+    auto it = listed.find(normal);
+    if (fs::path(name).is_absolute() || it == listed.end()) {
+      return Error::input(fmt::format("{}: recording.json names {} \"{}\", which is not a file listed in the "
+                                      "manifest (a replay reads only the bundle's listed files)",
+                                      dir, what, name));
+    }
+    return it->second;
+  };
+  for (const RecordedFile& f : rec.files) {
+    Result<const BundleFile*> found = must_be_listed(f.name, "the file");
+    if (!found) return found.error();
+  }
+  if (rec.ddr && !rec.ddr->capture.empty()) {
+    Result<const BundleFile*> found = must_be_listed(rec.ddr->capture, "the capture");
+    if (!found) return found.error();
+    if (!rec.ddr->sha256.empty() && rec.ddr->sha256 != (*found)->sha256) {
+      return Error::input(fmt::format("{}: the capture {} has sha256 {}, but the recording says {} (altered)", dir,
+                                      rec.ddr->capture, (*found)->sha256, rec.ddr->sha256));
+    }
+  }
+  return ok();
+}
+
+}  // namespace
 
 Result<LoadedBundle> load_bundle(const std::string& dir_text, const BundleLimits& limits) {
   fs::path dir(dir_text);
@@ -175,13 +278,12 @@ Result<LoadedBundle> load_bundle(const std::string& dir_text, const BundleLimits
                                     ec ? ec.message() : std::string("not a directory")));
   }
   fs::path manifest_path = dir / "manifest.json";
-  Result<std::string> manifest_text = read_text(manifest_path, limits.max_manifest_bytes);
+  Result<std::string> manifest_text = read_regular_file(manifest_path.string(), limits.max_manifest_bytes);
   if (!manifest_text) return manifest_text.error();
-  nlohmann::json manifest_json = nlohmann::json::parse(*manifest_text, nullptr, false);
-  if (manifest_json.is_discarded()) {
-    return Error::input(fmt::format("{}: not valid JSON", manifest_path.string()));
-  }
-  Result<BundleManifest> manifest = manifest_from_json(manifest_json, manifest_path.string());
+  Result<nlohmann::json> manifest_json =
+      parse_bounded_json(*manifest_text, manifest_path.string(), limits.max_json_depth);
+  if (!manifest_json) return manifest_json.error();
+  Result<BundleManifest> manifest = manifest_from_json(*manifest_json, manifest_path.string());
   if (!manifest) return manifest.error();
   if (manifest->files.size() > limits.max_files) {
     return Error::input(fmt::format("{}: {} files is more than the {} allowed", manifest_path.string(),
@@ -194,11 +296,16 @@ Result<LoadedBundle> load_bundle(const std::string& dir_text, const BundleLimits
   std::uint64_t total = 0;
   const BundleFile* scenario_file = nullptr;
   const BundleFile* recording_file = nullptr;
+  std::map<std::string, const BundleFile*> listed;
   for (const BundleFile& f : b.manifest.files) {
     Result<fs::path> full = confined(dir, f.path);
     if (!full) return full.error();
-    bool is_json = f.role == "scenario" || f.role == "recording";
-    std::uint64_t limit = is_json ? limits.max_json_bytes : limits.max_file_bytes;
+    if (f.path == "manifest.json") {
+      return Error::input(fmt::format("{}: the manifest lists itself", manifest_path.string()));
+    }
+    std::uint64_t limit = f.role == "scenario"    ? limits.max_scenario_bytes
+                          : f.role == "recording" ? limits.max_json_bytes
+                                                  : limits.max_file_bytes;
     if (f.size > limit) {
       return Error::input(fmt::format("{}: {} bytes is more than the {} allowed", full->string(), f.size, limit));
     }
@@ -207,18 +314,8 @@ Result<LoadedBundle> load_bundle(const std::string& dir_text, const BundleLimits
       return Error::input(fmt::format("{}: the bundle's files exceed the {} bytes allowed", dir_text,
                                       limits.max_total_bytes));
     }
-    std::uint64_t actual = fs::file_size(*full, ec);
-    if (ec) return Error::input(fmt::format("{}: listed in the manifest but {}", full->string(), ec.message()));
-    if (actual != f.size) {
-      return Error::input(fmt::format("{}: {} bytes, the manifest says {} (truncated or altered)",
-                                      full->string(), actual, f.size));
-    }
-    Result<std::string> sha = sha256_file(full->string());
-    if (!sha) return sha.error();
-    if (*sha != f.sha256) {
-      return Error::input(fmt::format("{}: sha256 {} does not match the manifest's {} (altered)",
-                                      full->string(), *sha, f.sha256));
-    }
+    HARNESS_TRY(verify_listed_file(*full, f));
+    listed[fs::path(f.path).lexically_normal().generic_string()] = &f;
     if (f.role == "scenario") scenario_file = &f;
     if (f.role == "recording") recording_file = &f;
   }
@@ -226,23 +323,26 @@ Result<LoadedBundle> load_bundle(const std::string& dir_text, const BundleLimits
     return Error::input(fmt::format("{}: the manifest lists no {} file", manifest_path.string(),
                                     scenario_file ? "recording" : "scenario"));
   }
-  Result<std::string> scenario = read_text(dir / scenario_file->path, limits.max_json_bytes);
+  Result<std::string> scenario = read_regular_file((dir / scenario_file->path).string(), limits.max_scenario_bytes);
   if (!scenario) return scenario.error();
   b.scenario_text = *scenario;
   fs::path recording_path = dir / recording_file->path;
-  Result<std::string> recording = read_text(recording_path, limits.max_json_bytes);
+  Result<std::string> recording = read_regular_file(recording_path.string(), limits.max_json_bytes);
   if (!recording) return recording.error();
+  Result<nlohmann::json> j = parse_bounded_json(*recording, recording_path.string(), limits.max_json_depth);
+  if (!j) return j.error();
   try {
-    nlohmann::json j = nlohmann::json::parse(*recording);
-    int version = j.value("format_version", 0);
+    int version = j->value("format_version", 0);
     if (version > Recording::kFormatVersion) {
       return Error::input(fmt::format("{}: recording format version {} is newer than this harness reads ({})",
                                       recording_path.string(), version, Recording::kFormatVersion));
     }
-    b.recording = j.get<Recording>();
+    b.recording = j->get<Recording>();
   } catch (const nlohmann::json::exception& e) {
     return Error::input(fmt::format("{}: malformed recording: {}", recording_path.string(), e.what()));
   }
+  HARNESS_TRY(check_recording_files(dir_text, b.recording, listed));
+  for (const auto& [path, file] : listed) b.files.insert(path);
   b.recording.base_dir = dir_text;
   return b;
 }

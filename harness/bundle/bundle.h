@@ -6,13 +6,16 @@
 //   DIR/scenario.toml    the scenario text the run used
 //   DIR/recording.json   the Recording (all levels' raw data, readable JSON)
 //   DIR/files/...        captures and other raw files the recording names
+//   DIR/groups/...       the counter group files the scenario names
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "harness/base/input_limits.h"
 #include "harness/base/result.h"
 #include "harness/levels/recording.h"
 #include "harness/model/run.h"
@@ -42,11 +45,14 @@ struct BundleManifest {
   std::vector<BundleFile> files;
 };
 
-// Limits that keep a hostile bundle from exhausting memory or disk.
+// Limits that keep a hostile bundle from exhausting memory or disk; the
+// defaults are the harness's input limits (harness/base/input_limits.h).
 struct BundleLimits {
-  std::uint64_t max_manifest_bytes = 4ull << 20;
-  std::uint64_t max_json_bytes = 512ull << 20;   // recording.json, scenario
-  std::uint64_t max_file_bytes = 64ull << 30;    // a capture
+  std::uint64_t max_manifest_bytes = kMaxManifestBytes;
+  std::uint64_t max_json_bytes = kMaxRecordingBytes;     // recording.json
+  std::uint64_t max_scenario_bytes = kMaxScenarioBytes;  // scenario.toml
+  int max_json_depth = kMaxJsonDepth;                    // manifest.json, recording.json
+  std::uint64_t max_file_bytes = 64ull << 30;            // a capture
   std::uint64_t max_total_bytes = 128ull << 30;
   std::size_t max_files = 4096;
 };
@@ -55,10 +61,14 @@ struct ExtraFile {
   std::string source;  // where it is now
   std::string path;    // where it goes in the bundle, relative ("files/capture.sr")
   std::string role;
+  std::string sha256;  // when set, the copy must have it (a stored artifact), else an error
 };
 
 // Writes a bundle into `dir` (created; must be empty or absent). The
 // recording's file references must already be the bundle-relative paths.
+// The counter group files the scenario names go in too (groups/<name>.toml,
+// or the relative path the scenario gives), so the replay needs nothing
+// outside the bundle.
 Status write_bundle(const std::string& dir, const RunRecord& run, const Recording& recording,
                     const std::vector<ExtraFile>& extra_files, const std::string& provenance);
 
@@ -67,11 +77,16 @@ struct LoadedBundle {
   BundleManifest manifest;
   std::string scenario_text;
   Recording recording;  // recording.base_dir is set to `dir`
+  std::set<std::string> files;  // the manifest's paths, normalised ("files/capture.sr")
 };
 
-// Reads and verifies a bundle: format version, paths confined to the
-// directory, every file present with its size and sha256, within limits.
-// Every error names the file.
+// Reads and verifies a bundle, a closed world: format version; every listed
+// path relative, without "..", and below the directory once symlinks are
+// resolved; every listed file a regular file (opened with O_NOFOLLOW and
+// O_NONBLOCK, so a symlink, FIFO or device is refused without blocking, the
+// manifest included) with the manifest's size and sha256; the JSON within
+// its size and depth limits; every file the recording names (the capture)
+// one of the listed files. Every error names the bundle's path and the rule.
 Result<LoadedBundle> load_bundle(const std::string& dir, const BundleLimits& limits = {});
 
 }  // namespace harness

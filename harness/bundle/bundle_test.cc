@@ -1,11 +1,15 @@
 #include "harness/bundle/bundle.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/digest.h"
 #include "harness/bundle/replay.h"
 
 namespace harness {
@@ -69,6 +73,26 @@ class BundleTest : public ::testing::Test {
     Result<LoadedBundle> b = load_bundle(dir_, limits);
     EXPECT_FALSE(b) << "the bundle loaded, but an error was expected";
     return b ? "" : b.error().message;
+  }
+
+  // Rewrites a listed file and its manifest entry, so that only the rule
+  // under test can refuse the bundle.
+  void rewrite_listed(const std::string& path, const std::string& text) {
+    std::ofstream(fs::path(dir_) / path, std::ios::binary | std::ios::trunc) << text;
+    nlohmann::json m = manifest();
+    for (auto& f : m["files"]) {
+      if (f["path"] == path) {
+        f["size"] = text.size();
+        f["sha256"] = sha256_hex(text);
+      }
+    }
+    set_manifest(m);
+  }
+  std::string recording_text() {
+    std::ifstream in(fs::path(dir_) / "recording.json");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
   }
 
   fs::path root_;
@@ -154,10 +178,109 @@ TEST_F(BundleTest, RefusesOversizedFilesBeforeReadingThem) {
 
 TEST_F(BundleTest, RefusesGarbageManifests) {
   std::ofstream(fs::path(dir_) / "manifest.json") << "{not json";
-  EXPECT_EQ(load_error(), dir_ + "/manifest.json: not valid JSON");
+  EXPECT_EQ(load_error().rfind(dir_ + "/manifest.json: not valid JSON ([json.exception.parse_error.101] ", 0), 0u);
   set_manifest({{"format", "something-else"}});
   EXPECT_EQ(load_error(), dir_ + "/manifest.json: not a harness recording manifest (\"format\" is not "
                                  "\"harness-recording\")");
+}
+
+// ---- a bundle is a closed world (issue 14) ----
+
+TEST_F(BundleTest, RefusesAManifestThatIsASymlink) {
+  fs::rename(fs::path(dir_) / "manifest.json", root_ / "elsewhere.json");
+  fs::create_symlink(root_ / "elsewhere.json", fs::path(dir_) / "manifest.json");
+  EXPECT_EQ(load_error(), dir_ + "/manifest.json: is a symbolic link, not a regular file");
+}
+
+TEST_F(BundleTest, RefusesAListedFifoWithoutBlocking) {
+  fs::remove(fs::path(dir_) / "files/capture.bin");
+  ASSERT_EQ(::mkfifo((fs::path(dir_) / "files/capture.bin").c_str(), 0600), 0);
+  EXPECT_EQ(load_error(), dir_ + "/files/capture.bin: is a FIFO, not a regular file (a bundle holds only regular files)");
+}
+
+TEST_F(BundleTest, RefusesAListedDeviceBehindASymlink) {
+  fs::remove(fs::path(dir_) / "files/capture.bin");
+  fs::create_symlink("/dev/zero", fs::path(dir_) / "files/capture.bin");
+  EXPECT_EQ(load_error(), dir_ + ": file path \"files/capture.bin\" points outside the bundle");
+}
+
+TEST_F(BundleTest, RefusesAListedSymlinkInsideTheBundle) {
+  fs::rename(fs::path(dir_) / "files/capture.bin", fs::path(dir_) / "files/real.bin");
+  fs::create_symlink("real.bin", fs::path(dir_) / "files/capture.bin");
+  EXPECT_EQ(load_error(), dir_ + "/files/capture.bin: is a symbolic link, not a regular file (a bundle holds only regular files)");
+}
+
+TEST_F(BundleTest, RefusesACapturePathTheManifestDoesNotList) {
+  for (const char* capture : {"/etc/passwd", "../capture.bin", "files/other.sr"}) {
+    nlohmann::json r = nlohmann::json::parse(recording_text());
+    r["ddr"] = {{"capture", capture}, {"sha256", ""}, {"format", "vcd"}};
+    rewrite_listed("recording.json", r.dump());
+    EXPECT_EQ(load_error(), dir_ + ": recording.json names the capture \"" + capture +
+                                "\", which is not a file listed in the manifest (a replay reads only the bundle's "
+                                "listed files)");
+  }
+}
+
+TEST_F(BundleTest, RefusesACaptureWhoseDigestDiffersFromTheRecording) {
+  nlohmann::json r = nlohmann::json::parse(recording_text());
+  r["ddr"] = {{"capture", "files/capture.bin"}, {"sha256", "00"}, {"format", "vcd"}};
+  rewrite_listed("recording.json", r.dump());
+  EXPECT_EQ(load_error(), dir_ + ": the capture files/capture.bin has sha256 " + sha256_hex("raw capture bytes") +
+                              ", but the recording says 00 (altered)");
+}
+
+TEST_F(BundleTest, RefusesADeeplyNestedRecordingBeforeBuildingIt) {
+  std::string nested = "{\"format_version\": 1, \"x\": " + std::string(200000, '[') + std::string(200000, ']') + "}";
+  rewrite_listed("recording.json", nested);
+  EXPECT_EQ(load_error(), dir_ + "/recording.json: JSON nested deeper than 64 levels");
+}
+
+TEST_F(BundleTest, RefusesAnOversizedManifestBeforeReadingIt) {
+  std::ofstream(fs::path(dir_) / "manifest.json", std::ios::app) << std::string(5 << 20, ' ');
+  std::string e = load_error();
+  EXPECT_EQ(e.rfind(dir_ + "/manifest.json: ", 0), 0u) << e;
+  EXPECT_NE(e.find(" bytes is more than the 4194304 allowed"), std::string::npos) << e;
+}
+
+TEST_F(BundleTest, CounterGroupsResolveInsideTheBundle) {
+  std::string scenario = std::string(kScenario) + "[counters]\ngroups = [\"../outside.toml\"]\n";
+  rewrite_listed("scenario.toml", scenario);
+  Result<LoadedBundle> b = load_bundle(dir_);
+  ASSERT_TRUE(b) << b.error().message;
+  Result<RunRecord> r = replay_bundle(*b);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("counter group \"../outside.toml\" is not a file of the bundle " + dir_ +
+                                   " (in a bundle, a group named by path must be relative and listed in its "
+                                   "manifest)"),
+            std::string::npos)
+      << r.error().message;
+  // A bare name is the bundle's own groups/<name>.toml only when listed:
+  // an unlisted file there is not read, the shipped group is.
+  rewrite_listed("scenario.toml", std::string(kScenario) + "[counters]\ngroups = [\"linux-host\"]\n");
+  fs::create_directories(fs::path(dir_) / "groups");
+  std::ofstream(fs::path(dir_) / "groups/linux-host.toml") << "not toml at all [";
+  b = load_bundle(dir_);
+  ASSERT_TRUE(b) << b.error().message;
+  r = replay_bundle(*b);
+  EXPECT_TRUE(r) << r.error().message;
+}
+
+TEST_F(BundleTest, TheScenariosCounterGroupsTravelWithTheBundle) {
+  RunRecord run = run_;
+  run.scenario_text = std::string(kScenario) + "[counters]\ngroups = [\"linux-host\"]\n";
+  const std::string dir = (root_ / "with-groups").string();
+  ASSERT_TRUE(write_bundle(dir, run, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw"}}, "x"));
+  Result<LoadedBundle> b = load_bundle(dir);
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ(b->files.count("groups/linux-host.toml"), 1u);
+  std::ifstream shipped(std::string(HARNESS_SOURCE_DIR) + "/scenarios/groups/linux-host.toml");
+  std::ifstream copied(dir + "/groups/linux-host.toml");
+  std::stringstream a, c;
+  a << shipped.rdbuf();
+  c << copied.rdbuf();
+  EXPECT_EQ(a.str(), c.str());
+  Result<RunRecord> r = replay_bundle(*b);
+  ASSERT_TRUE(r) << r.error().message;
 }
 
 TEST_F(BundleTest, WritingIntoANonEmptyFolderIsRefused) {

@@ -11,7 +11,9 @@ namespace harness {
 Result<RunRecord> replay_bundle(const LoadedBundle& b) {
   // Named as the bundle names it, so that positions in messages ("scenario.toml:56:23")
   // do not depend on where the bundle was copied to.
-  Result<Scenario> scenario = parse_scenario(b.scenario_text, "scenario.toml");
+  // Its counter groups resolve inside the bundle (BundleScope).
+  const BundleScope scope{b.dir, b.files};
+  Result<Scenario> scenario = parse_scenario(b.scenario_text, "scenario.toml", &scope);
   if (!scenario) return scenario.error();
   RunRecord run;
   run.scenario_name = scenario->name;

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -67,7 +68,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   for (auto& [sub, action] : actions) {
     if (!sub->parsed()) continue;
-    Result<ExitCode> r = action();
+    Result<ExitCode> r = ExitCode::ok;
+    try {
+      r = action();
+    } catch (const std::bad_alloc&) {
+      // Input that slipped past a limit must not abort the process: what was
+      // stored stays stored, and a running run reads as abandoned.
+      r = Error::infra(fmt::format("out of memory while running '{}' (an allocation failed)", sub->get_name()));
+    }
     if (!r) {
       err << "harness: error: " << r.error().message << "\n";
       return static_cast<int>(r.error().code);

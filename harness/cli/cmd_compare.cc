@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/files.h"
 #include "harness/cli/commands.h"
 #include "harness/compare/stored_comparison.h"
 #include "harness/store/store.h"
@@ -22,10 +23,10 @@ struct CompareOptions {
   bool lava = false;
 };
 
+// Through an O_EXCL temporary and a rename: a planted symlink is not followed.
 Status write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (!out) return Error::input(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  Status written = write_file_atomically(path, text);
+  if (!written) return Error::input(written.error().message);
   return ok();
 }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/bounded_json.h"
+#include "harness/base/input_limits.h"
 #include "harness/bundle/bundle.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
@@ -22,9 +24,21 @@ Action setup_export(CLI::App& app, const GlobalOptions& global, Io io) {
     if (run->recording_json.empty()) {
       return Error::input(fmt::format("run {} has no recording (it never finished acquiring)", *id));
     }
-    Recording recording = nlohmann::json::parse(run->recording_json).get<Recording>();
+    Result<nlohmann::json> stored =
+        parse_bounded_json(run->recording_json, fmt::format("run {}'s stored recording", *id), kMaxJsonDepth);
+    if (!stored) return Error::infra(stored.error().message);
+    Recording recording;
+    try {
+      recording = stored->get<Recording>();
+    } catch (const nlohmann::json::exception& e) {
+      return Error::infra(fmt::format("run {}'s stored recording is corrupt: {}", *id, e.what()));
+    }
+    // Every stored artifact goes out, and only as the bytes that were stored.
     std::vector<ExtraFile> files;
-    for (const Artifact& a : run->artifacts) files.push_back({a.path, a.name, a.kind});
+    for (const Artifact& a : run->artifacts) {
+      HARNESS_TRY(store->verify_artifact(a));
+      files.push_back({a.path, a.name, a.kind, a.sha256});
+    }
     std::string provenance = run->origin == "live"
                                  ? fmt::format("recorded live on {} (run {} of {})", run->context["host"], *id,
                                                store->path())

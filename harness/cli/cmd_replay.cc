@@ -3,8 +3,12 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/bounded_json.h"
+#include "harness/base/files.h"
+#include "harness/base/input_limits.h"
 #include "harness/bundle/replay.h"
 #include "harness/cli/commands.h"
+#include "harness/runner/signal_stop.h"
 #include "harness/store/store.h"
 #include "reports/console.h"
 #include "reports/json.h"
@@ -25,32 +29,51 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
   app.add_option("--write-expect", o->write_expect, "Write the replay's metrics and verdicts as an expectation file");
   app.add_flag("--no-store", o->no_store, "Do not store the replayed run");
   return [=, &global]() -> Result<ExitCode> {
+    SignalStop signals;  // a signal in any phase makes the replayed run aborted, exit 3
     Result<LoadedBundle> bundle = load_bundle(o->dir);
     if (!bundle) return bundle.error();
     Result<RunRecord> run = replay_bundle(*bundle);
     if (!run) return run.error();
+    auto interrupted = [&](const std::string& reason, const char* phase) {
+      if (reason.empty() || run->status == RunStatus::aborted) return false;
+      run->status = RunStatus::aborted;
+      run->reason = fmt::format("{} {}", reason, phase);
+      return true;
+    };
+    interrupted(signals.reason(), "while replaying");
     if (!o->no_store) {
       Result<Store> store = Store::open(resolve_database_path(global.db));
       if (!store) return store.error();
+      // The bundle's raw files become the replayed run's artifacts, so that
+      // `export` of it carries what another replay needs.
+      for (const BundleFile& f : bundle->manifest.files) {
+        if (f.role == "scenario" || f.role == "recording") continue;
+        Result<Artifact> kept = store->keep_artifact(o->dir + "/" + f.path, f.path, f.role, /*move=*/false);
+        if (!kept) return kept.error();
+        if (kept->sha256 != f.sha256) {
+          return Error::input(fmt::format("{}/{}: changed after the bundle was verified", o->dir, f.path));
+        }
+        run->artifacts.push_back(*kept);
+      }
       Result<std::int64_t> id = store->insert_run(*run);
       if (!id) return id.error();
       run->id = *id;
+      if (interrupted(signals.seal(fmt::format("run {} was stored {}", run->id, run_status_name(run->status))),
+                      "while storing")) {
+        HARNESS_TRY(store->mark_aborted(run->id, run->reason));
+      }
+    } else {
+      interrupted(signals.seal("the replay was final"), "after replaying");
     }
     nlohmann::json fingerprint = analysis_fingerprint(run->analysis);
-    if (!o->write_expect.empty()) {
-      std::ofstream out(o->write_expect, std::ios::trunc);
-      out << fingerprint.dump(1) << "\n";
-      if (!out) return Error::infra(fmt::format("{}: cannot write", o->write_expect));
-    }
+    if (!o->write_expect.empty()) HARNESS_TRY(write_file_atomically(o->write_expect, fingerprint.dump(1) + "\n"));
     std::string difference;
     if (!o->expect.empty()) {
-      std::ifstream in(o->expect);
-      if (!in) return Error::input(fmt::format("{}: cannot open expectation file", o->expect));
-      std::stringstream text;
-      text << in.rdbuf();
-      nlohmann::json expected = nlohmann::json::parse(text.str(), nullptr, false);
-      if (expected.is_discarded()) return Error::input(fmt::format("{}: not valid JSON", o->expect));
-      difference = describe_fingerprint_difference(expected, fingerprint);
+      Result<std::string> text = read_regular_file(o->expect, kMaxExpectationBytes, "expectation file");
+      if (!text) return text.error();
+      Result<nlohmann::json> expected = parse_bounded_json(*text, o->expect, kMaxJsonDepth);
+      if (!expected) return expected.error();
+      difference = describe_fingerprint_difference(*expected, fingerprint);
     }
     if (global.json) {
       io.out << run_to_json(*run).dump(2) << "\n";

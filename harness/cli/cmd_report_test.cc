@@ -86,7 +86,26 @@ TEST_F(ReportCommand, UnknownNamedBaselineIsNamed) {
 TEST_F(ReportCommand, UnwritablePathNamesIt) {
   std::string path = (dir_ / "no-such-dir" / "r.html").string();
   EXPECT_EQ(run({std::to_string(day6_), "-o", path}), 2);
-  EXPECT_EQ(err_.str(), "harness: error: cannot write report " + path + ": No such file or directory\n");
+  EXPECT_EQ(err_.str(), "harness: error: cannot write report " + path + ": cannot create a temporary file in " +
+                            (dir_ / "no-such-dir").string() + ": No such file or directory\n");
+}
+
+// A symlink planted where the old fixed temporary name was, and one at the
+// report's own name: the first is never followed, the second is replaced
+// (rename swaps the link itself), so the file it points at is untouched.
+TEST_F(ReportCommand, PlantedSymlinksAreNotFollowed) {
+  fs::path victim = dir_ / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  fs::path html = dir_ / "r.html";
+  fs::create_symlink(victim, html.string() + ".tmp");
+  fs::create_symlink(victim, html);
+  ASSERT_EQ(run({std::to_string(day6_), "-o", html.string()}), 0) << err_.str();
+  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_FALSE(fs::is_symlink(html));
+  EXPECT_NE(slurp(html).find("<html"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().filename().string().find(".r.html."), std::string::npos) << "temporary left: " << e.path();
+  }
 }
 
 }  // namespace

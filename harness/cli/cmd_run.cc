@@ -5,6 +5,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/runner/runner.h"
+#include "harness/runner/signal_stop.h"
 #include "harness/scenario/scenario.h"
 #include "reports/console.h"
 #include "reports/json.h"
@@ -20,10 +21,11 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
   auto report_path = std::make_shared<std::string>();
   auto no_report = std::make_shared<bool>(false);
   auto* report = app.add_option("--report", *report_path,
-                                "Write the HTML report here (default: harness-report-<run id>.html next to the "
+                                "Write the HTML report here (default: <store file>.report-<run id>.html next to the "
                                 "run store)");
   app.add_flag("--no-report", *no_report, "Write no HTML report")->excludes(report);
   return [=, &global]() -> Result<ExitCode> {
+    SignalStop signals;  // from the start: a signal at any point aborts the run
     Result<Scenario> scenario = load_scenario(*scenario_path);
     if (!scenario) return scenario.error();
     if (!record_dir->empty() && std::filesystem::exists(*record_dir) && !std::filesystem::is_empty(*record_dir)) {
@@ -33,9 +35,11 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!store) return store.error();
     RunOptions options;
     options.record_dir = *record_dir;
+    options.signals = &signals;
     options.progress = [&](const std::string& line) { io.err << "harness: " << line << "\n" << std::flush; };
     Result<RunOutcome> outcome = run_scenario(*scenario, *store, options);
     if (!outcome) return outcome.error();
+    HARNESS_TRY(abort_if_interrupted(*store, signals.reason(), "after storing", *outcome));
     std::string written;
     if (!*no_report && outcome->run.id != 0) {
       std::string path = report_path->empty() ? default_report_path(store->path(), outcome->run.id) : *report_path;
@@ -44,6 +48,9 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
       if (w) written = path;
       else io.err << "harness: warning: " << w.error().message << "\n";
     }
+    HARNESS_TRY(abort_if_interrupted(*store, signals.seal(fmt::format("run {} was stored {}", outcome->run.id,
+                                                                      run_status_name(outcome->run.status))),
+                                     "after storing", *outcome));
     if (global.json) {
       io.out << run_to_json(outcome->run).dump(2) << "\n";
     } else {

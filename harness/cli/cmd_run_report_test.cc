@@ -54,7 +54,7 @@ p95_over_p50_max = 1000.0
 
 TEST_F(RunReport, DefaultReportSitsNextToTheStoreAndEndsTheOutput) {
   ASSERT_EQ(run({}), 0) << err_.str() << out_.str();
-  const std::string path = (dir_ / "harness-report-1.html").string();
+  const std::string path = (dir_ / "runs.sqlite.report-1.html").string();
   ASSERT_TRUE(fs::exists(path));
   std::string out = out_.str();
   std::size_t table = out.rfind("level     check");
@@ -72,7 +72,7 @@ TEST_F(RunReport, ReportPathAndNoReport) {
   EXPECT_TRUE(fs::exists(path));
   out_.str("");
   ASSERT_EQ(run({"--no-report"}), 0) << err_.str();
-  EXPECT_FALSE(fs::exists(dir_ / "harness-report-2.html"));
+  EXPECT_FALSE(fs::exists(dir_ / "runs.sqlite.report-2.html"));
   EXPECT_EQ(out_.str().find("report: "), std::string::npos);
 }
 

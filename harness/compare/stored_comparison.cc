@@ -88,6 +88,15 @@ Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRe
     Result<RunRecord> base = resolve_baseline(store, o, run_rec, report.notes, members);
     if (!base) return base.error();
     RunRecord& base_run = *base;
+    // A run that never finished has no figures to judge, nor to judge by:
+    // "no regression" against it would be a lie.
+    for (const RunRecord* r : {&run_rec, &base_run}) {
+      if (r->status == RunStatus::running || r->status == RunStatus::abandoned) {
+        return Error::input(fmt::format("run {} is {} ({}): an unfinished run is neither compared nor compared "
+                                        "against", r->id, run_status_name(r->status),
+                                        r->reason.empty() ? std::string("it has not finished") : r->reason));
+      }
+    }
     // A baseline set: every run's analysis, for the between-run spread. The
     // run being judged is never its own reference.
     std::vector<RunRecord> other_members;

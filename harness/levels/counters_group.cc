@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "harness/base/digest.h"
+#include "harness/base/files.h"
+#include "harness/base/input_limits.h"
 #include "harness/scenario/toml_reader.h"
 #include "probes/counters/sources.h"
 
@@ -245,11 +247,9 @@ Result<CounterGroup> parse_counter_group(std::string text, std::string path) {
 }
 
 Result<CounterGroup> load_counter_group(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::input(fmt::format("{}: cannot open counter group: {}", path, std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_counter_group(buffer.str(), path);
+  Result<std::string> text = read_regular_file(path, kMaxScenarioBytes, "counter group");
+  if (!text) return text.error();
+  return parse_counter_group(std::move(*text), path);
 }
 
 namespace {

@@ -32,9 +32,9 @@ constexpr std::array<std::pair<Better, std::string_view>, 3> kBetters = {{
 constexpr std::array<std::pair<VerdictStatus, std::string_view>, 3> kVerdicts = {{
     {VerdictStatus::pass, "pass"}, {VerdictStatus::fail, "fail"},
     {VerdictStatus::unavailable, "unavailable"}}};
-constexpr std::array<std::pair<RunStatus, std::string_view>, 4> kRunStatuses = {{
+constexpr std::array<std::pair<RunStatus, std::string_view>, 5> kRunStatuses = {{
     {RunStatus::running, "running"}, {RunStatus::passed, "passed"},
-    {RunStatus::failed, "failed"}, {RunStatus::aborted, "aborted"}}};
+    {RunStatus::failed, "failed"}, {RunStatus::aborted, "aborted"}, {RunStatus::abandoned, "abandoned"}}};
 
 }  // namespace
 

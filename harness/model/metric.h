@@ -88,7 +88,9 @@ struct Verdict {
   std::string detail;    // why it failed, or a hint
 };
 
-enum class RunStatus { running, passed, failed, aborted };
+// abandoned is never stored: the store reports a "running" run whose process
+// is gone (harness/store/run_owner.h) as abandoned.
+enum class RunStatus { running, passed, failed, aborted, abandoned };
 std::string_view run_status_name(RunStatus s);
 std::optional<RunStatus> run_status_from_name(std::string_view name);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/digest.h"
+#include "harness/base/files.h"
 #include "harness/runner/acquire.h"
 #include "probes/capture/readers.h"
 #include "probes/capture/sigrok.h"
@@ -28,20 +29,17 @@ Status record_file(const AcquireContext& ctx, const std::string& name, DdrRecord
   return ok();
 }
 
-// An imported capture joins the run's artifacts: a hard link where the
-// file system allows (no copy of a large capture), else a copy.
+// An imported capture joins the run's artifacts as a private copy (a
+// reflink where the filesystem allows, else bytes), never a hard link: a
+// later write to the user's file must not change the run's raw truth.
 Status import_file(const AcquireContext& ctx, const std::string& source, const std::string& name) {
   std::filesystem::path target = std::filesystem::path(ctx.artifact_dir) / name;
   std::error_code ec;
   std::filesystem::create_directories(target.parent_path(), ec);
   if (ec) return Error::infra(fmt::format("ddr capture folder {}: {}", target.parent_path().string(), ec.message()));
   std::filesystem::remove(target, ec);
-  std::filesystem::create_hard_link(source, target, ec);
-  if (ec) {
-    ec.clear();
-    std::filesystem::copy_file(source, target, ec);
-  }
-  if (ec) return Error::input(fmt::format("ddr capture {}: {}", source, ec.message()));
+  Status copied = copy_file_private(source, target.string());
+  if (!copied) return Error::input(fmt::format("ddr capture {}: {}", source, copied.error().message));
   return ok();
 }
 

@@ -3,13 +3,14 @@
 #include <csignal>
 #include <filesystem>
 #include <cstring>
+#include <optional>
 #include <thread>
 
-#include <boost/asio.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "harness/base/digest.h"
+#include "harness/base/files.h"
 #include "harness/bundle/bundle.h"
 #include "harness/base/time_text.h"
 #include "harness/levels/analyse.h"
@@ -187,6 +188,14 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
 
 }  // namespace
 
+Status abort_if_interrupted(Store& store, const std::string& reason, const char* phase, RunOutcome& outcome) {
+  if (reason.empty() || outcome.run.status == RunStatus::aborted) return ok();
+  outcome.run.status = RunStatus::aborted;
+  outcome.run.reason = fmt::format("{} {}", reason, phase);
+  outcome.exit = ExitCode::infrastructure;
+  return store.mark_aborted(outcome.run.id, outcome.run.reason);
+}
+
 Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const RunOptions& options) {
   HARNESS_TRY(check_latency_plan(scenario));  // a missing stress-ng is bad input, before anything runs
   MonotonicClock monotonic;
@@ -206,38 +215,23 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   run.id = *id;
   if (options.progress) options.progress(fmt::format("run {} started ({})", run.id, store.path()));
 
-  std::string artifact_root = options.artifact_root;
-  if (artifact_root.empty()) {
-    artifact_root = (std::filesystem::absolute(store.path()).parent_path() / "harness-artifacts").string();
-  }
+  std::string artifact_root = options.artifact_root.empty() ? store.artifact_folder() : options.artifact_root;
   Recording rec;
   rec.started_at = run.started_at;
   rec.base_dir = fmt::format("{}/run-{}", artifact_root, run.id);
 
-  // The probes block, so they run on a worker thread; this thread's loop
-  // handles signals and turns them into a stop request.
-  boost::asio::io_context io;
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  std::stop_source stop;
+  // Signals are watched on their own thread for the whole run (signal_stop.h):
+  // the command's, when it watches beyond this function, else one of our own.
+  std::optional<SignalStop> own_signals;
+  if (!options.signals) own_signals.emplace();
+  SignalStop& signals = options.signals ? *options.signals : *own_signals;
   std::string interrupted_by;
-  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    interrupted_by = fmt::format("interrupted by {}", sigabbrev_np(signal) ? fmt::format("SIG{}", sigabbrev_np(signal))
-                                                                             : std::to_string(signal));
-    stop.request_stop();
-  });
-  auto work = boost::asio::make_work_guard(io);
   Status acquired = ok();
-  std::thread worker([&] {
-    AcquireContext ctx{scenario, clock, stop.get_token(), rec.base_dir};
+  {
+    AcquireContext ctx{scenario, clock, signals.token(), rec.base_dir};
     acquired = acquire_all(ctx, rec, run.context, options.progress);
-    boost::asio::post(io, [&] {
-      signals.cancel();
-      work.reset();
-    });
-  });
-  io.run();
-  worker.join();
+    interrupted_by = signals.reason();
+  }
 
   rec.context = run.context;
   rec.ended_at = utc_now_iso8601();
@@ -251,23 +245,48 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
     rec.aborted = acquired.error().message;
   }
 
+  // Each raw file is read once for its digest before the analysis, and kept
+  // (moved into the store's content-addressed folder) after it.
+  struct Pending {
+    RecordedFile file;
+    std::string path, sha256;
+  };
+  std::vector<Pending> pending;
   for (const RecordedFile& f : rec.files) {
     std::string path = rec.base_dir + "/" + f.name;
-    Result<std::string> sha = sha256_file(path);
-    std::error_code ec;
-    std::uint64_t size = std::filesystem::file_size(path, ec);
-    if (!sha || ec) {
-      if (rec.aborted.empty()) rec.aborted = fmt::format("artifact {} is unreadable: {}", path, sha ? ec.message() : sha.error().message);
+    Result<std::string> sha = sha256_regular_file(path);
+    if (!sha) {
+      if (rec.aborted.empty()) rec.aborted = fmt::format("artifact {} is unreadable: {}", path, sha.error().message);
       continue;
     }
-    run.artifacts.push_back({f.name, path, size, *sha, f.kind});
+    pending.push_back({f, path, *sha});
   }
 
   run.analysis = analyse(scenario, rec, Provenance::measured);
+  for (const Pending& p : pending) {
+    Result<Artifact> kept = store.keep_artifact(p.path, p.file.name, p.file.kind, /*move=*/true);
+    if (kept && kept->sha256 != p.sha256) kept = Error::infra(fmt::format("artifact {} changed while it was analysed", p.path));
+    if (!kept) {
+      if (rec.aborted.empty()) rec.aborted = kept.error().message;
+      continue;
+    }
+    run.artifacts.push_back(*kept);
+  }
+  {
+    std::error_code ignored;
+    std::filesystem::remove_all(rec.base_dir, ignored);  // the run's working folder: its files are kept above
+  }
   run.ended_at = rec.ended_at;
   run.recording_json = nlohmann::json(rec).dump();
   RunOutcome outcome;
-  if (!rec.aborted.empty()) {
+  // A signal during the analysis, or just before storing, aborts the run as
+  // one while acquiring does; the recording itself is complete.
+  std::string late = rec.aborted.empty() ? signals.reason() : std::string();
+  if (!late.empty()) {
+    run.status = RunStatus::aborted;
+    run.reason = late + " while analysing";
+    outcome.exit = ExitCode::infrastructure;
+  } else if (!rec.aborted.empty()) {
     run.status = RunStatus::aborted;
     run.reason = rec.aborted;
     // Bad input found while acquiring (a malformed profile file) is exit 2.
@@ -280,14 +299,16 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
     }
   }
   HARNESS_TRY(store.finish_run(run));
+  outcome.run = std::move(run);
+  HARNESS_TRY(abort_if_interrupted(store, signals.reason(), "while storing", outcome));
   if (!options.record_dir.empty()) {
     std::vector<ExtraFile> files;
-    for (const Artifact& a : run.artifacts) files.push_back({a.path, a.name, a.kind});
-    Status written = write_bundle(options.record_dir, run, rec, files,
-                                  fmt::format("recorded live on {}", run.context["host"]));
+    for (const Artifact& a : outcome.run.artifacts) files.push_back({a.path, a.name, a.kind, a.sha256});
+    Status written = write_bundle(options.record_dir, outcome.run, rec, files,
+                                  fmt::format("recorded live on {}", outcome.run.context["host"]));
     if (!written) return written.error().within("the run is stored, but its recording bundle failed");
   }
-  outcome.run = std::move(run);
+  if (own_signals) HARNESS_TRY(abort_if_interrupted(store, own_signals->seal(), "after storing", outcome));
   return outcome;
 }
 

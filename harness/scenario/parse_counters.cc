@@ -29,6 +29,26 @@ std::vector<CounterSessionSource> CountersConfig::session_sources() const {
 
 namespace {
 
+// A bundle's counter group is one of its listed files, or a shipped group:
+// never a path that leaves the bundle (absolute, "..", or unlisted).
+Result<std::vector<std::string>> bundle_group_candidates(const std::string& name, const BundleScope& bundle) {
+  if (name.find('/') != std::string::npos || name.ends_with(".toml")) {
+    std::filesystem::path p(name);
+    bool escapes = p.is_absolute();
+    for (const std::filesystem::path& part : p) escapes = escapes || part == "..";
+    if (escapes || !bundle.files.count(p.lexically_normal().generic_string())) {
+      return Error::input(fmt::format("counter group \"{}\" is not a file of the bundle {} (in a bundle, a group "
+                                      "named by path must be relative and listed in its manifest)",
+                                      name, bundle.dir));
+    }
+    return std::vector<std::string>{bundle.dir + "/" + p.lexically_normal().generic_string()};
+  }
+  const std::string own = "groups/" + name + ".toml";
+  if (bundle.files.count(own)) return std::vector<std::string>{bundle.dir + "/" + own};
+  std::vector<std::string> shipped = counter_group_candidates(name, "");
+  return std::vector<std::string>{shipped.back()};
+}
+
 void load_groups(TableReader& r, CountersConfig& c) {
   const toml::node* node = r.node("groups");
   std::optional<std::vector<std::string>> names = r.string_array("groups", true);
@@ -53,7 +73,17 @@ void load_groups(TableReader& r, CountersConfig& c) {
   };
   for (std::size_t i = 0; i < names->size(); ++i) {
     const std::string& name = (*names)[i];
-    std::vector<std::string> candidates = counter_group_candidates(name, scenario_path);
+    std::vector<std::string> candidates;
+    if (const BundleScope* bundle = r.context().bundle) {
+      Result<std::vector<std::string>> inside = bundle_group_candidates(name, *bundle);
+      if (!inside) {
+        fail_at_name(i, inside.error().message);
+        return;
+      }
+      candidates = std::move(*inside);
+    } else {
+      candidates = counter_group_candidates(name, scenario_path);
+    }
     auto found = std::find_if(candidates.begin(), candidates.end(),
                               [](const std::string& p) { return std::filesystem::is_regular_file(p); });
     if (found == candidates.end()) {

@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/base/files.h"
+#include "harness/base/input_limits.h"
+
 #include "harness/scenario/scenario.h"
 #include "harness/scenario/sections.h"
 
@@ -224,8 +227,12 @@ Workload read_workload_section(TableReader& r) {
   return w;
 }
 
-Result<Scenario> parse_scenario(std::string text, std::string path) {
-  ParseContext context{path, std::nullopt};
+Result<Scenario> parse_scenario(std::string text, std::string path, const BundleScope* bundle) {
+  if (text.size() > kMaxScenarioBytes) {
+    return Error::input(fmt::format("{}: {} bytes is more than the {} allowed for a scenario", path, text.size(),
+                                    kMaxScenarioBytes));
+  }
+  ParseContext context{path, std::nullopt, bundle};
   toml::parse_result parsed = toml::parse(text, path);
   if (!parsed) {
     const toml::parse_error& e = parsed.error();
@@ -282,13 +289,10 @@ Result<Scenario> parse_scenario(std::string text, std::string path) {
 }
 
 Result<Scenario> load_scenario(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Error::input(fmt::format("{}: cannot open scenario: {}", path, std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_scenario(buffer.str(), path);
+  // Refused by size before reading: the TOML tree costs many times the text.
+  Result<std::string> text = read_regular_file(path, kMaxScenarioBytes, "scenario");
+  if (!text) return text.error();
+  return parse_scenario(std::move(*text), path);
 }
 
 }  // namespace harness

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,9 +71,20 @@ struct Scenario {
   std::optional<CompareConfig> compare;    // how `harness compare` judges runs
 };
 
-// Parses scenario text; `path` is used in error messages only.
-Result<Scenario> parse_scenario(std::string text, std::string path);
-// Reads and parses a file; a missing file names the OS error.
+// A scenario read from a recording bundle takes its files from the bundle:
+// a counter group named by path must be one of `files` (the manifest's,
+// relative to `dir`); a bare name is `groups/<name>.toml` of the bundle
+// when listed, else the group shipped with harness.
+struct BundleScope {
+  std::string dir;
+  std::set<std::string> files;
+};
+
+// Parses scenario text (at most kMaxScenarioBytes); `path` is used in error
+// messages, and to find counter groups beside it unless `bundle` is given.
+Result<Scenario> parse_scenario(std::string text, std::string path, const BundleScope* bundle = nullptr);
+// Reads and parses a regular file of at most kMaxScenarioBytes
+// (input_limits.h); a missing file names the OS error.
 Result<Scenario> load_scenario(const std::string& path);
 
 }  // namespace harness

@@ -19,9 +19,12 @@
 namespace harness {
 
 // Shared by all readers of one file: where errors point, and the first error.
+struct BundleScope;
+
 struct ParseContext {
   std::string path;
   std::optional<Error> error;
+  const BundleScope* bundle = nullptr;  // set: the scenario came from a bundle (scenario.h)
 
   // "path:line:col: message"
   std::string where(const toml::source_region& region) const;

@@ -6,7 +6,7 @@
 
 namespace harness {
 
-inline constexpr std::array<const char*, 3> kMigrations = {
+inline constexpr std::array<const char*, 4> kMigrations = {
     // 0 -> 1: runs and what they produced.
     R"sql(
 CREATE TABLE runs (
@@ -91,7 +91,15 @@ CREATE TABLE baselines (
 );
 CREATE INDEX baselines_by_name ON baselines (name);
 )sql",
-    // 2 -> 3: a baseline is a set of runs (e.g. the last 5 good nights), so
+    // 2 -> 3: the process that runs a live run, so that one whose process
+    // died shows as abandoned (run_owner.h). Older runs record none (pid 0).
+    R"sql(
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN owner_pid_start TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN owner_boot_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN owner_host TEXT NOT NULL DEFAULT '';
+)sql",
+    // 3 -> 4: a baseline is a set of runs (e.g. the last 5 good nights), so
     // a comparison can hold a change against the spread between identical
     // runs. baselines.run_id stays the newest member (the run whose samples
     // the within-run tests use); every earlier baseline is a set of one.

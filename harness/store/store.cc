@@ -1,6 +1,11 @@
 #include "harness/store/store.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 
@@ -8,6 +13,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/files.h"
+#include "harness/store/run_owner.h"
 #include "harness/store/schema.h"
 
 namespace harness {
@@ -26,6 +33,26 @@ auto guarded(const std::string& path, const char* what, F&& f) -> decltype(f()) 
 }
 
 std::string optional_text(const SQLite::Column& c) { return c.isNull() ? std::string() : c.getString(); }
+
+// The owner columns, in this order, follow the status in the queries below.
+constexpr const char* kOwnerColumns = "owner_pid, owner_pid_start, owner_boot_id, owner_host";
+
+// A stored "running" run whose process is gone is abandoned: it never
+// finished and never will. The reason says so when the run has none.
+RunStatus effective_status(SQLite::Statement& q, int status_column, int owner_column, std::string& reason) {
+  RunStatus status = run_status_from_name(q.getColumn(status_column).getString()).value_or(RunStatus::aborted);
+  if (status != RunStatus::running) return status;
+  RunOwner owner{q.getColumn(owner_column).getInt64(), q.getColumn(owner_column + 1).getString(),
+                 q.getColumn(owner_column + 2).getString(), q.getColumn(owner_column + 3).getString()};
+  if (!run_owner_gone(owner)) return status;
+  if (reason.empty()) {
+    reason = fmt::format("its process (pid {} on {}) ended before the run finished: killed or crashed", owner.pid,
+                         owner.host);
+  }
+  return RunStatus::abandoned;
+}
+
+static_assert(kMigrations.size() == Store::kSchemaVersion, "one migration per schema version");
 
 }  // namespace
 
@@ -48,17 +75,36 @@ Result<Store> Store::open(const std::string& path) {
     std::string mode = db->execAndGet("PRAGMA journal_mode = WAL").getString();
     (void)mode;  // a read-only or in-memory file may refuse WAL; that is fine
     db->exec("PRAGMA synchronous = NORMAL");
-    int version = db->execAndGet("PRAGMA user_version").getInt();
-    if (version > kSchemaVersion) {
+    auto too_new = [&](int version) {
       return Error::infra(fmt::format(
           "store {}: schema version {} is newer than this harness knows ({}); use a newer harness",
           path, version, kSchemaVersion));
-    }
-    for (int v = version; v < kSchemaVersion; ++v) {
-      SQLite::Transaction tx(*db);
-      db->exec(kMigrations[static_cast<std::size_t>(v)]);
-      db->exec(fmt::format("PRAGMA user_version = {}", v + 1));
-      tx.commit();
+    };
+    int version = db->execAndGet("PRAGMA user_version").getInt();
+    if (version > kSchemaVersion) return too_new(version);
+    if (version < kSchemaVersion) {
+      // Several processes may open a new store at once: the migrations run
+      // under an exclusive lock, and the version is read again once it is
+      // held, so each migration runs exactly once.
+      db->exec("BEGIN EXCLUSIVE");
+      try {
+        version = db->execAndGet("PRAGMA user_version").getInt();
+        if (version > kSchemaVersion) {
+          db->exec("ROLLBACK");
+          return too_new(version);
+        }
+        for (int v = version; v < kSchemaVersion; ++v) {
+          db->exec(kMigrations[static_cast<std::size_t>(v)]);
+          db->exec(fmt::format("PRAGMA user_version = {}", v + 1));
+        }
+        db->exec("COMMIT");
+      } catch (...) {
+        try {
+          db->exec("ROLLBACK");
+        } catch (const SQLite::Exception&) {
+        }
+        throw;
+      }
     }
     return Store(path, std::move(db));
   });
@@ -70,7 +116,8 @@ Result<std::int64_t> Store::begin_run(const RunRecord& r) {
   return guarded(path_, "begin run", [&]() -> Result<std::int64_t> {
     SQLite::Statement q(*db_,
                         "INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, "
-                        "origin, status, reason, started_at, context) VALUES (?,?,?,?,?,?,'running','',?,?)");
+                        "origin, status, reason, started_at, context, owner_pid, owner_pid_start, owner_boot_id, "
+                        "owner_host) VALUES (?,?,?,?,?,?,'running','',?,?,?,?,?,?)");
     q.bind(1, r.scenario_name);
     q.bind(2, r.scenario_path);
     q.bind(3, r.scenario_hash);
@@ -79,6 +126,11 @@ Result<std::int64_t> Store::begin_run(const RunRecord& r) {
     q.bind(6, r.origin);
     q.bind(7, r.started_at);
     q.bind(8, nlohmann::json(r.context).dump());
+    const RunOwner owner = current_run_owner();
+    q.bind(9, owner.pid);
+    q.bind(10, owner.pid_start);
+    q.bind(11, owner.boot_id);
+    q.bind(12, owner.host);
     q.exec();
     return db_->getLastInsertRowid();
   });
@@ -191,12 +243,81 @@ Result<std::int64_t> Store::insert_run(const RunRecord& r) {
   });
 }
 
+std::string Store::artifact_folder() const {
+  return std::filesystem::absolute(std::filesystem::path(path_)).string() + ".artifacts";
+}
+
+Result<Artifact> Store::keep_artifact(const std::string& source, const std::string& name, const std::string& kind,
+                                      bool move) const {
+  Result<std::string> sha = sha256_regular_file(source);
+  if (!sha) return sha.error().within("artifact " + name);
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(source, ec);
+  if (ec) return Error::infra(fmt::format("artifact {}: {}: {}", name, source, ec.message()));
+  const std::filesystem::path folder = artifact_folder();
+  std::filesystem::create_directories(folder, ec);
+  if (ec) return Error::infra(fmt::format("store {}: cannot create {}: {}", path_, folder.string(), ec.message()));
+  const std::string target = (folder / *sha).string();
+  Artifact kept{name, target, size, *sha, kind};
+  if (std::filesystem::exists(std::filesystem::symlink_status(target, ec))) {
+    // The same bytes are stored already (another run, or this one again).
+    HARNESS_TRY(verify_artifact(kept));
+    if (move) std::filesystem::remove(source, ec);
+    return kept;
+  }
+  // Into a private temporary first, so that `target` appears whole or not
+  // at all; rename where the source is ours and on this filesystem.
+  const std::string tmp = (folder / fmt::format(".{}.{}.tmp", *sha, ::getpid())).string();
+  std::filesystem::remove(tmp, ec);
+  bool renamed = move && std::rename(source.c_str(), tmp.c_str()) == 0;
+  if (!renamed) {
+    Status copied = copy_file_private(source, tmp);
+    if (!copied) return copied.error().within("artifact " + name);
+  }
+  std::filesystem::permissions(tmp, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                        std::filesystem::perms::others_read, ec);
+  // What was read and what is kept are the same bytes.
+  Result<std::string> again = sha256_regular_file(tmp);
+  if (!again || *again != *sha) {
+    std::filesystem::remove(tmp, ec);
+    return Error::infra(fmt::format("artifact {}: {} changed while it was stored", name, source));
+  }
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+    int e = errno;
+    std::filesystem::remove(tmp, ec);
+    return Error::infra(fmt::format("artifact {}: cannot store {}: {}", name, target, std::strerror(e)));
+  }
+  if (move && !renamed) std::filesystem::remove(source, ec);
+  return kept;
+}
+
+Status Store::verify_artifact(const Artifact& a) const {
+  Result<std::string> sha = sha256_regular_file(a.path);
+  if (!sha) return Error::infra(fmt::format("artifact {} of store {}: {}", a.name, path_, sha.error().message));
+  if (*sha != a.sha256) {
+    return Error::infra(fmt::format("artifact {} of store {}: {} has sha256 {}, but {} was stored (altered since it "
+                                    "was stored)", a.name, path_, a.path, *sha, a.sha256));
+  }
+  return ok();
+}
+
+Status Store::mark_aborted(std::int64_t id, const std::string& reason) {
+  return guarded(path_, "mark run aborted", [&]() -> Status {
+    SQLite::Statement q(*db_, "UPDATE runs SET status = 'aborted', reason = ? WHERE id = ?");
+    q.bind(1, reason);
+    q.bind(2, id);
+    if (q.exec() != 1) return Error::infra(fmt::format("store {}: run {} does not exist", path_, id));
+    return ok();
+  });
+}
+
 Result<std::vector<RunSummary>> Store::list_runs(int limit) const {
   return guarded(path_, "list runs", [&]() -> Result<std::vector<RunSummary>> {
     SQLite::Statement q(*db_,
                         "SELECT r.id, r.scenario_name, r.rig, r.origin, r.status, r.reason, r.started_at, "
                         "r.ended_at, (SELECT count(*) FROM metrics m WHERE m.run_id = r.id), "
-                        "(SELECT count(*) FROM verdicts v WHERE v.run_id = r.id AND v.status = 'fail') "
+                        "(SELECT count(*) FROM verdicts v WHERE v.run_id = r.id AND v.status = 'fail'), "
+                        "r.owner_pid, r.owner_pid_start, r.owner_boot_id, r.owner_host "
                         "FROM runs r ORDER BY r.id DESC LIMIT ?");
     q.bind(1, limit);
     std::vector<RunSummary> out;
@@ -206,8 +327,8 @@ Result<std::vector<RunSummary>> Store::list_runs(int limit) const {
       s.scenario_name = q.getColumn(1).getString();
       s.rig = q.getColumn(2).getString();
       s.origin = q.getColumn(3).getString();
-      s.status = run_status_from_name(q.getColumn(4).getString()).value_or(RunStatus::aborted);
       s.reason = q.getColumn(5).getString();
+      s.status = effective_status(q, 4, 10, s.reason);
       s.started_at = q.getColumn(6).getString();
       s.ended_at = q.getColumn(7).getString();
       s.metric_count = q.getColumn(8).getInt();
@@ -222,7 +343,8 @@ Result<RunRecord> Store::load_run(std::int64_t id) const {
   return guarded(path_, "load run", [&]() -> Result<RunRecord> {
     SQLite::Statement q(*db_,
                         "SELECT scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, "
-                        "reason, started_at, ended_at, context, recording FROM runs WHERE id = ?");
+                        "reason, started_at, ended_at, context, recording, owner_pid, owner_pid_start, owner_boot_id, "
+                        "owner_host FROM runs WHERE id = ?");
     q.bind(1, id);
     if (!q.executeStep()) return Error::input(fmt::format("store {}: no run with id {}", path_, id));
     RunRecord r;
@@ -233,8 +355,8 @@ Result<RunRecord> Store::load_run(std::int64_t id) const {
     r.scenario_text = q.getColumn(3).getString();
     r.rig = q.getColumn(4).getString();
     r.origin = q.getColumn(5).getString();
-    r.status = run_status_from_name(q.getColumn(6).getString()).value_or(RunStatus::aborted);
     r.reason = q.getColumn(7).getString();
+    r.status = effective_status(q, 6, 12, r.reason);
     r.started_at = q.getColumn(8).getString();
     r.ended_at = q.getColumn(9).getString();
     r.context = nlohmann::json::parse(q.getColumn(10).getString()).get<std::map<std::string, std::string>>();
@@ -324,12 +446,14 @@ Result<std::optional<std::int64_t>> Store::set_baseline(const std::string& name,
     std::string scenario, rig;
     std::int64_t newest = 0;
     for (std::int64_t run_id : runs) {
-      SQLite::Statement run(*db_, "SELECT scenario_name, rig, status FROM runs WHERE id = ?");
+      SQLite::Statement run(*db_, fmt::format("SELECT scenario_name, rig, status, {} FROM runs WHERE id = ?",
+                                              kOwnerColumns));
       run.bind(1, run_id);
       if (!run.executeStep()) return Error::input(fmt::format("store {}: no run with id {}", path_, run_id));
       std::string run_scenario = run.getColumn(0).getString();
       std::string run_rig = run.getColumn(1).getString();
-      std::string status = run.getColumn(2).getString();
+      std::string ignored_reason;
+      std::string status(run_status_name(effective_status(run, 2, 3, ignored_reason)));
       if (status != "passed" && status != "failed") {
         return Error::input(fmt::format("run {} is {}: only a completed run (passed or failed) can be a baseline",
                                         run_id, status));

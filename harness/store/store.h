@@ -76,7 +76,7 @@ std::string resolve_database_path(const std::string& flag);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens (creating when absent) and migrates to kSchemaVersion. A database
   // written by a newer harness is refused.
@@ -89,15 +89,34 @@ class Store {
   int schema_version() const;
 
   // A live run is first visible as "running", so a crash leaves an honest
-  // trace rather than a half-written run shown as complete.
+  // trace rather than a half-written run shown as complete. The run records
+  // this process (run_owner.h): once it is gone, the run reads as abandoned.
   Result<std::int64_t> begin_run(const RunRecord& header);
   // Writes everything of the run and its final status in one transaction.
   Status finish_run(const RunRecord& run);
   // A whole run at once (replays, imports).
   Result<std::int64_t> insert_run(const RunRecord& run);
+  // A stored run becomes aborted: a stop request (SIGINT, SIGTERM) arrived
+  // after its final status was written but before the command ended.
+  Status mark_aborted(std::int64_t id, const std::string& reason);
 
+  // Runs newest first; a running run whose process is gone is abandoned.
   Result<std::vector<RunSummary>> list_runs(int limit = 50) const;
-  // The run, or an error naming the id when there is none.
+
+  // The store's own folder for raw files: "<store file>.artifacts" beside
+  // it, so two stores in one folder never share one.
+  std::string artifact_folder() const;
+  // Keeps `source` as an artifact: content-addressed, read-only, at
+  // <artifact_folder>/<sha256>. A live run's own file is moved there
+  // (`move`); anything else is reflinked or copied, never hard-linked, so a
+  // later write to the source cannot change what was stored. An existing
+  // file of that name is checked against its name first.
+  Result<Artifact> keep_artifact(const std::string& source, const std::string& name, const std::string& kind,
+                                 bool move) const;
+  // An artifact's bytes are still those stored: the file is a regular file
+  // with the stored size and sha256, else an error naming both digests.
+  Status verify_artifact(const Artifact& artifact) const;
+  // The run, or an error naming the id when there is none; abandoned as above.
   Result<RunRecord> load_run(std::int64_t id) const;
 
   // Names run `run_id` as baseline `name` of its scenario and rig, replacing

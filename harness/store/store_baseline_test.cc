@@ -184,6 +184,8 @@ TEST(StoreMigration, AVersion1StoreGainsBaselinesAndKeepsItsRuns) {
     ASSERT_TRUE(s) << s.error().message;
     EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
     ASSERT_TRUE(s->set_baseline("nightly", 1, "t").ok());
+    // A run stored before owners were recorded keeps its status.
+    EXPECT_EQ(s->load_run(1)->status, RunStatus::passed);
     EXPECT_EQ(s->list_baselines()->size(), 1u);
   }
   std::filesystem::remove(path);

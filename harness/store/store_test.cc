@@ -1,6 +1,12 @@
 #include "harness/store/store.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
@@ -159,6 +165,101 @@ TEST_F(StoreTest, UnknownRunIsABadInputError) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message, "store " + path_ + ": no run with id 42");
   EXPECT_EQ(r.error().code, ExitCode::bad_input);
+}
+
+// A pid that no process has any more: a child that has been reaped.
+std::int64_t dead_pid() {
+  pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+TEST_F(StoreTest, ARunWhoseProcessDiedIsAbandonedAndNeverABaseline) {
+  Result<Store> s = Store::open(path_);
+  ASSERT_TRUE(s);
+  RunRecord r = sample_run();
+  std::int64_t alive = *s->begin_run(r);  // ours: still running
+  std::int64_t killed = *s->begin_run(r);
+  std::int64_t rebooted = *s->begin_run(r);
+  std::int64_t elsewhere = *s->begin_run(r);
+  std::int64_t pid = dead_pid();
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec("UPDATE runs SET owner_pid = " + std::to_string(pid) + " WHERE id = " + std::to_string(killed));
+    db.exec("UPDATE runs SET owner_boot_id = 'another-boot' WHERE id = " + std::to_string(rebooted));
+    db.exec("UPDATE runs SET owner_host = 'another-host', owner_pid = " + std::to_string(pid) +
+            " WHERE id = " + std::to_string(elsewhere));
+  }
+  EXPECT_EQ(s->load_run(alive)->status, RunStatus::running);
+  Result<RunRecord> k = s->load_run(killed);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->status, RunStatus::abandoned);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  EXPECT_EQ(k->reason, "its process (pid " + std::to_string(pid) + " on " + host +
+                           ") ended before the run finished: killed or crashed");
+  EXPECT_EQ(s->load_run(rebooted)->status, RunStatus::abandoned);
+  EXPECT_EQ(s->load_run(elsewhere)->status, RunStatus::running);  // another host's: not ours to judge
+  Result<std::vector<RunSummary>> list = s->list_runs();
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->size(), 4u);
+  EXPECT_EQ((*list)[2].status, RunStatus::abandoned);  // newest first: elsewhere, rebooted, killed, alive
+  EXPECT_EQ((*list)[2].id, killed);
+
+  auto refused = s->set_baseline("nightly", killed, "2026-12-01T00:00:00Z");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message,
+            "run " + std::to_string(killed) + " is abandoned: only a completed run (passed or failed) can be a baseline");
+  EXPECT_EQ(refused.error().code, ExitCode::bad_input);
+}
+
+TEST_F(StoreTest, AStopAfterStoringMarksTheRunAborted) {
+  Result<Store> s = Store::open(path_);
+  ASSERT_TRUE(s);
+  RunRecord r = sample_run();
+  r.status = RunStatus::passed;
+  std::int64_t id = *s->insert_run(r);
+  ASSERT_TRUE(s->mark_aborted(id, "interrupted by SIGINT after storing"));
+  Result<RunRecord> back = s->load_run(id);
+  EXPECT_EQ(back->status, RunStatus::aborted);
+  EXPECT_EQ(back->reason, "interrupted by SIGINT after storing");
+}
+
+TEST_F(StoreTest, ArtifactsAreCopiedContentAddressedAndVerified) {
+  Result<Store> s = Store::open(path_);
+  ASSERT_TRUE(s);
+  std::filesystem::path user_file = dir_ / "capture.vcd";
+  std::ofstream(user_file) << "raw truth";
+  Result<Artifact> kept = s->keep_artifact(user_file.string(), "ddr/capture.vcd", "capture:vcd", false);
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_EQ(kept->path, (std::filesystem::absolute(dir_) / "runs.sqlite.artifacts" / kept->sha256).string());
+  EXPECT_EQ(kept->size, 9u);
+  // A copy, not a link: the user's later writes do not reach the stored file.
+  struct stat a {}, b {};
+  ASSERT_EQ(::stat(user_file.c_str(), &a), 0);
+  ASSERT_EQ(::stat(kept->path.c_str(), &b), 0);
+  EXPECT_NE(a.st_ino, b.st_ino);
+  EXPECT_EQ(b.st_nlink, 1u);
+  std::ofstream(user_file) << "overwritten";
+  EXPECT_TRUE(s->verify_artifact(*kept));
+  std::ifstream in(kept->path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "raw truth");
+
+  // A stored file altered behind the store's back is an error, naming both digests.
+  std::filesystem::permissions(kept->path, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  std::ofstream(kept->path) << "RAW truth";
+  Status v = s->verify_artifact(*kept);
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message.find("but " + kept->sha256 + " was stored (altered since it was stored)"),
+            std::string::npos) << v.error().message;
+
+  // Another store in the same folder has its own artifact folder.
+  Result<Store> other = Store::open((dir_ / "other.sqlite").string());
+  ASSERT_TRUE(other);
+  EXPECT_NE(other->artifact_folder(), s->artifact_folder());
 }
 
 TEST(StorePath, FlagThenEnvironmentThenDefault) {

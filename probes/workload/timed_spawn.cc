@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -35,7 +36,24 @@ TimedSpawner::~TimedSpawner() {
   if (output_fd_ >= 0) ::close(output_fd_);
 }
 
-Result<TimedRun> TimedSpawner::run(Clock& clock, double timeout_s, std::size_t tail_bytes) {
+namespace {
+
+// Waits for the pidfd or the stop eventfd; 0 on timeout, 1 when the child
+// ended, 2 on a stop request.
+int wait_child(int pidfd, int stopfd, int timeout_ms) {
+  pollfd p[2] = {{pidfd, POLLIN, 0}, {stopfd, POLLIN, 0}};
+  int ready;
+  do {
+    ready = ::poll(p, stopfd >= 0 ? 2 : 1, timeout_ms);
+  } while (ready < 0 && errno == EINTR);
+  if (ready <= 0) return 0;
+  if (p[0].revents != 0) return 1;
+  return 2;
+}
+
+}  // namespace
+
+Result<TimedRun> TimedSpawner::run(Clock& clock, double timeout_s, std::size_t tail_bytes, std::stop_token stop) {
   // A fresh, empty output for this iteration.
   if (::ftruncate(output_fd_, 0) != 0 || ::lseek(output_fd_, 0, SEEK_SET) != 0) {
     return Error::infra(fmt::format("workload: cannot reset its output file: {}", std::strerror(errno)));
@@ -67,16 +85,28 @@ Result<TimedRun> TimedSpawner::run(Clock& clock, double timeout_s, std::size_t t
     ::waitpid(pid, nullptr, 0);
     return Error::infra(fmt::format("workload: pidfd_open: {}", std::strerror(e)));
   }
-  pollfd p{pidfd, POLLIN, 0};
-  const int timeout_ms = static_cast<int>(std::min(std::ceil(timeout_s * 1000), 2e9));
-  int ready;
-  do {
-    ready = ::poll(&p, 1, timeout_ms);
-  } while (ready < 0 && errno == EINTR);
-  if (ready == 0) {
-    r.timed_out = true;
-    ::kill(-pid, SIGKILL);
+  // A stop request wakes the wait through an eventfd; without one
+  // (eventfd failed) the request is noticed at the end of the iteration.
+  int stopfd = stop.stop_possible() ? ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
+  {
+    std::stop_callback on_stop(stop, [stopfd] {
+      if (stopfd < 0) return;
+      std::uint64_t one = 1;
+      ssize_t ignored = ::write(stopfd, &one, sizeof one);
+      (void)ignored;
+    });
+    const int timeout_ms = static_cast<int>(std::min(std::ceil(timeout_s * 1000), 2e9));
+    int woke = wait_child(pidfd, stopfd, timeout_ms);
+    if (woke == 0) {
+      r.timed_out = true;
+      ::kill(-pid, SIGKILL);
+    } else if (woke == 2) {
+      r.stopped = true;
+      ::kill(-pid, SIGTERM);
+      if (wait_child(pidfd, -1, static_cast<int>(kStopGrace_s * 1000)) == 0) ::kill(-pid, SIGKILL);
+    }
   }
+  if (stopfd >= 0) ::close(stopfd);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ namespace harness {
 struct TimedRun {
   std::uint64_t start_ns = 0, end_ns = 0;  // on the given clock: spawn to reap
   bool timed_out = false;                  // killed (with its process group) at the timeout
+  bool stopped = false;                    // ended by a stop request (SIGTERM, then SIGKILL)
   ChildEnd end;
   std::string output_tail;  // last bytes of stdout and stderr, only kept when it failed
 };
@@ -32,7 +34,11 @@ class TimedSpawner {
   TimedSpawner(const TimedSpawner&) = delete;
   TimedSpawner& operator=(const TimedSpawner&) = delete;
 
-  Result<TimedRun> run(Clock& clock, double timeout_s, std::size_t tail_bytes = 400);
+  // A stop request ends the iteration at once: the child's process group
+  // gets SIGTERM, then SIGKILL after kStopGrace_s.
+  Result<TimedRun> run(Clock& clock, double timeout_s, std::size_t tail_bytes = 400, std::stop_token stop = {});
+
+  static constexpr double kStopGrace_s = 2.0;
 
  private:
   TimedSpawner() = default;

@@ -24,7 +24,8 @@ std::string last_output(std::string text) {
 }
 
 // A built-in kernel, timed around each run. An in-process iteration cannot
-// be interrupted: the per-iteration timeout is checked once it returns.
+// be interrupted: the per-iteration timeout, and a stop request, are
+// checked once it returns (between iterations).
 class BuiltinRunner final : public WorkloadRunner {
  public:
   BuiltinRunner(std::unique_ptr<KernelInstance> kernel, std::string source, Clock& clock)
@@ -34,6 +35,7 @@ class BuiltinRunner final : public WorkloadRunner {
     const std::uint64_t t0 = clock_.now_ns();
     kernel_->run();
     const std::uint64_t t1 = clock_.now_ns();
+    if (stop_.stop_requested()) return Error::infra("interrupted");
     const double latency = static_cast<double>(t1 - t0) * 1e-9;
     if (latency > timeout_s) {
       return Error::infra(fmt::format("workload {}: an iteration took {:.3g} s, over the per-iteration timeout of "
@@ -57,8 +59,9 @@ class CommandRunner final : public WorkloadRunner {
       : spawner_(std::move(spawner)), name_(std::move(name)), source_("command:" + name_), clock_(clock) {}
   const std::string& source() const override { return source_; }
   Result<IterationSample> next(double timeout_s) override {
-    Result<TimedRun> r = spawner_->run(clock_, timeout_s, kTailBytes);
+    Result<TimedRun> r = spawner_->run(clock_, timeout_s, kTailBytes, stop_);
     if (!r) return r.error().within("workload");
+    if (r->stopped) return Error::infra("interrupted");
     if (r->timed_out) {
       return Error::infra(fmt::format("workload {} did not finish within the per-iteration timeout of {:.3g} s and "
                                       "was killed; last output: {}", name_, timeout_s, last_output(r->output_tail)));

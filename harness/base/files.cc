@@ -1,0 +1,183 @@
+#include "harness/base/files.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "harness/base/digest.h"
+
+namespace harness {
+namespace {
+
+std::string os_error(int e) { return std::strerror(e); }
+
+// Sixteen random hex digits: a name no other process can predict.
+std::string random_suffix() {
+  unsigned char bytes[8] = {};
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  std::string out;
+  for (unsigned char b : bytes) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+Status write_all(int fd, std::string_view text, const std::string& path) {
+  while (!text.empty()) {
+    ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::infra(fmt::format("{}: write failed: {}", path, os_error(errno)));
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return ok();
+}
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+Status write_file_atomically(const std::string& path, std::string_view text) {
+  std::filesystem::path target(path);
+  std::filesystem::path dir = target.parent_path();
+  if (dir.empty()) dir = ".";
+  Fd tmp;
+  std::string tmp_path;
+  for (int attempt = 0; attempt < 16 && tmp.fd < 0; ++attempt) {
+    tmp_path = (dir / fmt::format(".{}.{}.tmp", target.filename().string(), random_suffix())).string();
+    tmp.fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (tmp.fd < 0 && errno != EEXIST) {
+      return Error::infra(fmt::format("{}: cannot create a temporary file in {}: {}", path, dir.string(),
+                                      os_error(errno)));
+    }
+  }
+  if (tmp.fd < 0) return Error::infra(fmt::format("{}: cannot create a temporary file in {}", path, dir.string()));
+  Status written = write_all(tmp.fd, text, path);
+  if (written && ::fsync(tmp.fd) != 0) written = Error::infra(fmt::format("{}: fsync failed: {}", path, os_error(errno)));
+  if (!written) {
+    ::unlink(tmp_path.c_str());
+    return written;
+  }
+  ::close(tmp.fd);
+  tmp.fd = -1;
+  if (std::rename(tmp_path.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp_path.c_str());
+    return Error::infra(fmt::format("{}: cannot write: {}", path, os_error(e)));
+  }
+  return ok();
+}
+
+Result<int> open_regular_file(const std::string& path, std::string_view what) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    if (e == ELOOP) return Error::input(fmt::format("{}: is a symbolic link, not a regular file", path));
+    if (!what.empty()) return Error::input(fmt::format("{}: cannot open {}: {}", path, what, os_error(e)));
+    return Error::input(fmt::format("{}: {}", path, os_error(e)));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return Error::input(fmt::format("{}: {}", path, os_error(e)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return Error::input(fmt::format("{}: is {}, not a regular file", path, kind));
+  }
+  // Reads block from here on: O_NONBLOCK only kept the open from waiting.
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+Result<std::string> read_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
+  Result<int> opened = open_regular_file(path, what);
+  if (!opened) return opened.error();
+  Fd fd{*opened};
+  struct stat st {};
+  if (::fstat(fd.fd, &st) != 0) return Error::input(fmt::format("{}: {}", path, os_error(errno)));
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > max_bytes) {
+    return Error::input(fmt::format("{}: {} bytes is more than the {} allowed", path, size, max_bytes));
+  }
+  std::string out;
+  out.resize(static_cast<std::size_t>(size));
+  std::size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(fd.fd, out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::input(fmt::format("{}: {}", path, os_error(errno)));
+    if (n == 0) break;  // shrank while read: what is there
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  // Grown while read: the limit still holds.
+  char extra = 0;
+  if (::read(fd.fd, &extra, 1) > 0) {
+    return Error::input(fmt::format("{}: grew while being read, beyond the {} bytes allowed", path, max_bytes));
+  }
+  return out;
+}
+
+Result<std::string> sha256_regular_file(const std::string& path) {
+  Result<int> opened = open_regular_file(path);
+  if (!opened) return opened.error();
+  Fd fd{*opened};
+  return sha256_fd(fd.fd, path);
+}
+
+Status copy_file_private(const std::string& source, const std::string& target) {
+  Result<int> in = open_regular_file(source);
+  if (!in) return in.error();
+  Fd src{*in};
+  Fd dst;
+  dst.fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+  if (dst.fd < 0) return Error::infra(fmt::format("{}: cannot create: {}", target, os_error(errno)));
+  if (::ioctl(dst.fd, FICLONE, src.fd) == 0) return ok();
+  std::vector<char> buffer(1 << 20);
+  for (;;) {
+    ssize_t n = ::read(src.fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::unlink(target.c_str());
+      return Error::infra(fmt::format("{}: read failed: {}", source, os_error(e)));
+    }
+    if (n == 0) break;
+    Status w = write_all(dst.fd, std::string_view(buffer.data(), static_cast<std::size_t>(n)), target);
+    if (!w) {
+      ::unlink(target.c_str());
+      return w;
+    }
+  }
+  if (::fsync(dst.fd) != 0) return Error::infra(fmt::format("{}: fsync failed: {}", target, os_error(errno)));
+  return ok();
+}
+
+}  // namespace harness

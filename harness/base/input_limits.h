@@ -1,0 +1,25 @@
+// The limits on what the harness reads from files a user (or an attacker)
+// hands it, in one place. Input beyond them is refused with exit 2 before
+// anything large is allocated; the error names the file and the limit.
+// (The capture readers' own limits on samples, channels and inflated bytes
+// live with them in probes/capture/.)
+#pragma once
+
+#include <cstdint>
+
+namespace harness {
+
+// A scenario file or a counter group file: real ones are a few KiB.
+inline constexpr std::uint64_t kMaxScenarioBytes = 1ull << 20;
+// A bundle's manifest.json: a few hundred bytes per listed file.
+inline constexpr std::uint64_t kMaxManifestBytes = 4ull << 20;
+// A bundle's recording.json, and a run's stored recording: every raw sample
+// of every level as JSON text (a million latency samples are ~25 MiB).
+inline constexpr std::uint64_t kMaxRecordingBytes = 256ull << 20;
+// Nesting of any JSON document read from a file: the deepest the harness
+// writes is under 10; deep nesting only exhausts the parser's stack.
+inline constexpr int kMaxJsonDepth = 64;
+// An expectation file (`replay --expect`).
+inline constexpr std::uint64_t kMaxExpectationBytes = 64ull << 20;
+
+}  // namespace harness
