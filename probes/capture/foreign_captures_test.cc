@@ -676,6 +676,14 @@ TEST(ForeignVcd, AnIlaDumpWithHundredsOfSignalsDecodesFromTheMappedOnes) {
   CaptureCollector few;
   ASSERT_TRUE(read_vcd(text, "ila.vcd", named, few).ok());
   EXPECT_EQ(few.capture().header.channels, (std::vector<std::string>{"core_sig_7", "axi_wdata[3]", "CS"}));
+  // The decoder reports the unknown samples of the channels it used.
+  Capture marked = read.capture();
+  marked.header.unknown_samples.assign(marked.header.channels.size(), 0);
+  marked.header.unknown_samples[1] = 7;  // CS
+  CommandCollector again;
+  BusDecoder reporting(d, again);
+  ASSERT_TRUE(marked.replay(reporting).ok());
+  EXPECT_EQ(reporting.timing().unknown_samples, (std::map<std::string, std::uint64_t>{{"CS", 7}}));
   named.plan_channels = plan_named_channels({"core_sig_7", "CK_x"});
   EXPECT_EQ(read_vcd(text, "ila.vcd", named, few).error().message,
             "ila.vcd: no channel 'CK_x' (did you mean 'CK_t'?)");
