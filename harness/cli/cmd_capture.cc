@@ -28,6 +28,7 @@ struct CaptureArgs {
   unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4, ranks = 1, jobs = 0;
   std::string tck_text = "10 ns";
   std::uint64_t cycles = 20000, seed = 1;
+  unsigned chunk_mib = 64;  // .sr chunk entries written (the threads inflate one entry each)
 };
 
 Result<ReadOptions> read_options(const CaptureArgs& a) {
@@ -99,7 +100,7 @@ Result<ExitCode> info(const CaptureArgs& a, const GlobalOptions& g, Io io) {
 Result<ExitCode> convert(const CaptureArgs& a, Io io) {
   Result<ReadOptions> r = read_options(a);
   if (!r) return r.error();
-  SrWriter writer(a.output);
+  SrWriter writer(a.output, std::size_t{a.chunk_mib} << 20);
   HARNESS_TRY(read_capture(a.input, *r, writer));
   io.err << fmt::format("harness: wrote {}\n", a.output);
   return ExitCode::ok;
@@ -149,7 +150,7 @@ Result<ExitCode> synth(const CaptureArgs& a, Io io) {
     w.on_commands(trace);
     if (!out) return Error::infra(a.csv + ": write failed");
   }
-  SrWriter writer(a.output);
+  SrWriter writer(a.output, std::size_t{a.chunk_mib} << 20);
   HARNESS_TRY(ddr::synthesize(trace, o, writer));
   io.err << fmt::format("harness: wrote {} ({} commands, {} at {} samples per clock)\n", a.output, trace.size(),
                         a.standard, a.spc);
@@ -337,6 +338,11 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   convert_cmd->add_option("capture", a->input, "Capture file")->required();
   convert_cmd->add_option("-o,--output", a->output, "Output .sr file")->required();
   input_options(convert_cmd);
+  convert_cmd->add_option("--chunk-mib", a->chunk_mib,
+                           "MiB of samples per .sr chunk entry (libsigrok rewrites the archive per entry: keep it "
+                           "large)")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
   for (CLI::App* sub : {info_cmd, convert_cmd})
     sub->add_option("--channels", a->channels,
                     "Read only these channels (VCD, Saleae CSV: files with more than 64 one-bit signals need it)")
@@ -358,6 +364,10 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   synth_cmd->add_option("--ranks", a->ranks, "Ranks: one chip select each (CS0, CS1.. / CS0_n..)")->capture_default_str();
   synth_cmd->add_flag("--cke", a->cke, "DDR4/LPDDR4: a CKE channel; --pattern mixed then adds power-down (and DDR4 self refresh)");
   synth_cmd->add_option("--trace-out", a->csv, "Also write the trace as a command list CSV");
+  synth_cmd->add_option("--chunk-mib", a->chunk_mib,
+                        "MiB of samples per .sr chunk entry (libsigrok rewrites the archive per entry: keep it large)")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
   CLI::App* decode_cmd = app.add_subcommand("decode", "Decode the DDR command bus of a capture");
   decode_cmd->add_option("capture", a->input, "Capture file")->required();
   decode_cmd->add_option("--standard", a->standard, "ddr4, lpddr4 or lpddr5")->capture_default_str();
