@@ -109,6 +109,33 @@ Result<std::string> detect_capture_format(const std::string& path) {
       "state listing)", path));
 }
 
+namespace {
+
+// libsigrok reads the archive itself, without the direct reader's checks:
+// its samples are counted against the limit as they arrive.
+class SampleLimitSink : public CaptureSink {
+ public:
+  SampleLimitSink(CaptureSink& next, const std::string& where, const ReaderLimits& limits)
+      : next_(next), where_(where), limits_(limits) {}
+  Status begin(const CaptureHeader& header) override { return next_.begin(header); }
+  Status samples(const std::uint8_t* data, std::size_t count) override {
+    seen_ += count;
+    if (seen_ > limits_.samples)
+      return limit_exceeded(where_, fmt::format("libsigrok delivered {} samples", seen_), &ReaderLimits::samples,
+                            limits_);
+    return next_.samples(data, count);
+  }
+  Status end() override { return next_.end(); }
+
+ private:
+  CaptureSink& next_;
+  const std::string& where_;
+  const ReaderLimits& limits_;
+  std::uint64_t seen_ = 0;
+};
+
+}  // namespace
+
 Status read_capture(const std::string& path, const ReadOptions& options, CaptureSink& sink) {
   std::string format = options.format;
   if (format.empty()) {
@@ -118,7 +145,10 @@ Status read_capture(const std::string& path, const ReadOptions& options, Capture
   }
   if (format == "sr") {
     if (options.sr_reader.empty() || options.sr_reader == "direct") return read_sr(path, options, sink);
-    if (options.sr_reader == "libsigrok") return read_sr_libsigrok(path, sink);
+    if (options.sr_reader == "libsigrok") {
+      SampleLimitSink bounded(sink, path, options.limits);
+      return read_sr_libsigrok(path, bounded);
+    }
     return Error::input(fmt::format("unknown .sr reader '{}' (direct, libsigrok)", options.sr_reader));
   }
   if (format == "saleae-binary") {

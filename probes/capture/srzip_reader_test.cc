@@ -492,6 +492,19 @@ TEST(SrzipReader, ReadCaptureChoosesTheReader) {
     ASSERT_TRUE(s.ok()) << reader << ": " << s.error().message;
     expect_same(c.capture(), cap);
   }
+  // Both readers hold the capture to the samples limit.
+  for (const char* reader : {"direct", "libsigrok"}) {
+    ReadOptions bounded;
+    bounded.sr_reader = reader;
+    bounded.limits.samples = 2999;
+    CaptureSummary sink;
+    Status s = read_capture(path, bounded, sink);
+    ASSERT_FALSE(s.ok()) << reader;
+    EXPECT_EQ(s.error().message,
+              std::string(reader) == "direct"
+                  ? path + ": the chunk entries hold 3000 samples, more than the reader limit samples = 2999 samples"
+                  : path + ": libsigrok delivered 3000 samples, more than the reader limit samples = 2999 samples");
+  }
   ReadOptions o;
   o.sr_reader = "zip";
   CaptureSummary sink;
