@@ -360,6 +360,7 @@ TEST(ForeignSaleaeBinary, ReadsVersion1AsSaleaeDocumentsIt) {
   EXPECT_EQ(cap.sample(20), 1u);  // second chunk's initial state
   EXPECT_EQ(cap.sample(25), 0u);
   EXPECT_EQ(cap.sample(29), 0u);
+  EXPECT_EQ(cap.header.unknown_samples, std::vector<std::uint64_t>{10});  // the gap: samples 10..19
 }
 
 // Read literally, "v1: same header, then uint64 chunk_count" can also mean

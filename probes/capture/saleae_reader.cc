@@ -399,8 +399,15 @@ Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const Read
   auto index_of = [&](double t) { return sample_index(t - t0, rate); };
   ChangeTimeline timeline(channels);
   for (unsigned ch = 0; ch < all.size(); ++ch) {
-    // Gaps between v1 chunks hold the last level (no data was recorded).
+    // Gaps between v1 chunks hold the last level and are unknown (no data
+    // was recorded: the channel was off, or USB could not keep up).
+    const SaleaeChunk* before = nullptr;
     for (const SaleaeChunk& c : all[ch]) {
+      if (before && index_of(c.begin) > index_of(before->end)) {
+        timeline.set_unknown(ch, index_of(before->end), true);
+        timeline.set_unknown(ch, index_of(c.begin), false);
+      }
+      before = &c;
       bool level = c.initial;
       timeline.change(ch, index_of(c.begin), level);
       for (double t : c.toggles) {
