@@ -3,6 +3,7 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -21,24 +22,46 @@ namespace {
 
 struct CaptureArgs {
   std::string input, output, format, samplerate_text, sr_reader = "direct", standard = "lpddr4", pattern = "stream", trace;
-  std::vector<std::string> map, clock_stops;
+  std::vector<std::string> map, clock_stops, reader_limits, channels;
   std::string csv, drampower, commands_json;
   bool in_memory = false, read_only = false, bank_groups = false, cke = false;
-  unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4, ranks = 1;
+  unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4, ranks = 1, jobs = 0;
   std::string tck_text = "10 ns";
   std::uint64_t cycles = 20000, seed = 1;
+  unsigned chunk_mib = 64;  // .sr chunk entries written (the threads inflate one entry each)
 };
 
 Result<ReadOptions> read_options(const CaptureArgs& a) {
   ReadOptions r;
   r.format = a.format;
   r.sr_reader = a.sr_reader;
+  r.jobs = a.jobs;
   if (!a.samplerate_text.empty()) {
     Result<double> hz = parse_quantity(a.samplerate_text, Dimension::frequency);
     if (!hz) return hz.error().within("--samplerate");
     r.samplerate = *hz;
   }
+  if (!a.channels.empty()) r.plan_channels = plan_named_channels(a.channels);
+  for (const std::string& l : a.reader_limits) {
+    Status s = set_reader_limit(r.limits, l);
+    if (!s) return s.error().within("--reader-limit");
+  }
   return r;
+}
+
+std::string reader_limit_help() {
+  std::string out;
+  const ReaderLimits defaults;
+  for (const ReaderLimit& l : reader_limit_table())
+    out += fmt::format("{}{}={} ({})", out.empty() ? "" : "; ", l.name, defaults.*l.field, l.what);
+  return out;
+}
+
+// "CS_n 120, CA3 4 samples x/z or no data (held at the last known level)"
+std::string unknown_text(const std::map<std::string, std::uint64_t>& unknown) {
+  std::string list;
+  for (const auto& [name, n] : unknown) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", name, n);
+  return list + " samples x/z or no data (held at the last known level)";
 }
 
 Result<ddr::Standard> standard_of(const std::string& s) {
@@ -54,26 +77,30 @@ Result<ExitCode> info(const CaptureArgs& a, const GlobalOptions& g, Io io) {
   HARNESS_TRY(read_capture(a.input, *r, summary));
   const CaptureHeader& h = summary.header();
   const double duration = h.samplerate > 0 ? summary.sample_count() / h.samplerate : 0;
+  std::map<std::string, std::uint64_t> unknown;
+  for (std::size_t c = 0; c < h.unknown_samples.size() && c < h.channels.size(); ++c)
+    if (h.unknown_samples[c]) unknown[h.channels[c]] = h.unknown_samples[c];
   if (g.json) {
-    io.out << nlohmann::json{{"file", a.input},          {"format", h.format},
-                             {"channels", h.channels},   {"samplerate_hz", h.samplerate},
-                             {"samples", summary.sample_count()}, {"duration_s", duration},
-                             {"bytes_per_sample", h.unitsize}}
-                  .dump(2)
-           << "\n";
+    nlohmann::json j{{"file", a.input},          {"format", h.format},
+                     {"channels", h.channels},   {"samplerate_hz", h.samplerate},
+                     {"samples", summary.sample_count()}, {"duration_s", duration},
+                     {"bytes_per_sample", h.unitsize}};
+    if (!unknown.empty()) j["unknown_samples"] = unknown;
+    io.out << j.dump(2) << "\n";
     return ExitCode::ok;
   }
   io.out << fmt::format("file:        {}\nformat:      {}\nchannels:    {} ({})\nsample rate: {}\nsamples:     {}\n"
                         "duration:    {}\n",
                         a.input, h.format, h.channels.size(), fmt::join(h.channels, ", "),
                         samplerate_text(h.samplerate), summary.sample_count(), format_quantity(duration, "s"));
+  if (!unknown.empty()) io.out << "unknown:     " << unknown_text(unknown) << "\n";
   return ExitCode::ok;
 }
 
 Result<ExitCode> convert(const CaptureArgs& a, Io io) {
   Result<ReadOptions> r = read_options(a);
   if (!r) return r.error();
-  SrWriter writer(a.output);
+  SrWriter writer(a.output, std::size_t{a.chunk_mib} << 20);
   HARNESS_TRY(read_capture(a.input, *r, writer));
   io.err << fmt::format("harness: wrote {}\n", a.output);
   return ExitCode::ok;
@@ -123,7 +150,7 @@ Result<ExitCode> synth(const CaptureArgs& a, Io io) {
     w.on_commands(trace);
     if (!out) return Error::infra(a.csv + ": write failed");
   }
-  SrWriter writer(a.output);
+  SrWriter writer(a.output, std::size_t{a.chunk_mib} << 20);
   HARNESS_TRY(ddr::synthesize(trace, o, writer));
   io.err << fmt::format("harness: wrote {} ({} commands, {} at {} samples per clock)\n", a.output, trace.size(),
                         a.standard, a.spc);
@@ -143,6 +170,10 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
     if (eq == std::string::npos) return Error::input(fmt::format("--map '{}': expected ROLE=CHANNEL", m));
     d.roles[m.substr(0, eq)] = m.substr(eq + 1);
   }
+  // Files with more channels than a capture holds: only those the roles can use.
+  r->plan_channels = [d](const std::vector<std::string>& channels) -> Result<ChannelPlan> {
+    return ddr::plan_bus_channels(d.standard, d.roles, channels);
+  };
   ddr::BusModel model;
   model.standard = *st;
   model.dq_width = a.dq_width;
@@ -195,7 +226,7 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
   Result<ddr::BusTiming> timing = Error::input("not decoded");
   if (a.in_memory) {
     // Load first, then decode from memory: the decoder's own speed.
-    CaptureCollector collector;
+    CaptureCollector collector(a.input, r->limits);
     auto t0 = Clock::now();
     HARNESS_TRY(read_capture(a.input, *r, collector));
     read_seconds = seconds(t0);
@@ -253,6 +284,7 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
                         {"decode_seconds", decode_seconds},
                         {"decode_cpu_seconds", decode_cpu_seconds},
                         {"decode_and_statistics_cpu_seconds", statistics_cpu_seconds}};
+    if (!timing->unknown_samples.empty()) j["unknown_samples"] = timing->unknown_samples;
     if (s.burst_bytes_mode) j["burst_bytes_mode"] = *s.burst_bytes_mode;
     io.out << j.dump(2) << "\n";
     return ExitCode::ok;
@@ -276,6 +308,7 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
                         s.dq_from_dqs ? "DQS toggles" : "command timing");
   io.out << fmt::format("row buffer:   {} hits, {} misses, {} conflicts, {} unknown; {} refreshes\n", s.row_hits,
                         s.row_misses, s.row_conflicts, s.row_unknown, s.refreshes);
+  if (!timing->unknown_samples.empty()) io.out << "unknown:      " << unknown_text(timing->unknown_samples) << "\n";
   return ExitCode::ok;
 }
 
@@ -290,6 +323,13 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
     sub->add_option("--sr-reader", a->sr_reader, "How .sr files are read: direct or libsigrok")
         ->check(CLI::IsMember({"direct", "libsigrok"}))
         ->capture_default_str();
+    sub->add_option("--jobs", a->jobs,
+                    "Threads inflating a .sr's chunks, decoded in order on one more (0: one per core; 1: all on one "
+                    "thread)")
+        ->capture_default_str();
+    sub->add_option("--reader-limit", a->reader_limits,
+                    "Raise or lower a reader limit, NAME=N (N: a number, 8Gi, 2^33; repeatable). Names and "
+                    "defaults: " + reader_limit_help());
   };
   CLI::App* info_cmd = app.add_subcommand("info", "Channels, sample rate, samples and duration of a capture");
   info_cmd->add_option("capture", a->input, "Capture file (or Saleae binary export folder)")->required();
@@ -298,6 +338,15 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   convert_cmd->add_option("capture", a->input, "Capture file")->required();
   convert_cmd->add_option("-o,--output", a->output, "Output .sr file")->required();
   input_options(convert_cmd);
+  convert_cmd->add_option("--chunk-mib", a->chunk_mib,
+                           "MiB of samples per .sr chunk entry (libsigrok rewrites the archive per entry: keep it "
+                           "large)")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
+  for (CLI::App* sub : {info_cmd, convert_cmd})
+    sub->add_option("--channels", a->channels,
+                    "Read only these channels (VCD, Saleae CSV: files with more than 64 one-bit signals need it)")
+        ->delimiter(',');
   CLI::App* synth_cmd = app.add_subcommand("synth", "Render a DDR command trace as a pin-level capture (.sr)");
   synth_cmd->add_option("-o,--output", a->output, "Output .sr file")->required();
   synth_cmd->add_option("--standard", a->standard, "ddr4, lpddr4 or lpddr5")->capture_default_str();
@@ -315,13 +364,19 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   synth_cmd->add_option("--ranks", a->ranks, "Ranks: one chip select each (CS0, CS1.. / CS0_n..)")->capture_default_str();
   synth_cmd->add_flag("--cke", a->cke, "DDR4/LPDDR4: a CKE channel; --pattern mixed then adds power-down (and DDR4 self refresh)");
   synth_cmd->add_option("--trace-out", a->csv, "Also write the trace as a command list CSV");
+  synth_cmd->add_option("--chunk-mib", a->chunk_mib,
+                        "MiB of samples per .sr chunk entry (libsigrok rewrites the archive per entry: keep it large)")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
   CLI::App* decode_cmd = app.add_subcommand("decode", "Decode the DDR command bus of a capture");
   decode_cmd->add_option("capture", a->input, "Capture file")->required();
   decode_cmd->add_option("--standard", a->standard, "ddr4, lpddr4 or lpddr5")->capture_default_str();
   decode_cmd->add_option("--map", a->map, "ROLE=CHANNEL, e.g. CK=D0 (repeatable)");
   decode_cmd->add_option("--csv", a->csv, "Write the commands as CSV");
   decode_cmd->add_option("--drampower", a->drampower, "Write a DRAMPower 5 command trace (CSV)");
-  decode_cmd->add_flag("--in-memory", a->in_memory, "Load the capture into memory first, then decode (benchmark)");
+  decode_cmd->add_flag("--in-memory", a->in_memory,
+                       "Load the capture into memory first, then decode (benchmark); refused above the reader limit "
+                       "in_memory_bytes (4 GiB)");
   decode_cmd->add_flag("--read-only", a->read_only, "Only read the capture, no decoding (benchmark anchor)");
   decode_cmd->add_option("--dq-width", a->dq_width, "Data bus width in bits")->capture_default_str();
   decode_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();

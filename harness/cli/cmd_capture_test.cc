@@ -81,4 +81,50 @@ TEST(CaptureCli, SynthThenDecodeReproducesTheTraceCsv) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 14: an 80-byte VCD declaring a 2e9-bit wire aborted with
+// std::bad_alloc (exit 134); it is bad input, exit 2, naming the limit.
+TEST(CaptureCli, AHostileVcdIsBadInputNamingTheLimit) {
+  const std::string path = (std::filesystem::temp_directory_path() / "harness_capture_cli_wide.vcd").string();
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("$timescale 1ns $end $var wire 2000000000 ! w $end $enddefinitions $end #0 0! #1\n", f);
+  std::fclose(f);
+  Output o = run("capture info " + path);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out, "harness: error: " + path +
+                       ":1: $var 'w' is 2000000000 bits wide, more than the reader limit signal_bits = 65536 bits\n");
+  std::filesystem::remove(path);
+  o = run("capture info --reader-limit sample=5 " + kFixture);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out,
+            "harness: error: --reader-limit: unknown reader limit 'sample' (known: samples, file_bytes, signal_bits, "
+            "declared_bits, changes, entry_bytes, inflated_bytes, in_memory_bytes)\n");
+}
+
+TEST(CaptureCli, InMemoryDecodingIsBounded) {
+  Output o = run("capture decode --in-memory --reader-limit in_memory_bytes=1000 " + kFixture);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out, "harness: error: " + kFixture +
+                       ": 49836 samples of 2 bytes to load into memory, more than the reader limit in_memory_bytes = "
+                       "1000 bytes\n");
+}
+
+// Issue 18: --jobs changes how fast, never what is decoded.
+TEST(CaptureCli, DecodingOnAnyNumberOfThreadsGivesTheSameResults) {
+  auto results = [](const std::string& out) {
+    std::string kept;
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) {
+      std::string line = out.substr(start, nl - start + 1);
+      if (line.find("seconds") == std::string::npos) kept += line;
+    }
+    return kept;
+  };
+  Output one = run("--json capture decode --jobs 1 " + kFixture);
+  Output four = run("--json capture decode --jobs 4 " + kFixture);
+  ASSERT_EQ(one.code, 0) << one.out;
+  ASSERT_EQ(four.code, 0) << four.out;
+  EXPECT_NE(results(one.out).find("\"cycles\""), std::string::npos);
+  EXPECT_EQ(results(one.out), results(four.out));
+}
+
 }  // namespace

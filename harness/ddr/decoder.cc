@@ -81,6 +81,17 @@ Status BusDecoder::begin(const CaptureHeader& header) {
   timing_.standard = options_.standard;
   timing_.format = header.format;
   timing_.samplerate = header.samplerate;
+  if (!header.unknown_samples.empty()) {
+    const BusLayout& l = sampler_->layout();
+    std::vector<unsigned> used = {l.ck, l.cke};
+    used.insert(used.end(), l.chip_selects.begin(), l.chip_selects.end());
+    used.insert(used.end(), l.pins.begin(), l.pins.end());
+    for (unsigned c = 0; c < 64; ++c)
+      if ((l.dqs_mask >> c) & 1) used.push_back(c);
+    for (unsigned c : used)
+      if (c < header.unknown_samples.size() && header.unknown_samples[c] > 0)
+        timing_.unknown_samples[header.channels[c]] = header.unknown_samples[c];
+  }
   return ok();
 }
 
@@ -125,7 +136,12 @@ Status BusDecoder::end() {
 Result<BusTiming> decode_capture_file(const std::string& path, const ReadOptions& read, const DecodeOptions& options,
                                       CommandSink& commands) {
   BusDecoder decoder(options, commands);
-  Status s = read_capture(path, read, decoder);
+  ReadOptions with_plan = read;
+  if (!with_plan.plan_channels)
+    with_plan.plan_channels = [&](const std::vector<std::string>& channels) -> Result<ChannelPlan> {
+      return plan_bus_channels(options.standard, options.roles, channels);
+    };
+  Status s = read_capture(path, with_plan, decoder);
   // Reader errors name the file already; the decoder's do not.
   if (!s) return s.error().message.rfind(path, 0) == 0 ? s.error() : s.error().within(path);
   return decoder.timing();

@@ -54,6 +54,10 @@ struct BusTiming {
   std::uint64_t dqs_active_cycles = 0;
   double window = 0;                 // s
   std::vector<double> dqs_timeline;  // active fraction of each window
+  // The decoded channels whose value the file gave as unknown (VCD x/z,
+  // Saleae X) for some samples, and how many: those samples held the last
+  // known level (readers.h), so commands there may be wrong.
+  std::map<std::string, std::uint64_t> unknown_samples;
 };
 
 // Edge groups -> commands: assembles command words, names the rank whose

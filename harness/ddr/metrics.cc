@@ -220,7 +220,7 @@ Result<BusSummary> summarise_capture(const std::string& path, const ReadOptions&
     Result<std::string> format = read.format.empty() ? detect_capture_format(path) : Result<std::string>(read.format);
     if (!format) return format.error();
     if (*format == "state-listing") {
-      Result<std::string> text = read_file_bytes(path);
+      Result<std::string> text = read_input_file(path, read.limits);
       if (!text) return text.error();
       Result<StateListing> listing = parse_state_listing(*text, path);
       if (!listing) return listing.error();

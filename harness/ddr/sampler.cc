@@ -555,3 +555,40 @@ Status Sampler::finish() {
 }
 
 }  // namespace harness::ddr
+
+namespace harness::ddr {
+
+ChannelPlan plan_bus_channels(Standard standard, const std::map<std::string, std::string>& roles,
+                              const std::vector<std::string>& channels) {
+  const BusFormat& f = bus_format(standard);
+  // The keys make_layout looks a role up under, and the names mapped to roles.
+  std::vector<std::string> keys, select_keys;
+  std::vector<std::string> role_names = {"CK", "CKE"};
+  role_names.insert(role_names.end(), f.pins.begin(), f.pins.end());
+  std::vector<std::string> selects = {f.chip_select};
+  for (unsigned r = 0; r < kMaxRanks; ++r) selects.push_back(chip_select_role(standard, r));
+  for (const std::string& role : role_names)
+    for (std::string& k : role_keys(standard, role)) keys.push_back(std::move(k));
+  for (const std::string& role : selects)
+    for (std::string& k : role_keys(standard, role)) select_keys.push_back(std::move(k));
+  std::sort(keys.begin(), keys.end());
+  std::sort(select_keys.begin(), select_keys.end());
+  ChannelPlan plan;
+  for (unsigned i = 0; i < channels.size(); ++i) {
+    const std::string k = match_key(channels[i]);
+    bool mapped = false, mapped_select = false;
+    for (const auto& [role, name] : roles)
+      if (name == channels[i]) {
+        mapped = true;
+        mapped_select = mapped_select || std::find(selects.begin(), selects.end(), role) != selects.end();
+      }
+    const bool select = mapped_select || std::binary_search(select_keys.begin(), select_keys.end(), k) ||
+                        std::find(selects.begin(), selects.end(), channels[i]) != selects.end();
+    const bool role = select || mapped || std::binary_search(keys.begin(), keys.end(), k) || is_strobe_name(channels[i]);
+    if (role && channels.size() > 64) plan.keep.push_back(i);
+    if (select && !f.chip_select_active_high) plan.idle_high.push_back(i);
+  }
+  return plan;
+}
+
+}  // namespace harness::ddr

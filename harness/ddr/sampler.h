@@ -15,6 +15,7 @@
 #include "harness/ddr/command.h"
 #include "harness/ddr/encoding.h"
 #include "probes/capture/capture.h"
+#include "probes/capture/readers.h"
 
 namespace harness::ddr {
 
@@ -73,6 +74,14 @@ inline std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) 
 // channel names starting with DQS or RDQS.
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
                               const std::map<std::string, std::string>& roles);
+
+// The reader's channel plan for a file naming its channels first (VCD,
+// Saleae CSV): with more than a capture holds, only the channels
+// make_layout could give a role (mapped, a role's name or spelling, a
+// strobe); and the active-low chip selects, whose unknown (x/z) values read
+// as deselected until a known value comes.
+ChannelPlan plan_bus_channels(Standard standard, const std::map<std::string, std::string>& roles,
+                              const std::vector<std::string>& channels);
 
 // CKE at a rising edge, compared with the previous edge (power-down and
 // DDR4 self-refresh entry and exit).

@@ -161,6 +161,8 @@ void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, const std::s
   ReadOptions read;
   read.format = rec->format.empty() ? cfg.format : rec->format;
   read.samplerate = cfg.samplerate;
+  read.jobs = cfg.jobs;
+  read.limits = cfg.reader_limits;
   Result<ddr::BusSummary> summary = ddr::summarise_capture(path, read, decode, model);
   if (!summary) {
     unavailable("capture not decodable: " + summary.error().message);

@@ -126,6 +126,30 @@ TEST(DdrScenario, BankGroupModeIsAnLpddr5Setting) {
   EXPECT_TRUE(s->ddr->bank_groups);
 }
 
+// [ddr] jobs and [ddr.reader_limits] reach the reader: a capture beyond a
+// lowered limit is not decodable, and says which limit.
+TEST(DdrScenario, ReaderLimitsAndJobsReachTheAnalysis) {
+  std::string text = scenario_text("../fixtures/captures/lpddr4-stream.sr", "") + "[ddr.reader_limits]\nsamples = 1000\n";
+  text.insert(text.find("capture = "), "jobs = 2\n");
+  Scenario s = parse(text);
+  ASSERT_TRUE(s.ddr);
+  EXPECT_EQ(s.ddr->jobs, 2u);
+  EXPECT_EQ(s.ddr->reader_limits.samples, 1000u);
+  DdrRecording rec = record("lpddr4-stream.sr");
+  Analysis a;
+  analyse_ddr(s, &rec, "", Provenance::replayed, a);
+  const Metric* m = a.find_metric("ddr.bytes");
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->value);
+  EXPECT_EQ(m->unavailable, "capture not decodable: " + rec.capture +
+                                ": the chunk entries hold 49836 samples, more than the reader limit samples = 1000 "
+                                "samples");
+  Result<Scenario> bad = parse_scenario(scenario_text("x.sr", "") + "[ddr.reader_limits]\nsample = 5\n", "t.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("sample"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("samples"), std::string::npos) << bad.error().message;
+}
+
 TEST(BusStatistics, GroupsBackToBackBurstsAndClassifiesRowAccesses) {
   using namespace ddr;
   BusModel model;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/scenario/expectation.h"
+#include "probes/capture/limits.h"
 
 namespace harness {
 
@@ -43,6 +44,8 @@ struct DdrConfig {
   unsigned read_latency = 0;   // tCK, 0: the standard's default
   unsigned write_latency = 0;
   double timeline_window = 1e-6;  // s
+  unsigned jobs = 0;              // threads inflating a .sr capture; 0: one per core
+  ReaderLimits reader_limits;     // [ddr.reader_limits]: what the capture may declare
   std::optional<DdrAcquireConfig> acquire;
   std::vector<Expectation> expectations;
   std::vector<DdrBaselineExpectation> baseline_expectations;

@@ -62,6 +62,13 @@ DdrConfig read_ddr_section(TableReader& r) {
   if (auto v = r.integer("read_latency", 1, 200)) c.read_latency = static_cast<unsigned>(*v);
   if (auto v = r.integer("write_latency", 1, 200)) c.write_latency = static_cast<unsigned>(*v);
   if (auto v = r.quantity("timeline_window", Dimension::time)) c.timeline_window = *v;
+  if (auto v = r.integer("jobs", 0, 1024)) c.jobs = static_cast<unsigned>(*v);
+  if (const toml::table* t = r.table("reader_limits")) {
+    TableReader lr(r.context(), *t, "ddr.reader_limits");
+    for (const ReaderLimit& l : reader_limit_table())
+      if (auto v = lr.integer(l.name, 1, INT64_MAX)) c.reader_limits.*l.field = static_cast<std::uint64_t>(*v);
+    (void)lr.finish();
+  }
   if (const toml::table* t = r.table("channels")) {
     TableReader cr(r.context(), *t, "ddr.channels");
     for (const auto& [key, node] : *t) {

@@ -40,16 +40,29 @@ Status Capture::replay(CaptureSink& sink, std::size_t chunk_samples) const {
 Status CaptureCollector::begin(const CaptureHeader& header) {
   capture_.header = header;
   capture_.data.clear();
+  if (bounded_ && header.declared_samples &&
+      *header.declared_samples > limits_.in_memory_bytes / std::max(1u, header.unitsize))
+    return limit_exceeded(where_,
+                          fmt::format("{} samples of {} bytes to load into memory", *header.declared_samples,
+                                      header.unitsize),
+                          &ReaderLimits::in_memory_bytes, limits_);
+  if (bounded_ && header.declared_samples)
+    capture_.data.reserve(static_cast<std::size_t>(*header.declared_samples * header.unitsize));
   return ok();
 }
 
 Status CaptureCollector::samples(const std::uint8_t* data, std::size_t count) {
-  capture_.data.insert(capture_.data.end(), data, data + count * capture_.header.unitsize);
+  const std::size_t bytes = count * capture_.header.unitsize;
+  if (bounded_ && bytes > limits_.in_memory_bytes - std::min<std::uint64_t>(limits_.in_memory_bytes, capture_.data.size()))
+    return limit_exceeded(where_, "the samples loaded into memory reach " + std::to_string(capture_.data.size() + bytes) +
+                                      " bytes",
+                          &ReaderLimits::in_memory_bytes, limits_);
+  capture_.data.insert(capture_.data.end(), data, data + bytes);
   return ok();
 }
 
 ChangeTimeline::ChangeTimeline(std::vector<std::string> channels)
-    : channels_(std::move(channels)), level_(channels_.size(), 0) {}
+    : channels_(std::move(channels)), level_(channels_.size(), 0), open_unknown_(channels_.size(), -1) {}
 
 void ChangeTimeline::set_initial(unsigned channel, bool level) {
   std::uint64_t bit = std::uint64_t{1} << channel;
@@ -64,12 +77,28 @@ void ChangeTimeline::change(unsigned channel, std::uint64_t index, bool level) {
   last_ = std::max(last_, index);
 }
 
+void ChangeTimeline::set_unknown(unsigned channel, std::uint64_t index, bool unknown) {
+  std::int64_t& open = open_unknown_[channel];
+  if (unknown == (open >= 0)) return;
+  if (unknown) {
+    open = static_cast<std::int64_t>(unknown_spans_.size());
+    unknown_spans_.push_back({channel, index, UINT64_MAX});
+  } else {
+    unknown_spans_[static_cast<std::size_t>(open)].to = index;
+    open = -1;
+  }
+}
+
 Status ChangeTimeline::render(double samplerate, std::uint64_t sample_count, const std::string& format,
-                              CaptureSink& sink) {
-  // Beyond ~1e12 samples a timestamp is corrupt, not a capture.
-  if (sample_count > kMaxSamples)
-    return Error::input(fmt::format("{}: the timestamps span more than {} samples at {}: corrupt timestamps?",
-                                    format, kMaxSamples, samplerate_text(samplerate)));
+                              const std::string& where, const ReaderLimits& limits, CaptureSink& sink) {
+  if (sample_count > limits.samples)
+    return limit_exceeded(where,
+                          sample_count >= kSampleIndexCeiling
+                              ? fmt::format("the timestamps span more than 2^62 samples at {}",
+                                            samplerate_text(samplerate))
+                              : fmt::format("the timestamps span {} samples at {}", sample_count,
+                                            samplerate_text(samplerate)),
+                          &ReaderLimits::samples, limits);
   std::stable_sort(toggles_.begin(), toggles_.end(),
                    [](const Toggle& a, const Toggle& b) { return a.index < b.index; });
   CaptureHeader header;
@@ -77,17 +106,32 @@ Status ChangeTimeline::render(double samplerate, std::uint64_t sample_count, con
   header.samplerate = samplerate;
   header.unitsize = CaptureHeader::unitsize_for(channels_.size());
   header.format = format;
+  header.declared_samples = sample_count;
+  if (!unknown_spans_.empty()) {
+    header.unknown_samples.assign(channels_.size(), 0);
+    for (const UnknownSpan& u : unknown_spans_) {
+      const std::uint64_t to = std::min(u.to, sample_count), from = std::min(u.from, to);
+      header.unknown_samples[u.channel] += to - from;
+    }
+  }
   HARNESS_TRY(sink.begin(header));
   const unsigned unit = header.unitsize;
   constexpr std::size_t kChunk = 1 << 20;
   std::vector<std::uint8_t> buffer(kChunk * unit);
   std::uint64_t value = initial_;
   std::size_t next = 0;
+  // The buffer holds `value` throughout (a chunk without changes): handed on
+  // again as it is, so a long quiet stretch costs the sink's time only.
+  bool uniform = false;
   for (std::uint64_t at = 0; at < sample_count; at += kChunk) {
     std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, sample_count - at));
-    for (std::size_t i = 0; i < count; ++i) {
-      while (next < toggles_.size() && toggles_[next].index <= at + i) value ^= toggles_[next++].mask;
-      std::memcpy(buffer.data() + i * unit, &value, unit);
+    const bool quiet = next >= toggles_.size() || toggles_[next].index >= at + count;
+    if (!(quiet && uniform)) {
+      for (std::size_t i = 0; i < count; ++i) {
+        while (next < toggles_.size() && toggles_[next].index <= at + i) value ^= toggles_[next++].mask;
+        std::memcpy(buffer.data() + i * unit, &value, unit);
+      }
+      uniform = quiet && count == kChunk;
     }
     HARNESS_TRY(sink.samples(buffer.data(), count));
   }
@@ -97,7 +141,7 @@ Status ChangeTimeline::render(double samplerate, std::uint64_t sample_count, con
 std::uint64_t sample_index(double seconds, double samplerate) {
   const double v = seconds * samplerate;
   if (!(v >= 0)) return 0;
-  if (v > static_cast<double>(kMaxSamples)) return kMaxSamples + 1;
+  if (v >= static_cast<double>(kSampleIndexCeiling)) return kSampleIndexCeiling;
   return static_cast<std::uint64_t>(std::llround(v));
 }
 

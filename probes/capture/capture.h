@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/base/result.h"
+#include "probes/capture/limits.h"
 
 namespace harness {
 
@@ -21,6 +22,14 @@ struct CaptureHeader {
   double samplerate = 0;              // Hz
   unsigned unitsize = 1;              // bytes per packed sample: 1, 2, 4 or 8
   std::string format;                 // "sr", "vcd", "saleae-binary", ...
+  // Samples the capture will hold, when the reader knows before the first
+  // sample (a .sr's directory, a change-based format's span): lets a sink
+  // refuse a capture too large for it before anything is allocated.
+  std::optional<std::uint64_t> declared_samples;
+  // Per channel, the samples whose value was unknown in the file (VCD x/z,
+  // Saleae CSV X); empty when the format cannot say "unknown". Those samples
+  // read as the level the reader's policy gives them (readers.h).
+  std::vector<std::uint64_t> unknown_samples;
 
   // The smallest unitsize holding `channel_count` bits (1, 2, 4 or 8).
   static unsigned unitsize_for(std::size_t channel_count);
@@ -51,9 +60,14 @@ struct Capture {
   Status replay(CaptureSink& sink, std::size_t chunk_samples = 1 << 20) const;
 };
 
-// Sink that keeps everything (only for captures known to be small).
+// Sink that keeps everything (only for captures known to be small). With a
+// byte limit it refuses a larger capture: before allocating when the header
+// declares its size, else when the samples reach the limit.
 class CaptureCollector : public CaptureSink {
  public:
+  CaptureCollector() = default;
+  // `where` (the file) and `limits.in_memory_bytes` name the error.
+  CaptureCollector(std::string where, const ReaderLimits& limits) : where_(std::move(where)), limits_(limits), bounded_(true) {}
   Status begin(const CaptureHeader& header) override;
   Status samples(const std::uint8_t* data, std::size_t count) override;
   Status end() override { return ok(); }
@@ -61,6 +75,9 @@ class CaptureCollector : public CaptureSink {
 
  private:
   Capture capture_;
+  std::string where_;
+  ReaderLimits limits_;
+  bool bounded_ = false;
 };
 
 // Sink that only counts: for `harness capture info` on any size of capture.
@@ -87,11 +104,20 @@ class ChangeTimeline {
   // A change of `channel` to `level` at sample `index`; changes of one
   // channel must come in non-decreasing index order. Same level: ignored.
   void change(unsigned channel, std::uint64_t index, bool level);
-  // Renders samples [0, sample_count) at `samplerate`.
-  Status render(double samplerate, std::uint64_t sample_count, const std::string& format,
-                CaptureSink& sink);
+  // From sample `index` on, `channel`'s value is unknown (x/z, no data) or
+  // known again: counted into the header's unknown_samples. Non-decreasing
+  // index order per channel, as for change().
+  void set_unknown(unsigned channel, std::uint64_t index, bool unknown);
+  // Renders samples [0, sample_count) at `samplerate`. A count beyond
+  // limits.samples is refused before the sink sees anything (`where` names
+  // the file). Time is proportional to the changes plus the samples handed
+  // on: a run without changes is one buffer handed on again, not rebuilt.
+  Status render(double samplerate, std::uint64_t sample_count, const std::string& format, const std::string& where,
+                const ReaderLimits& limits, CaptureSink& sink);
   std::uint64_t last_change() const { return last_; }
   std::size_t channel_count() const { return channels_.size(); }
+  // Changes held so far (toggles and unknown-state changes).
+  std::uint64_t held() const { return toggles_.size() + unknown_spans_.size(); }
 
  private:
   struct Toggle {
@@ -103,12 +129,18 @@ class ChangeTimeline {
   std::vector<std::uint64_t> level_;  // current level per channel while building
   std::vector<Toggle> toggles_;
   std::uint64_t last_ = 0;
+  struct UnknownSpan {
+    unsigned channel;
+    std::uint64_t from, to;  // [from, to); to = UINT64_MAX: still unknown at the end
+  };
+  std::vector<UnknownSpan> unknown_spans_;
+  std::vector<std::int64_t> open_unknown_;  // per channel: index into unknown_spans_ of an open span, or -1
 };
 
-// Longest capture a reader renders (2^40 samples): a longer one means corrupt
-// timestamps.
-constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 40;
-// Sample index of a time, saturating above kMaxSamples (rejected by render).
+// Where sample_index saturates: above any ReaderLimits::samples, so that a
+// saturated index is always refused by render.
+constexpr std::uint64_t kSampleIndexCeiling = std::uint64_t{1} << 62;
+// Sample index of a time, saturating at kSampleIndexCeiling.
 std::uint64_t sample_index(double seconds, double samplerate);
 
 // From timestamps in seconds: the sample period they are integer multiples

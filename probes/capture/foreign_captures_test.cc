@@ -62,7 +62,7 @@ TEST(ForeignVcd, NamesVectorBitsByTheirDeclaredRange) {
   EXPECT_EQ(level(*c, "F[2]", 0), 1);
 }
 
-TEST(ForeignVcd, LeftExtendsShortVectorValuesAndReadsXzAsLow) {
+TEST(ForeignVcd, LeftExtendsShortVectorValuesAndHoldsXzAtTheLastKnownLevel) {
   Result<Capture> c = vcd(
       "$timescale 1 ns $end\n$var wire 4 ! V [3:0] $end\n$var wire 1 \" S $end\n$enddefinitions $end\n"
       "#0 b1111 ! 1\"\n#1 b1 ! x\"\n#2 b11 ! 1\"\n#3 bx1 ! z\"\n#4 bz ! 1\"\n#5 b0 !\n");
@@ -71,10 +71,39 @@ TEST(ForeignVcd, LeftExtendsShortVectorValuesAndReadsXzAsLow) {
   EXPECT_EQ(v(0), 0b1111u);
   EXPECT_EQ(v(1), 0b0001u);  // 0-extended
   EXPECT_EQ(v(2), 0b0011u);
-  EXPECT_EQ(v(3), 0b0001u);  // x-extended: x reads low
-  EXPECT_EQ(v(4), 0b0000u);  // z-extended
-  EXPECT_EQ(level(*c, "S", 1), 0);
-  EXPECT_EQ(level(*c, "S", 3), 0);
+  EXPECT_EQ(v(3), 0b0011u);  // x-extended: bits 1-3 unknown, holding 0011
+  EXPECT_EQ(v(4), 0b0011u);  // z-extended: all unknown
+  EXPECT_EQ(v(5), 0b0000u);
+  EXPECT_EQ(level(*c, "S", 1), 1);  // x holds the 1 before it
+  EXPECT_EQ(level(*c, "S", 3), 1);
+  // Counted per channel: V[0] at #4; V[1..3] at #3 and #4; S at #1 and #3.
+  EXPECT_EQ(c->header.unknown_samples, (std::vector<std::uint64_t>{1, 2, 2, 2, 2}));
+  // A file without x/z says nothing.
+  Result<Capture> clean = vcd("$var wire 1 ! a $end $enddefinitions $end #0 0! #1 1!\n");
+  ASSERT_TRUE(clean.ok());
+  EXPECT_TRUE(clean->header.unknown_samples.empty());
+}
+
+// An unknown value before any known one reads as the channel's idle level:
+// DDR4's active-low CS_n starts deselected (high), LPDDR4's CS low.
+TEST(ForeignVcd, UnknownChipSelectsStartDeselected) {
+  const std::string text =
+      "$timescale 1 ns $end\n$var wire 1 ! CS_n $end\n$var wire 1 \" CK $end\n$var wire 1 # RAS_n $end\n"
+      "$enddefinitions $end\n#0 x! x\" x#\n#4 0! 1\" 0#\n#5 1!\n";
+  for (ddr::Standard st : {ddr::Standard::ddr4, ddr::Standard::lpddr4}) {
+    ReadOptions o;
+    o.plan_channels = [st](const std::vector<std::string>& names) -> Result<ChannelPlan> {
+      return ddr::plan_bus_channels(st, {}, names);
+    };
+    Result<Capture> c = vcd(text, o);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    const int idle = st == ddr::Standard::ddr4 ? 1 : 0;
+    for (std::uint64_t i = 0; i < 4; ++i) EXPECT_EQ(level(*c, "CS_n", i), idle) << i;
+    EXPECT_EQ(level(*c, "CK", 0), 0);  // not a chip select: low
+    EXPECT_EQ(level(*c, "CS_n", 4), 0);
+    EXPECT_EQ(level(*c, "CS_n", 5), 1);
+    EXPECT_EQ(c->header.unknown_samples, (std::vector<std::uint64_t>{4, 4, 4}));
+  }
 }
 
 TEST(ForeignVcd, UsesScopePathsOnlyWhereLeafNamesCollide) {
@@ -105,9 +134,10 @@ TEST(ForeignVcd, SkipsRealAndStringVariablesAndDumpSections) {
   ASSERT_EQ(c->sample_count(), 5u);             // #4 changes CK: it is a sample
   EXPECT_EQ(level(*c, "CK", 0), 0);
   EXPECT_EQ(level(*c, "CK", 1), 1);
-  EXPECT_EQ(level(*c, "CK", 2), 0);  // x while dumping is off
+  EXPECT_EQ(level(*c, "CK", 2), 1);  // x while dumping is off: unknown, holding the last level
   EXPECT_EQ(level(*c, "CK", 3), 1);
   EXPECT_EQ(level(*c, "CK", 4), 0);
+  EXPECT_EQ(c->header.unknown_samples, (std::vector<std::uint64_t>{0, 1}));
 }
 
 TEST(ForeignVcd, InfersTheSamplePeriodFromTheChangeGridInAnyTimescaleSpelling) {
@@ -167,7 +197,9 @@ TEST(ForeignVcd, RefusesTimestampsBeyondSixtyFourBits) {
   // Huge but representable: refused as a corrupt span, not rendered.
   c = vcd("$timescale 1fs $end\n$var wire 1 ! CK $end\n$enddefinitions $end\n#0 0!\n#1 1!\n#18446744073709551615 0!\n");
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.error().message.rfind("vcd: the timestamps span more than", 0), 0u) << c.error().message;
+  EXPECT_EQ(c.error().message,
+            "f.vcd: the timestamps span more than 2^62 samples at 1000000 GHz, more than the reader limit samples = "
+            "4294967296 samples");
 }
 
 // sigrok-cli's VCD output ("$comment Acquisition with 8/13 channels at 200
@@ -328,6 +360,7 @@ TEST(ForeignSaleaeBinary, ReadsVersion1AsSaleaeDocumentsIt) {
   EXPECT_EQ(cap.sample(20), 1u);  // second chunk's initial state
   EXPECT_EQ(cap.sample(25), 0u);
   EXPECT_EQ(cap.sample(29), 0u);
+  EXPECT_EQ(cap.header.unknown_samples, std::vector<std::uint64_t>{10});  // the gap: samples 10..19
 }
 
 // Read literally, "v1: same header, then uint64 chunk_count" can also mean
@@ -420,6 +453,29 @@ TEST(ForeignSaleaeCsv, ReadsBomCrlfQuotedNamesScientificAndNegativeTimes) {
   std::filesystem::remove(path);
   ASSERT_TRUE(format.ok()) << format.error().message;
   EXPECT_EQ(*format, "saleae-csv");
+}
+
+// Logic 2's CSV export with ISO-8601 timestamps: the same capture as with
+// seconds, times taken relative to the first row (a double of seconds since
+// 1970 would blur them by ~0.2 us).
+TEST(ForeignSaleaeCsv, ReadsIso8601TimesLikeSeconds) {
+  Result<Capture> seconds = csv("Time [s],A,B\n0,0,1\n2e-9,1,1\n6e-9,1,X\n1e-8,0,0\n");
+  ASSERT_TRUE(seconds.ok()) << seconds.error().message;
+  Result<Capture> iso = csv(
+      "Time [s],A,B\n2024-03-01T12:00:00.000000000+00:00,0,1\n2024-03-01T12:00:00.000000002+00:00,1,1\n"
+      "2024-03-01T13:00:00.000000006+01:00,1,X\n2024-03-01T12:00:00.00000001Z,0,0\n");
+  ASSERT_TRUE(iso.ok()) << iso.error().message;
+  EXPECT_EQ(iso->header.samplerate, 500e6);
+  EXPECT_EQ(iso->header.samplerate, seconds->header.samplerate);
+  EXPECT_TRUE(iso->data == seconds->data);
+  EXPECT_EQ(iso->sample_count(), 6u);
+  // X (no data) holds B's 1 and is counted: samples 3 and 4.
+  EXPECT_EQ(iso->header.unknown_samples, (std::vector<std::uint64_t>{0, 2}));
+  EXPECT_EQ(csv("Time [s],A\n2024-03-01T12:00:00Z,0\n0.5,1\n").error().message,
+            "e.csv:3: bad time '0.5' (expected an ISO-8601 date-time like the first row's, "
+            "2024-03-01T12:00:00.000000000+00:00)");
+  EXPECT_EQ(csv("Time [s],A\n2024-13-01T12:00:00Z,0\n").error().message,
+            "e.csv:2: bad time '2024-13-01T12:00:00Z' (expected seconds, or an ISO-8601 date-time)");
 }
 
 TEST(ForeignStateListing, ReadsAnotherToolsSpelling) {
@@ -560,6 +616,78 @@ TEST_P(ForeignBusNames, DecodeToTheSameCommands) {
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(got.commands.size(), trace->size());
   EXPECT_TRUE(got.commands == *trace);
+}
+
+// A full RTL/ILA dump: the bus among hundreds of other signals and wide
+// vectors. Only the channels the roles can use are read (a capture holds
+// 64), and they decode to the same commands.
+TEST(ForeignVcd, AnIlaDumpWithHundredsOfSignalsDecodesFromTheMappedOnes) {
+  using namespace ddr;
+  Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr4, "mixed", 1500, 5);
+  ASSERT_TRUE(trace.ok());
+  SynthOptions o;
+  o.standard = Standard::lpddr4;
+  o.samples_per_clock = 8;
+  o.jitter = 1;
+  CaptureCollector synth;
+  ASSERT_TRUE(synthesize(*trace, o, synth).ok());
+  const Capture& cap = synth.capture();
+  auto bit = [&](const std::string& n) { return *cap.header.find(n); };
+  std::vector<Var> vars;
+  // Unrelated signals of the design, echoing the bus's bits under other names.
+  for (int i = 0; i < 100; ++i)
+    vars.push_back({fmt::format("n{}", i), fmt::format("$var wire 1 n{} core_sig_{} $end", i, i), {bit(fmt::format("CA{}", i % 6))}});
+  Var wide{"w", "$var wire 256 w axi_wdata [255:0] $end", {}};
+  for (int i = 0; i < 256; ++i) wide.bits.push_back(bit(fmt::format("CA{}", (i * 7) % 6)));
+  vars.push_back(wide);
+  vars.push_back({"k", "$var wire 1 k CK_t $end", {bit("CK")}});
+  vars.push_back({"s", "$var logic 1 s CS $end", {bit("CS")}});
+  Var ca{"c", "$var wire 6 c CA [5:0] $end", {}};
+  for (int i = 5; i >= 0; --i) ca.bits.push_back(bit(fmt::format("CA{}", i)));
+  vars.push_back(ca);
+  vars.push_back({"q", "$var wire 1 q DQS0_t $end", {bit("DQS0")}});
+  const std::string text = to_simulator_vcd(cap, vars);
+  // Without a plan: refused, naming the count.
+  CaptureSummary none;
+  Status refused = read_vcd(text, "ila.vcd", {}, none);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "ila.vcd: 365 one-bit signals, more than the 64 a capture holds: name the ones to read (capture "
+            "info/convert --channels; decode reads those its roles use)");
+  ReadOptions given;
+  DecodeOptions d;
+  d.standard = Standard::lpddr4;
+  given.plan_channels = [&](const std::vector<std::string>& names) -> Result<ChannelPlan> {
+    return plan_bus_channels(d.standard, d.roles, names);
+  };
+  CaptureCollector read;
+  Status s = read_vcd(text, "ila.vcd", given, read);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(read.capture().header.channels,
+            (std::vector<std::string>{"CK_t", "CS", "CA[0]", "CA[1]", "CA[2]", "CA[3]", "CA[4]", "CA[5]", "DQS0_t"}));
+  CommandCollector got;
+  BusDecoder decoder(d, got);
+  s = read.capture().replay(decoder);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(got.commands.size(), trace->size());
+  EXPECT_TRUE(got.commands == *trace);
+  // Named channels (capture info/convert --channels).
+  ReadOptions named;
+  named.plan_channels = plan_named_channels({"CS", "core_sig_7", "axi_wdata[3]"});
+  CaptureCollector few;
+  ASSERT_TRUE(read_vcd(text, "ila.vcd", named, few).ok());
+  EXPECT_EQ(few.capture().header.channels, (std::vector<std::string>{"core_sig_7", "axi_wdata[3]", "CS"}));
+  // The decoder reports the unknown samples of the channels it used.
+  Capture marked = read.capture();
+  marked.header.unknown_samples.assign(marked.header.channels.size(), 0);
+  marked.header.unknown_samples[1] = 7;  // CS
+  CommandCollector again;
+  BusDecoder reporting(d, again);
+  ASSERT_TRUE(marked.replay(reporting).ok());
+  EXPECT_EQ(reporting.timing().unknown_samples, (std::map<std::string, std::uint64_t>{{"CS", 7}}));
+  named.plan_channels = plan_named_channels({"core_sig_7", "CK_x"});
+  EXPECT_EQ(read_vcd(text, "ila.vcd", named, few).error().message,
+            "ila.vcd: no channel 'CK_x' (did you mean 'CK_t'?)");
 }
 
 INSTANTIATE_TEST_SUITE_P(Tools, ForeignBusNames,

@@ -1,5 +1,6 @@
 #include "probes/capture/readers.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -8,6 +9,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "harness/base/closest_match.h"
 
 #include "probes/capture/sigrok.h"
 #include "probes/capture/state_listing.h"
@@ -20,6 +23,65 @@ Result<std::string> read_file_bytes(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+std::function<Result<ChannelPlan>(const std::vector<std::string>&)> plan_named_channels(std::vector<std::string> names) {
+  return [names = std::move(names)](const std::vector<std::string>& channels) -> Result<ChannelPlan> {
+    ChannelPlan plan;
+    for (const std::string& n : names) {
+      auto it = std::find(channels.begin(), channels.end(), n);
+      if (it == channels.end()) {
+        std::optional<std::string> close = closest_match(n, channels);
+        return Error::input(fmt::format("no channel '{}'{}", n, close ? fmt::format(" (did you mean '{}'?)", *close) : ""));
+      }
+      plan.keep.push_back(static_cast<unsigned>(it - channels.begin()));
+    }
+    std::sort(plan.keep.begin(), plan.keep.end());
+    plan.keep.erase(std::unique(plan.keep.begin(), plan.keep.end()), plan.keep.end());
+    return plan;
+  };
+}
+
+Result<ChannelChoice> choose_channels(const std::vector<std::string>& file_channels, const ReadOptions& options,
+                                      const std::string& where) {
+  ChannelPlan plan;
+  if (options.plan_channels) {
+    Result<ChannelPlan> p = options.plan_channels(file_channels);
+    if (!p) return p.error().message.rfind(where, 0) == 0 ? p.error() : p.error().within(where);
+    plan = std::move(*p);
+  }
+  ChannelChoice c;
+  c.index.assign(file_channels.size(), kNotRead);
+  if (plan.keep.empty()) {
+    if (file_channels.size() > 64)
+      return Error::input(fmt::format("{}: {} one-bit signals, more than the 64 a capture holds: name the ones to read "
+                                      "(capture info/convert --channels; decode reads those its roles use)",
+                                      where, file_channels.size()));
+    for (unsigned i = 0; i < file_channels.size(); ++i) plan.keep.push_back(i);
+  }
+  if (plan.keep.size() > 64)
+    return Error::input(fmt::format("{}: {} channels chosen, more than the 64 a capture holds", where, plan.keep.size()));
+  for (unsigned k : plan.keep) {
+    if (k >= file_channels.size() || c.index[k] != kNotRead)
+      return Error::infra(fmt::format("{}: channel plan names channel {} twice or out of range", where, k));
+    c.index[k] = static_cast<unsigned>(c.names.size());
+    c.names.push_back(file_channels[k]);
+  }
+  for (unsigned h : plan.idle_high)
+    if (h < c.index.size() && c.index[h] != kNotRead) c.idle_high.push_back(c.index[h]);
+  return c;
+}
+
+Result<std::string> read_input_file(const std::string& path, const ReaderLimits& limits) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec) return Error::input(fmt::format("{}: {}", path, ec.message()));
+  if (!std::filesystem::is_regular_file(st)) return Error::input(path + ": not a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Error::input(fmt::format("{}: {}", path, ec.message()));
+  if (size > limits.file_bytes)
+    return limit_exceeded(path, fmt::format("{} bytes to read", size), &ReaderLimits::file_bytes, limits);
+  return read_file_bytes(path);
 }
 
 Result<std::string> detect_capture_format(const std::string& path) {
@@ -47,6 +109,33 @@ Result<std::string> detect_capture_format(const std::string& path) {
       "state listing)", path));
 }
 
+namespace {
+
+// libsigrok reads the archive itself, without the direct reader's checks:
+// its samples are counted against the limit as they arrive.
+class SampleLimitSink : public CaptureSink {
+ public:
+  SampleLimitSink(CaptureSink& next, const std::string& where, const ReaderLimits& limits)
+      : next_(next), where_(where), limits_(limits) {}
+  Status begin(const CaptureHeader& header) override { return next_.begin(header); }
+  Status samples(const std::uint8_t* data, std::size_t count) override {
+    seen_ += count;
+    if (seen_ > limits_.samples)
+      return limit_exceeded(where_, fmt::format("libsigrok delivered {} samples", seen_), &ReaderLimits::samples,
+                            limits_);
+    return next_.samples(data, count);
+  }
+  Status end() override { return next_.end(); }
+
+ private:
+  CaptureSink& next_;
+  const std::string& where_;
+  const ReaderLimits& limits_;
+  std::uint64_t seen_ = 0;
+};
+
+}  // namespace
+
 Status read_capture(const std::string& path, const ReadOptions& options, CaptureSink& sink) {
   std::string format = options.format;
   if (format.empty()) {
@@ -55,23 +144,26 @@ Status read_capture(const std::string& path, const ReadOptions& options, Capture
     format = *detected;
   }
   if (format == "sr") {
-    if (options.sr_reader.empty() || options.sr_reader == "direct") return read_sr(path, sink);
-    if (options.sr_reader == "libsigrok") return read_sr_libsigrok(path, sink);
+    if (options.sr_reader.empty() || options.sr_reader == "direct") return read_sr(path, options, sink);
+    if (options.sr_reader == "libsigrok") {
+      SampleLimitSink bounded(sink, path, options.limits);
+      return read_sr_libsigrok(path, bounded);
+    }
     return Error::input(fmt::format("unknown .sr reader '{}' (direct, libsigrok)", options.sr_reader));
   }
   if (format == "saleae-binary") {
-    Result<std::vector<SaleaeBinaryFile>> files = load_saleae_binary_files(path);
+    Result<std::vector<SaleaeBinaryFile>> files = load_saleae_binary_files(path, options.limits);
     if (!files) return files.error();
     return read_saleae_binary(*files, options, sink);
   }
-  Result<std::string> text = read_file_bytes(path);
+  Result<std::string> text = read_input_file(path, options.limits);
   if (!text) return text.error();
   if (format == "vcd") return read_vcd(*text, path, options, sink);
   if (format == "saleae-csv") return read_saleae_csv(*text, path, options, sink);
   if (format == "state-listing") {
     Result<StateListing> listing = parse_state_listing(*text, path);
     if (!listing) return listing.error();
-    return render_state_listing(*listing, 8, sink);
+    return render_state_listing(*listing, 8, sink, path, options.limits);
   }
   return Error::input(fmt::format("unknown capture format '{}' (sr, vcd, saleae-csv, saleae-binary, state-listing)",
                                   format));

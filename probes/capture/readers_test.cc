@@ -324,7 +324,45 @@ TEST(SaleaeCsvReader, RefusesTimestampsBeyondAnyCapture) {
   Status s = read_saleae_csv("Time [s],CK\n0.0,0\n1e9,1\n", "x.csv", o, sink);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message,
-            "saleae-csv: the timestamps span more than 1099511627776 samples at 1 GHz: corrupt timestamps?");
+            "x.csv: the timestamps span 1000000000000000001 samples at 1 GHz, more than the reader limit samples = "
+            "4294967296 samples");
+}
+
+// Issue 18: decoding a .sr inflated on any number of threads gives the same
+// commands and bus timing, whatever the chunking of the file.
+TEST(SrReader, DecodesTheSameOnAnyNumberOfThreads) {
+  using namespace ddr;
+  Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr4, "mixed", 40000, 3);
+  ASSERT_TRUE(trace.ok());
+  SynthOptions so;
+  so.standard = Standard::lpddr4;
+  so.samples_per_clock = 8;
+  so.jitter = 1;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("harness_jobs_{}.sr", ::getpid())).string();
+  {
+    SrWriter w(path, 100000);  // ~7 chunk entries, none ending on a block border
+    ASSERT_TRUE(synthesize(*trace, so, w).ok());
+  }
+  DecodeOptions d;
+  d.standard = Standard::lpddr4;
+  std::optional<BusTiming> reference;
+  for (unsigned jobs : {1u, 2u, 3u, 0u}) {
+    SCOPED_TRACE(jobs);
+    ReadOptions r;
+    r.jobs = jobs;
+    CommandCollector got;
+    Result<BusTiming> t = decode_capture_file(path, r, d, got);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_TRUE(got.commands == *trace);
+    if (!reference) reference = *t;
+    EXPECT_EQ(t->samples, reference->samples);
+    EXPECT_EQ(t->cycles, reference->cycles);
+    EXPECT_EQ(t->tck, reference->tck);
+    EXPECT_EQ(t->dqs_active_cycles, reference->dqs_active_cycles);
+    EXPECT_EQ(t->dqs_timeline, reference->dqs_timeline);
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -47,6 +47,81 @@ std::optional<double> parse_double(std::string_view s) {
   return v;
 }
 
+// An ISO-8601 date-time as Logic 2 writes it when its CSV export is asked
+// for ISO-8601 timestamps ("2024-03-01T12:00:00.000000000+00:00"; also "Z",
+// a space for "T", no fraction, an offset without a colon). Kept as whole
+// seconds since 1970 plus picoseconds: a double of seconds since 1970 has
+// only ~0.2 us of resolution, far coarser than a sample.
+struct WallTime {
+  std::int64_t seconds = 0;
+  std::int64_t picoseconds = 0;
+};
+
+std::optional<WallTime> parse_iso8601(std::string_view s) {
+  std::size_t i = 0;
+  auto digits = [&](std::size_t n) -> std::optional<int> {
+    if (s.size() - i < n) return std::nullopt;
+    int v = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const char c = s[i + k];
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    i += n;
+    return v;
+  };
+  auto expect = [&](char c) {
+    if (i < s.size() && s[i] == c) return ++i, true;
+    return false;
+  };
+  std::optional<int> year = digits(4);
+  if (!year || !expect('-')) return std::nullopt;
+  std::optional<int> month = digits(2);
+  if (!month || !expect('-')) return std::nullopt;
+  std::optional<int> day = digits(2);
+  if (!day || !(expect('T') || expect(' '))) return std::nullopt;
+  std::optional<int> hour = digits(2);
+  if (!hour || !expect(':')) return std::nullopt;
+  std::optional<int> minute = digits(2);
+  if (!minute || !expect(':')) return std::nullopt;
+  std::optional<int> second = digits(2);
+  if (!second) return std::nullopt;
+  if (*month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60)
+    return std::nullopt;
+  WallTime t;
+  if (expect('.') || expect(',')) {
+    std::int64_t scale = 100000000000;  // the first digit is tenths of a second, in picoseconds
+    std::size_t n = 0;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++n) {
+      t.picoseconds += (s[i] - '0') * scale;  // digits past picoseconds are dropped
+      scale /= 10;
+    }
+    if (n == 0) return std::nullopt;
+  }
+  int offset_minutes = 0;
+  if (expect('Z') || expect('z')) {
+  } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    const int sign = s[i++] == '-' ? -1 : 1;
+    std::optional<int> oh = digits(2);
+    if (!oh) return std::nullopt;
+    expect(':');
+    std::optional<int> om = digits(2);
+    if (!om || *oh > 23 || *om > 59) return std::nullopt;
+    offset_minutes = sign * (*oh * 60 + *om);
+  }
+  if (i != s.size()) return std::nullopt;
+  // Days since 1970-01-01 of a proleptic Gregorian date (eras of 400 years).
+  const int y = *year - (*month <= 2 ? 1 : 0);
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const int yoe = y - era * 400;
+  const int mp = (*month + 9) % 12;
+  const int doy = (153 * mp + 2) / 5 + *day - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
+  t.seconds = days * 86400 + *hour * 3600 + *minute * 60 + *second - offset_minutes * 60;
+  return t;
+}
+
 // Little-endian field reader over a file's bytes, with the offset for errors.
 class Bytes {
  public:
@@ -172,47 +247,88 @@ Result<std::vector<SaleaeChunk>> parse_binary(const SaleaeBinaryFile& f) {
 // time at which at least one channel changes; values 0, 1 or X (no data: the
 // channel was off or the capture has a gap). Times are seconds relative to
 // Logic's base time (the trigger, when there is one), so they may be
-// negative; the capture starts at the first row. Accepted too: a UTF-8 byte
-// order mark, CRLF line ends, quoted names with spaces or commas, times in
-// scientific notation.
+// negative; the capture starts at the first row. With Logic 2's ISO-8601
+// option the times are date-times ("2024-03-01T12:00:00.000000000+00:00"),
+// taken relative to the first row's. Accepted too: a UTF-8 byte order mark,
+// CRLF line ends, quoted names with spaces or commas, times in scientific
+// notation. X is counted as unknown (CaptureHeader::unknown_samples) and
+// holds the channel's last level (the idle level before any data).
 Status read_saleae_csv(std::string_view text, const std::string& name, const ReadOptions& options,
                        CaptureSink& sink) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  std::vector<std::string_view> lines;
-  for (std::size_t start = 0; start < text.size();) {
-    std::size_t nl = text.find('\n', start);
-    lines.push_back(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
-  }
-  if (lines.empty()) return Error::input(name + ":1: empty file");
-  std::vector<std::string_view> head = split_csv(lines[0]);
+  // Lines are taken one at a time: a file of blank lines costs no memory.
+  std::size_t pos = 0;
+  auto next_line = [&]() -> std::optional<std::string_view> {
+    if (pos >= text.size()) return std::nullopt;
+    std::size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    return line;
+  };
+  std::optional<std::string_view> first = next_line();
+  if (!first) return Error::input(name + ":1: empty file");
+  std::vector<std::string_view> head = split_csv(*first);
   if (head.size() < 2 || head[0].rfind("Time", 0) != 0)
-    return Error::input(fmt::format("{}:1: expected a header 'Time [s],<channel>,...', got '{}'", name, lines[0]));
-  std::vector<std::string> channels(head.begin() + 1, head.end());
-  if (channels.size() > 64) return Error::input(fmt::format("{}:1: more than 64 channels", name));
+    return Error::input(fmt::format("{}:1: expected a header 'Time [s],<channel>,...', got '{}'", name, *first));
+  std::vector<std::string> file_channels(head.begin() + 1, head.end());
+  Result<ChannelChoice> choice = choose_channels(file_channels, options, name);
+  if (!choice) return choice.error();
+  const std::vector<std::string>& channels = choice->names;
   struct Row {
     double time;
     std::uint64_t bits;
+    std::uint64_t unknown;  // channels with X (no data) in this row
   };
   std::vector<Row> rows;
   std::uint64_t held = 0;  // each channel's last known level (X keeps it)
-  for (std::size_t i = 1; i < lines.size(); ++i) {
-    if (lines[i].empty() || lines[i] == "\r") continue;
-    std::vector<std::string_view> f = split_csv(lines[i]);
+  for (unsigned c : choice->idle_high) held |= std::uint64_t{1} << c;
+  std::size_t line_no = 1;
+  bool wall_clock = false;  // ISO-8601 times, relative to the first row's
+  WallTime wall0;
+  for (std::optional<std::string_view> line = next_line(); line; line = next_line()) {
+    ++line_no;
+    if (line->empty() || *line == "\r") continue;
+    if (rows.size() >= options.limits.changes)
+      return limit_exceeded(fmt::format("{}:{}", name, line_no), "more rows", &ReaderLimits::changes,
+                            options.limits);
+    std::vector<std::string_view> f = split_csv(*line);
     if (f.size() != head.size())
-      return Error::input(fmt::format("{}:{}: {} fields, the header has {}", name, i + 1, f.size(), head.size()));
-    std::optional<double> t = parse_double(f[0]);
-    if (!t) return Error::input(fmt::format("{}:{}: bad time '{}'", name, i + 1, f[0]));
+      return Error::input(fmt::format("{}:{}: {} fields, the header has {}", name, line_no, f.size(), head.size()));
+    // Seconds (relative to Logic's base time), or ISO-8601 date-times; the
+    // first row decides which.
+    std::optional<double> t;
+    if (!wall_clock) t = parse_double(f[0]);
+    if (!t && rows.empty() && !wall_clock) {
+      if (std::optional<WallTime> w = parse_iso8601(f[0])) {
+        wall_clock = true;
+        wall0 = *w;
+      }
+    }
+    if (wall_clock) {
+      if (std::optional<WallTime> w = parse_iso8601(f[0]))
+        t = static_cast<double>(w->seconds - wall0.seconds) + static_cast<double>(w->picoseconds - wall0.picoseconds) * 1e-12;
+    }
+    if (!t)
+      return Error::input(fmt::format("{}:{}: bad time '{}' ({})", name, line_no, f[0],
+                                      wall_clock ? "expected an ISO-8601 date-time like the first row's, "
+                                                   "2024-03-01T12:00:00.000000000+00:00"
+                                                 : "expected seconds, or an ISO-8601 date-time"));
     if (!rows.empty() && *t < rows.back().time)
-      return Error::input(fmt::format("{}:{}: time goes backwards", name, i + 1));
-    Row r{*t, 0};
+      return Error::input(fmt::format("{}:{}: time goes backwards", name, line_no));
+    Row r{*t, 0, 0};
     for (std::size_t c = 1; c < f.size(); ++c) {
-      const std::uint64_t bit = std::uint64_t{1} << (c - 1);
-      if (f[c] == "1") r.bits |= bit;
-      else if (f[c] == "X" || f[c] == "x") r.bits |= held & bit;  // no data: hold (low before any data)
-      else if (f[c] != "0")
-        return Error::input(fmt::format("{}:{}: bad value '{}' for {} (0, 1 or X)", name, i + 1, f[c], channels[c - 1]));
+      const unsigned ch = choice->index[c - 1];
+      if (ch == kNotRead) continue;
+      const std::uint64_t bit = std::uint64_t{1} << ch;
+      if (f[c] == "1") {
+        r.bits |= bit;
+      } else if (f[c] == "X" || f[c] == "x") {
+        r.bits |= held & bit;  // no data: hold (the idle level before any data)
+        r.unknown |= bit;
+      } else if (f[c] != "0") {
+        return Error::input(fmt::format("{}:{}: bad value '{}' for {} (0, 1 or X)", name, line_no, f[c],
+                                        file_channels[c - 1]));
+      }
     }
     held = r.bits;
     rows.push_back(r);
@@ -234,9 +350,12 @@ Status read_saleae_csv(std::string_view text, const std::string& name, const Rea
   std::uint64_t last = 0;
   for (const Row& r : rows) {
     last = sample_index(r.time - t0, rate);
-    for (unsigned c = 0; c < channels.size(); ++c) timeline.change(c, last, (r.bits >> c) & 1);
+    for (unsigned c = 0; c < channels.size(); ++c) {
+      timeline.change(c, last, (r.bits >> c) & 1);
+      timeline.set_unknown(c, last, (r.unknown >> c) & 1);
+    }
   }
-  return timeline.render(rate, last + 1, "saleae-csv", sink);
+  return timeline.render(rate, last + 1, "saleae-csv", name, options.limits, sink);
 }
 
 Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const ReadOptions& options,
@@ -248,9 +367,14 @@ Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const Read
   double rate = options.samplerate.value_or(0);
   double t0 = INFINITY, t_end = -INFINITY;
   std::vector<double> times;
+  std::uint64_t toggles = 0;
   for (const SaleaeBinaryFile& f : files) {
     Result<std::vector<SaleaeChunk>> chunks = parse_binary(f);
     if (!chunks) return chunks.error();
+    for (const SaleaeChunk& c : *chunks) toggles += c.toggles.size() + 1;
+    if (toggles > options.limits.changes)
+      return limit_exceeded(f.where, fmt::format("{} transitions in the files up to this one", toggles),
+                            &ReaderLimits::changes, options.limits);
     for (const SaleaeChunk& c : *chunks) {
       if (!options.samplerate && c.samplerate > 0) {
         if (rate > 0 && std::abs(rate - c.samplerate) > 1e-6 * rate)
@@ -275,8 +399,15 @@ Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const Read
   auto index_of = [&](double t) { return sample_index(t - t0, rate); };
   ChangeTimeline timeline(channels);
   for (unsigned ch = 0; ch < all.size(); ++ch) {
-    // Gaps between v1 chunks hold the last level (no data was recorded).
+    // Gaps between v1 chunks hold the last level and are unknown (no data
+    // was recorded: the channel was off, or USB could not keep up).
+    const SaleaeChunk* before = nullptr;
     for (const SaleaeChunk& c : all[ch]) {
+      if (before && index_of(c.begin) > index_of(before->end)) {
+        timeline.set_unknown(ch, index_of(before->end), true);
+        timeline.set_unknown(ch, index_of(c.begin), false);
+      }
+      before = &c;
       bool level = c.initial;
       timeline.change(ch, index_of(c.begin), level);
       for (double t : c.toggles) {
@@ -285,14 +416,13 @@ Status read_saleae_binary(const std::vector<SaleaeBinaryFile>& files, const Read
       }
     }
   }
-  // end_time closes the capture: the sample at it is not part of it.
   // end_time closes the capture: the sample at it is not part of it (unless
   // a transition sits there).
   const std::uint64_t count = std::max<std::uint64_t>(index_of(t_end), timeline.last_change() + 1);
-  return timeline.render(rate, count, "saleae-binary", sink);
+  return timeline.render(rate, count, "saleae-binary", files.front().where, options.limits, sink);
 }
 
-Result<std::vector<SaleaeBinaryFile>> load_saleae_binary_files(const std::string& path) {
+Result<std::vector<SaleaeBinaryFile>> load_saleae_binary_files(const std::string& path, const ReaderLimits& limits) {
   namespace fs = std::filesystem;
   std::vector<fs::path> paths;
   std::error_code ec;
@@ -319,7 +449,7 @@ Result<std::vector<SaleaeBinaryFile>> load_saleae_binary_files(const std::string
   });
   std::vector<SaleaeBinaryFile> out;
   for (const fs::path& p : paths) {
-    Result<std::string> bytes = read_file_bytes(p.string());
+    Result<std::string> bytes = read_input_file(p.string(), limits);
     if (!bytes) return bytes.error();
     out.push_back({p.stem().string(), p.string(), std::move(*bytes)});
   }

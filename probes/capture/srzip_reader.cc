@@ -5,12 +5,19 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,6 +143,13 @@ const char* inflate_error(int code) {
   }
 }
 
+// What one thread needs to inflate entries: ISA-L's state (~90 KB) and a
+// block of compressed input, reused across the entries it inflates.
+struct InflateScratch {
+  std::unique_ptr<inflate_state> state;
+  std::vector<std::uint8_t> in;
+};
+
 class SrzipReader {
  public:
   SrzipReader(ByteSource& source, const std::string& name, const SrzipOptions& options)
@@ -162,9 +176,28 @@ class SrzipReader {
   ByteSource& src_;
   const std::string& name_;
   SrzipOptions options_;
-  std::vector<std::uint8_t> in_;                // compressed input block
-  std::unique_ptr<inflate_state> inflate_;      // ~90 KB, reused across entries
+  // The samples: the chunk entries inflated in order (on options_.jobs
+  // threads) into blocks, handed to `deliver` in order.
+  struct Chunk {
+    const ZipEntry* entry;
+    std::uint64_t data;
+  };
+  using BlockSink = std::function<Status(const std::uint8_t*, std::size_t)>;
+  Status inflate_in_order(const std::vector<Chunk>& chunks, const BlockSink& deliver);
+  Status inflate_on_threads(const std::vector<Chunk>& chunks, unsigned threads, std::size_t pool_blocks,
+                            const BlockSink& deliver);
+  // Fills `out` with the next `cap` bytes of an entry (fewer only at its
+  // end); `ended` once the entry is complete and verified.
+  Result<std::size_t> fill(EntryStream& s, std::uint8_t* out, std::size_t cap, bool& ended);
+  std::size_t block_ = 0;  // bytes of an inflated block (read())
+
+  InflateScratch scratch_;                      // for the calling thread
+  std::uint64_t cd_offset_ = 0;                 // where the central directory starts
 };
+
+// Deflate codes a match of 258 bytes in 2 bits at best: no stream inflates
+// to more than 1032 times its size (plus one match).
+constexpr std::uint64_t kMaxDeflateRatio = 1032;
 
 Status SrzipReader::read_exact(std::uint64_t offset, void* out, std::size_t n, const std::string& what) {
   Result<std::size_t> got = src_.read_at(offset, out, n);
@@ -231,6 +264,7 @@ Result<std::vector<ZipEntry>> SrzipReader::directory() {
   HARNESS_TRY(read_exact(cd_offset, cd.data(), cd.size(), "central directory"));
   std::vector<ZipEntry> list;
   HARNESS_TRY(parse_directory(cd, cd_offset, entries, list));
+  cd_offset_ = cd_offset;
   return list;
 }
 
@@ -314,13 +348,16 @@ Result<std::uint64_t> SrzipReader::data_offset(const ZipEntry& e) {
 
 class SrzipReader::EntryStream {
  public:
-  EntryStream(SrzipReader& r, const ZipEntry& e, std::uint64_t data) : r_(r), e_(e), data_(data) {
+  // Reads through `scratch`, which no other stream may use meanwhile; the
+  // reader's source is shared (ByteSource reads are safe from any thread).
+  EntryStream(SrzipReader& r, InflateScratch& scratch, const ZipEntry& e, std::uint64_t data)
+      : r_(r), x_(scratch), e_(e), data_(data) {
     if (e.method == 8) {
-      if (!r.inflate_) r.inflate_ = std::make_unique<inflate_state>();
-      isal_inflate_init(r.inflate_.get());
-      r.inflate_->crc_flag = ISAL_GZIP_NO_HDR;  // keeps the CRC-32 of the output in ->crc
+      if (!x_.state) x_.state = std::make_unique<inflate_state>();
+      isal_inflate_init(x_.state.get());
+      x_.state->crc_flag = ISAL_GZIP_NO_HDR;  // keeps the CRC-32 of the output in ->crc
       std::size_t block = static_cast<std::size_t>(std::min<std::uint64_t>(r.options_.read_block, e.compressed));
-      if (r.in_.size() < block) r.in_.resize(block);
+      if (x_.in.size() < block) x_.in.resize(block);
     }
   }
 
@@ -347,17 +384,17 @@ class SrzipReader::EntryStream {
   }
 
   Result<std::size_t> read_deflated(std::uint8_t* out, std::size_t cap) {
-    inflate_state& st = *r_.inflate_;
+    inflate_state& st = *x_.state;
     for (;;) {
       if (st.block_state == ISAL_BLOCK_FINISH) {
         HARNESS_TRY(finish(st.crc));
         return std::size_t{0};
       }
       if (st.avail_in == 0 && consumed_ < e_.compressed) {
-        std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(r_.in_.size(), e_.compressed - consumed_));
-        HARNESS_TRY(r_.read_exact(data_ + consumed_, r_.in_.data(), n, e_.name));
+        std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(x_.in.size(), e_.compressed - consumed_));
+        HARNESS_TRY(r_.read_exact(data_ + consumed_, x_.in.data(), n, e_.name));
         consumed_ += n;
-        st.next_in = r_.in_.data();
+        st.next_in = x_.in.data();
         st.avail_in = static_cast<std::uint32_t>(n);
       }
       const std::uint32_t in_before = st.avail_in;
@@ -397,6 +434,7 @@ class SrzipReader::EntryStream {
   }
 
   SrzipReader& r_;
+  InflateScratch& x_;
   const ZipEntry& e_;
   std::uint64_t data_;
   std::uint64_t consumed_ = 0, produced_ = 0;
@@ -410,7 +448,7 @@ Result<std::string> SrzipReader::small_entry(const ZipEntry& e) {
   Result<std::uint64_t> data = data_offset(e);
   if (!data) return data.error();
   std::string text(static_cast<std::size_t>(e.uncompressed) + 1, '\0');
-  EntryStream s(*this, e, *data);
+  EntryStream s(*this, scratch_, e, *data);
   std::size_t fill = 0;
   for (;;) {
     // One spare byte: a stream inflating to more than it states is caught.
@@ -555,52 +593,258 @@ Status SrzipReader::read(CaptureSink& sink) {
   if (file_unit * 8 < total)
     return fail(fmt::format("metadata: unitsize={} holds {} channels, but total probes={}", file_unit, file_unit * 8,
                             total));
-  // Resolve every chunk before the first sample: a structural error is found
-  // before the sink has seen anything.
+  // Resolve every chunk before the first sample: a structural error or a
+  // size beyond the limits is found before the sink has seen anything.
+  const ReaderLimits& limits = options_.limits;
   std::vector<std::uint64_t> offsets;
   std::uint64_t bytes = 0;
+  // The bytes each entry read occupies, local header to the end of its data:
+  // they must not overlap (a directory whose entries all point at one
+  // deflate stream would inflate it once per entry).
+  struct Span {
+    std::uint64_t from, to;
+    const ZipEntry* entry;
+  };
+  std::vector<Span> spans;
+  for (const ZipEntry* e : {version, meta_entry}) {
+    Result<std::uint64_t> data = data_offset(*e);
+    if (!data) return data.error();
+    spans.push_back({e->header_offset, *data + e->compressed, e});
+  }
   for (const auto& [n, e] : chunks) {
     Result<std::uint64_t> data = data_offset(*e);
     if (!data) return data.error();
+    if (e->uncompressed > limits.entry_bytes)
+      return limit_exceeded(name_, fmt::format("entry '{}' declares {} inflated bytes", e->name, e->uncompressed),
+                            &ReaderLimits::entry_bytes, limits);
+    if (e->method == 8 && e->uncompressed > e->compressed * kMaxDeflateRatio + 258)
+      return fail(fmt::format("entry '{}' declares {} inflated bytes, more than deflate can make of its {} bytes "
+                              "(at most {}x): corrupt file",
+                              e->name, e->uncompressed, e->compressed, kMaxDeflateRatio));
     offsets.push_back(*data);
+    spans.push_back({e->header_offset, *data + e->compressed, e});
     bytes += e->uncompressed;
+    if (bytes > limits.inflated_bytes)
+      return limit_exceeded(name_, fmt::format("the chunk entries up to '{}' declare {} inflated bytes", e->name, bytes),
+                            &ReaderLimits::inflated_bytes, limits);
   }
+  std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.from < b.from; });
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    if (i > 0 && spans[i].from < spans[i - 1].to)
+      return fail(fmt::format("entries '{}' and '{}' overlap (bytes {}-{} and {}-{}): corrupt file",
+                              spans[i - 1].entry->name, spans[i].entry->name, spans[i - 1].from, spans[i - 1].to,
+                              spans[i].from, spans[i].to));
+    if (spans[i].to > cd_offset_)
+      return fail(fmt::format("entry '{}' (bytes {}-{}) runs into the central directory at byte offset {}: corrupt "
+                              "file",
+                              spans[i].entry->name, spans[i].from, spans[i].to, cd_offset_));
+  }
+  header.declared_samples = bytes / file_unit;
+  if (*header.declared_samples > limits.samples)
+    return limit_exceeded(name_, fmt::format("the chunk entries hold {} samples", *header.declared_samples),
+                          &ReaderLimits::samples, limits);
 
   HARNESS_TRY(sink.begin(header));
-  // Samples gather in `buffer` across chunk boundaries (a chunk need not end
-  // on a whole sample) and go to the sink a full buffer at a time.
-  const std::uint64_t want = std::min<std::uint64_t>(options_.sink_block, bytes + file_unit);
-  const std::size_t cap = std::max<std::size_t>(static_cast<std::size_t>(want) / file_unit * file_unit, file_unit);
-  std::vector<std::uint8_t> buffer(cap), wide;
-  auto deliver = [&](std::size_t fill) -> Status {
-    const std::size_t count = fill / file_unit;
+  std::vector<Chunk> work;
+  for (std::size_t i = 0; i < chunks.size(); ++i) work.push_back({chunks[i].second, offsets[i]});
+  // The inflated bytes arrive in blocks that need not end on a sample (nor
+  // do the entries): the samples of each block go to the sink as they are,
+  // a sample cut by a block border is completed from the next block.
+  std::vector<std::uint8_t> wide, carry;
+  auto hand_on = [&](const std::uint8_t* p, std::size_t count) -> Status {
     if (count == 0) return ok();
-    if (file_unit == header.unitsize) return sink.samples(buffer.data(), count);
+    if (file_unit == header.unitsize) return sink.samples(p, count);
     // 17-24 channels are stored in 3 bytes, delivered in 4 (and a unitsize
     // wider than the channels need is narrowed), as the libsigrok path does.
     wide.assign(count * header.unitsize, 0);
     const unsigned keep = std::min(file_unit, header.unitsize);
-    for (std::size_t i = 0; i < count; ++i)
-      std::memcpy(&wide[i * header.unitsize], &buffer[i * file_unit], keep);
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(&wide[i * header.unitsize], &p[i * file_unit], keep);
     return sink.samples(wide.data(), count);
   };
-  std::size_t fill = 0;
-  for (std::size_t i = 0; i < chunks.size(); ++i) {
-    EntryStream stream(*this, *chunks[i].second, offsets[i]);
-    for (;;) {
-      Result<std::size_t> n = stream.read(buffer.data() + fill, cap - fill);
+  auto deliver = [&](const std::uint8_t* p, std::size_t n) -> Status {
+    if (!carry.empty()) {
+      const std::size_t take = std::min<std::size_t>(file_unit - carry.size(), n);
+      carry.insert(carry.end(), p, p + take);
+      p += take;
+      n -= take;
+      if (carry.size() < file_unit) return ok();
+      HARNESS_TRY(hand_on(carry.data(), 1));
+      carry.clear();
+    }
+    const std::size_t whole = n / file_unit;
+    HARNESS_TRY(hand_on(p, whole));
+    carry.assign(p + whole * file_unit, p + n);
+    return ok();
+  };
+  // Blocks of sink_block bytes, smaller for a small capture.
+  std::uint64_t largest = 0, blocks_needed = 0;
+  for (const Chunk& c : work) largest = std::max(largest, c.entry->uncompressed);
+  block_ = static_cast<std::size_t>(std::max<std::uint64_t>(64, std::min<std::uint64_t>(options_.sink_block, largest)));
+  for (const Chunk& c : work) blocks_needed += (c.entry->uncompressed + block_ - 1) / block_ + 1;
+  const unsigned jobs = options_.jobs ? options_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (jobs > 1 && !work.empty()) {
+    // One worker already overlaps inflating with the sink's work.
+    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(jobs, work.size()));
+    const std::size_t pool = static_cast<std::size_t>(std::min<std::uint64_t>(
+        blocks_needed + threads, std::max<std::size_t>(threads + 2, options_.inflight_bytes / block_)));
+    HARNESS_TRY(inflate_on_threads(work, threads, pool, deliver));
+  } else {
+    HARNESS_TRY(inflate_in_order(work, deliver));
+  }
+  // A partial sample at the very end is dropped, as libsigrok does.
+  return sink.end();
+}
+
+Result<std::size_t> SrzipReader::fill(EntryStream& s, std::uint8_t* out, std::size_t cap, bool& ended) {
+  std::size_t got = 0;
+  ended = false;
+  while (got < cap) {
+    Result<std::size_t> n = s.read(out + got, cap - got);
+    if (!n) return n.error();
+    if (*n == 0) {
+      ended = true;
+      break;
+    }
+    got += *n;
+  }
+  return got;
+}
+
+Status SrzipReader::inflate_in_order(const std::vector<Chunk>& chunks, const BlockSink& deliver) {
+  std::vector<std::uint8_t> block(block_);
+  for (const Chunk& c : chunks) {
+    EntryStream stream(*this, scratch_, *c.entry, c.data);
+    for (bool ended = false; !ended;) {
+      Result<std::size_t> n = fill(stream, block.data(), block.size(), ended);
       if (!n) return n.error();
-      if (*n == 0) break;
-      fill += *n;
-      if (fill == cap) {
-        HARNESS_TRY(deliver(fill));
-        fill = 0;
+      if (*n) HARNESS_TRY(deliver(block.data(), *n));
+    }
+  }
+  return ok();
+}
+
+// Workers take the entries in order and inflate each into blocks from a
+// fixed pool; the calling thread hands the blocks of the entry at the head
+// to the sink and returns them to the pool. Memory is the pool, whatever the
+// size or number of entries. A worker on an entry behind the head may take
+// a block only while more than one is free, so the head's worker always
+// finds one: the consumer frees the head's blocks, and nothing else waits
+// on an entry behind it. Errors are kept with their entry and returned when
+// the consumer reaches it, so the first error in file order is the one
+// reported, as on one thread.
+Status SrzipReader::inflate_on_threads(const std::vector<Chunk>& chunks, unsigned threads, std::size_t pool_blocks,
+                                       const BlockSink& deliver) {
+  struct Ready {
+    std::uint8_t* block;
+    std::size_t bytes;
+  };
+  struct Slot {
+    std::deque<Ready> ready;
+    bool done = false;
+    std::optional<Error> error;
+  };
+  const std::size_t block = block_;
+  // One region in 2 MiB pages where the kernel allows (madvise): 4 KiB pages
+  // cost a page fault each on first touch, some 30000 for the pool, which
+  // on a small capture ate what the second thread saved.
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  const std::size_t region = (pool_blocks * block + kHugePage - 1) / kHugePage * kHugePage;
+  std::unique_ptr<void, decltype(&std::free)> storage(std::aligned_alloc(kHugePage, region), &std::free);
+  if (!storage) return Error::infra(fmt::format("{}: no memory for {} bytes of inflate blocks", name_, region));
+  ::madvise(storage.get(), region, MADV_HUGEPAGE);
+  std::vector<std::uint8_t*> free_blocks;
+  for (std::size_t i = 0; i < pool_blocks; ++i) free_blocks.push_back(static_cast<std::uint8_t*>(storage.get()) + i * block);
+  std::vector<Slot> slots(chunks.size());
+  std::mutex m;
+  std::condition_variable wake_workers, wake_consumer;
+  std::size_t next = 0, head = 0, last_wanted = chunks.size();
+  bool stop = false;
+
+  auto worker = [&]() {
+    InflateScratch scratch;
+    for (;;) {
+      std::size_t i;
+      {
+        std::lock_guard<std::mutex> lock(m);
+        if (stop || next >= last_wanted) return;
+        i = next++;
+      }
+      EntryStream stream(*this, scratch, *chunks[i].entry, chunks[i].data);
+      for (bool ended = false; !ended;) {
+        std::uint8_t* b = nullptr;
+        {
+          std::unique_lock<std::mutex> lock(m);
+          wake_workers.wait(lock, [&] { return stop || (!free_blocks.empty() && (i == head || free_blocks.size() > 1)); });
+          if (stop) return;
+          b = free_blocks.back();
+          free_blocks.pop_back();
+        }
+        Result<std::size_t> n = fill(stream, b, block, ended);
+        std::lock_guard<std::mutex> lock(m);
+        if (!n) {
+          free_blocks.push_back(b);
+          slots[i].error = n.error();
+          slots[i].done = true;
+          last_wanted = std::min(last_wanted, i + 1);  // nothing after a broken entry is needed
+          wake_workers.notify_all();
+          wake_consumer.notify_all();
+          break;
+        }
+        if (*n) slots[i].ready.push_back({b, *n});
+        else free_blocks.push_back(b);
+        if (ended) slots[i].done = true;
+        wake_consumer.notify_all();
+        if (!*n) wake_workers.notify_all();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  auto stop_all = [&]() {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      stop = true;
+    }
+    wake_workers.notify_all();
+    for (std::thread& t : pool) t.join();
+  };
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      head = i;
+    }
+    wake_workers.notify_all();
+    for (;;) {
+      Ready r{};
+      {
+        std::unique_lock<std::mutex> lock(m);
+        wake_consumer.wait(lock, [&] { return !slots[i].ready.empty() || slots[i].done; });
+        if (slots[i].ready.empty()) {
+          if (slots[i].error) {
+            Error e = *slots[i].error;
+            lock.unlock();
+            stop_all();
+            return e;
+          }
+          break;  // the entry is complete
+        }
+        r = slots[i].ready.front();
+        slots[i].ready.pop_front();
+      }
+      Status s = deliver(r.block, r.bytes);
+      {
+        std::lock_guard<std::mutex> lock(m);
+        free_blocks.push_back(r.block);
+      }
+      wake_workers.notify_all();
+      if (!s) {
+        stop_all();
+        return s.error();
       }
     }
   }
-  // A partial sample at the very end is dropped, as libsigrok does.
-  HARNESS_TRY(deliver(fill));
-  return sink.end();
+  stop_all();
+  return ok();
 }
 
 }  // namespace
@@ -610,10 +854,15 @@ Status read_srzip(ByteSource& source, const std::string& name, CaptureSink& sink
   return reader.read(sink);
 }
 
-Status read_sr(const std::string& path, CaptureSink& sink) {
+Status read_sr(const std::string& path, CaptureSink& sink) { return read_sr(path, ReadOptions{}, sink); }
+
+Status read_sr(const std::string& path, const ReadOptions& options, CaptureSink& sink) {
   Result<std::unique_ptr<FileByteSource>> file = FileByteSource::open(path);
   if (!file) return file.error();
-  return read_srzip(**file, path, sink);
+  SrzipOptions o;
+  o.limits = options.limits;
+  o.jobs = options.jobs;
+  return read_srzip(**file, path, sink, o);
 }
 
 }  // namespace harness

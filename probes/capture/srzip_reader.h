@@ -23,6 +23,7 @@
 
 #include "harness/base/result.h"
 #include "probes/capture/capture.h"
+#include "probes/capture/limits.h"
 
 namespace harness {
 
@@ -67,12 +68,26 @@ struct SrzipOptions {
   // sink at a time (rounded down to whole samples).
   std::size_t read_block = std::size_t{4} << 20;
   std::size_t sink_block = std::size_t{4} << 20;
+  // Sizes the archive may declare (limits.h): inflated bytes per entry and in
+  // total, samples.
+  ReaderLimits limits;
+  // Threads inflating chunk entries (0: one per core; 1: everything on the
+  // calling thread). With more, the entries (independent deflate streams)
+  // are inflated side by side and handed to the sink in order, on the
+  // calling thread, in the same blocks as with one: the sink sees the same
+  // calls whatever the number.
+  unsigned jobs = 0;
+  // Inflated bytes waiting for the sink at most: the block pool the threads
+  // share (at least one block per thread and two more).
+  std::size_t inflight_bytes = std::size_t{128} << 20;
 };
 
 // Reads a sigrok session from `source`; `name` (the file's path) starts every
 // error message. Malformed archives, unsupported compression, CRC or size
-// mismatches and truncated streams are Error::input naming the entry and the
-// byte offset.
+// mismatches, truncated streams, entries whose bytes overlap and sizes beyond
+// options.limits (or beyond what deflate can make of the entry's bytes) are
+// Error::input naming the entry and the byte offset, found before the sink
+// sees a sample.
 Status read_srzip(ByteSource& source, const std::string& name, CaptureSink& sink, const SrzipOptions& options = {});
 
 }  // namespace harness

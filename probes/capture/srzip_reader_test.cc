@@ -247,6 +247,34 @@ std::pair<std::size_t, std::size_t> locate(const std::string& zip, const std::st
   return {0, 0};
 }
 
+SrzipOptions small_blocks(std::size_t read, std::size_t sink) {
+  SrzipOptions o;
+  o.read_block = read;
+  o.sink_block = sink;
+  return o;
+}
+
+// The central directory record of `entry` (test archives only).
+std::size_t central_record(const std::string& zip, const std::string& entry) {
+  std::string header("PK\x01\x02", 4);
+  for (std::size_t at = zip.find(header); at != std::string::npos; at = zip.find(header, at + 1)) {
+    auto u16 = [&](std::size_t p) { return static_cast<std::uint8_t>(zip[p]) | static_cast<std::uint8_t>(zip[p + 1]) << 8; };
+    if (static_cast<std::size_t>(u16(at + 28)) == entry.size() && zip.compare(at + 46, entry.size(), entry) == 0) return at;
+  }
+  ADD_FAILURE() << "no central record " << entry;
+  return 0;
+}
+
+void patch32(std::string& zip, std::size_t at, std::uint32_t v) {
+  for (unsigned i = 0; i < 4; ++i) zip[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+std::uint32_t read32(const std::string& zip, std::size_t at) {
+  std::uint32_t v = 0;
+  for (unsigned i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(zip[at + i])) << (8 * i);
+  return v;
+}
+
 TEST(SrzipReader, AgreesWithLibsigrokOnTheSrWriterOutput) {
   for (std::size_t channels : {3, 12, 20, 40}) {
     SCOPED_TRACE(channels);
@@ -294,7 +322,7 @@ TEST(SrzipReader, OrdersStoredChunksNumericallyAndCarriesPartialSamples) {
   Result<Capture> small = read_bytes(raw_zip({{"version", "2"}, {"metadata", metadata(16, 2)}, {"logic-1-2", chunks[1].second},
                                               {"logic-1-1", chunks[0].second}},
                                              false),
-                                     {4096, 64});
+                                     small_blocks(4096, 64));
   ASSERT_TRUE(small.ok()) << small.error().message;
   EXPECT_EQ(small->data, std::vector<std::uint8_t>(cap.data.begin(), cap.data.begin() + small->data.size()));
   EXPECT_EQ(small->data.size(), (chunks[0].second.size() + chunks[1].second.size()) / 2 * 2);
@@ -464,6 +492,19 @@ TEST(SrzipReader, ReadCaptureChoosesTheReader) {
     ASSERT_TRUE(s.ok()) << reader << ": " << s.error().message;
     expect_same(c.capture(), cap);
   }
+  // Both readers hold the capture to the samples limit.
+  for (const char* reader : {"direct", "libsigrok"}) {
+    ReadOptions bounded;
+    bounded.sr_reader = reader;
+    bounded.limits.samples = 2999;
+    CaptureSummary sink;
+    Status s = read_capture(path, bounded, sink);
+    ASSERT_FALSE(s.ok()) << reader;
+    EXPECT_EQ(s.error().message,
+              std::string(reader) == "direct"
+                  ? path + ": the chunk entries hold 3000 samples, more than the reader limit samples = 2999 samples"
+                  : path + ": libsigrok delivered 3000 samples, more than the reader limit samples = 2999 samples");
+  }
   ReadOptions o;
   o.sr_reader = "zip";
   CaptureSummary sink;
@@ -471,6 +512,203 @@ TEST(SrzipReader, ReadCaptureChoosesTheReader) {
   std::filesystem::remove(path);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, "unknown .sr reader 'zip' (direct, libsigrok)");
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+// Issue 14: a directory whose chunk entries all point at one deflate stream
+// inflated it once per entry, without limit. Entries must not overlap.
+TEST(SrzipLimits, RefusesChunkEntriesThatShareTheirBytes) {
+  const std::string plain(4000, '\x05');
+  const std::string packed = deflated(plain);
+  std::string zip = raw_zip({{"version", "2"},
+                             {"metadata", metadata(2, 1)},
+                             {"logic-1-1", packed, 8, plain},
+                             {"logic-1-2", packed, 8, plain},
+                             {"logic-1-3", packed, 8, plain}},
+                            false);
+  ASSERT_TRUE(read_bytes(zip).ok());
+  const std::uint32_t first = read32(zip, central_record(zip, "logic-1-1") + 42);
+  for (const char* e : {"logic-1-2", "logic-1-3"}) patch32(zip, central_record(zip, e) + 42, first);
+  auto [data, size] = locate(zip, "logic-1-1");
+  EXPECT_EQ(error_of(read_bytes(zip)),
+            fmt::format("mem.sr: entries 'logic-1-1' and 'logic-1-2' overlap (bytes {}-{} and {}-{}): corrupt file",
+                        first, data + size, first, data + size));
+  // An entry whose data runs into the central directory.
+  std::string into = raw_zip({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", plain}}, false);
+  const std::size_t cd = central_record(into, "version");
+  const std::size_t rec = central_record(into, "logic-1-1");
+  auto [sdata, ssize] = locate(into, "logic-1-1");
+  // Claim the stored entry is 10 bytes longer: it then ends inside the directory.
+  patch32(into, rec + 20, static_cast<std::uint32_t>(ssize + 10));
+  patch32(into, rec + 24, static_cast<std::uint32_t>(ssize + 10));
+  EXPECT_EQ(error_of(read_bytes(into)),
+            fmt::format("mem.sr: entry 'logic-1-1' (bytes {}-{}) runs into the central directory at byte offset {}: "
+                        "corrupt file",
+                        read32(into, rec + 42), sdata + ssize + 10, cd));
+}
+
+TEST(SrzipLimits, RefusesDeclaredSizesBeyondDeflateAndTheLimits) {
+  const std::string plain(4000, '\x05');
+  const std::string packed = deflated(plain);
+  // A deflate stream cannot inflate to more than 1032 times its size.
+  std::string zip = raw_zip({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", packed, 8, plain}}, false);
+  patch32(zip, central_record(zip, "logic-1-1") + 24, 1000000000u);
+  EXPECT_EQ(error_of(read_bytes(zip)),
+            fmt::format("mem.sr: entry 'logic-1-1' declares 1000000000 inflated bytes, more than deflate can make of "
+                        "its {} bytes (at most 1032x): corrupt file",
+                        packed.size()));
+  const std::string stored = raw_zip(
+      {{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", std::string(200, '\x01')}, {"logic-1-2", std::string(200, '\x02')}},
+      false);
+  SrzipOptions o;
+  o.limits.entry_bytes = 100;
+  EXPECT_EQ(error_of(read_bytes(stored, o)),
+            "mem.sr: entry 'logic-1-1' declares 200 inflated bytes, more than the reader limit entry_bytes = 100 "
+            "bytes");
+  o = {};
+  o.limits.inflated_bytes = 300;
+  EXPECT_EQ(error_of(read_bytes(stored, o)),
+            "mem.sr: the chunk entries up to 'logic-1-2' declare 400 inflated bytes, more than the reader limit "
+            "inflated_bytes = 300 bytes");
+  o = {};
+  o.limits.samples = 399;
+  EXPECT_EQ(error_of(read_bytes(stored, o)),
+            "mem.sr: the chunk entries hold 400 samples, more than the reader limit samples = 399 samples");
+  o.limits.samples = 400;
+  Result<Capture> at_limit = read_bytes(stored, o);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.error().message;
+  EXPECT_EQ(at_limit->sample_count(), 400u);
+  EXPECT_EQ(at_limit->header.declared_samples, std::optional<std::uint64_t>(400));
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+// Records every call a reader makes: the sizes and a hash of the bytes.
+class CallRecorder : public CaptureSink {
+ public:
+  Status begin(const CaptureHeader& h) override {
+    unit_ = h.unitsize;
+    calls.push_back("begin");
+    return ok();
+  }
+  Status samples(const std::uint8_t* data, std::size_t count) override {
+    std::uint64_t hash = 1469598103934665603ULL;
+    for (std::size_t i = 0; i < count * unit_; ++i) hash = (hash ^ data[i]) * 1099511628211ULL;
+    calls.push_back(fmt::format("{}:{:x}", count, hash));
+    if (fail_after && calls.size() > fail_after) return Error::input("sink: enough");
+    return ok();
+  }
+  Status end() override {
+    calls.push_back("end");
+    return ok();
+  }
+  std::vector<std::string> calls;
+  std::size_t fail_after = 0;
+
+ private:
+  unsigned unit_ = 1;
+};
+
+// Issue 18: the chunk entries are inflated on several threads and handed on
+// in order; the sink sees exactly the same calls for any number of threads,
+// including a sample cut by entry and block borders (unitsize 3: 20 channels).
+TEST(SrzipThreads, TheSinkSeesTheSameCallsForAnyNumberOfThreads) {
+  for (unsigned channels : {16u, 20u}) {
+    SCOPED_TRACE(channels);
+    Capture cap = pattern_capture(channels, 300000);
+    std::string plain(cap.data.begin(), cap.data.end());
+    const unsigned unit = channels == 20 ? 3 : 2;
+    if (unit == 3) {  // stored in 3 bytes per sample, as sigrok does for 17-24 channels
+      plain.clear();
+      for (std::size_t i = 0; i < cap.sample_count(); ++i) plain.append(reinterpret_cast<const char*>(&cap.data[i * 4]), 3);
+    }
+    // Seven entries of uneven sizes, none a whole number of samples or blocks.
+    std::vector<RawEntry> entries = {{"version", "2"}, {"metadata", metadata(channels, unit)}};
+    std::size_t at = 0;
+    for (int i = 1; i <= 7; ++i) {
+      const std::size_t n = i == 7 ? plain.size() - at : plain.size() / 9 + 1001 * static_cast<std::size_t>(i);
+      const std::string part = plain.substr(at, n);
+      at += n;
+      entries.push_back({fmt::format("logic-1-{}", i), i % 3 ? deflated(part) : part,
+                         static_cast<std::uint16_t>(i % 3 ? 8 : 0), i % 3 ? part : std::string()});
+    }
+    const std::string zip = raw_zip(entries, false);
+    std::vector<std::string> reference;
+    for (unsigned jobs : {1u, 2u, 3u, 8u}) {
+      for (std::size_t inflight : {std::size_t{1} << 20, std::size_t{1}}) {
+        SCOPED_TRACE(fmt::format("jobs {} inflight {}", jobs, inflight));
+        SrzipOptions o;
+        o.jobs = jobs;
+        o.sink_block = 40000;
+        o.read_block = 5000;
+        o.inflight_bytes = inflight;
+        MemoryByteSource source(zip);
+        CallRecorder rec;
+        Status s = read_srzip(source, "mem.sr", rec, o);
+        ASSERT_TRUE(s.ok()) << s.error().message;
+        if (reference.empty()) reference = rec.calls;
+        EXPECT_EQ(rec.calls, reference);
+        Result<Capture> got = read_bytes(zip, o);
+        ASSERT_TRUE(got.ok());
+        EXPECT_TRUE(got->data == cap.data);
+      }
+    }
+  }
+}
+
+TEST(SrzipThreads, TheFirstBrokenEntryInFileOrderIsReportedForAnyNumberOfThreads) {
+  Capture cap = pattern_capture(16, 200000);
+  const std::string plain(cap.data.begin(), cap.data.end());
+  std::vector<RawEntry> entries = {{"version", "2"}, {"metadata", metadata(16, 2)}};
+  const std::size_t part = plain.size() / 5;
+  for (int i = 1; i <= 5; ++i) {
+    const std::string p = plain.substr((i - 1) * part, i == 5 ? std::string::npos : part);
+    entries.push_back({fmt::format("logic-1-{}", i), deflated(p), 8, p});
+  }
+  std::string zip = raw_zip(entries, false);
+  // Entries 2 and 4 broken: a flipped byte in the middle of their streams.
+  for (const char* e : {"logic-1-2", "logic-1-4"}) {
+    auto [data, size] = locate(zip, e);
+    zip[data + size / 2] = static_cast<char>(zip[data + size / 2] ^ 0x55);
+  }
+  std::string reference;
+  for (unsigned jobs : {1u, 2u, 5u}) {
+    SrzipOptions o;
+    o.jobs = jobs;
+    o.sink_block = 10000;
+    std::string message = error_of(read_bytes(zip, o));
+    EXPECT_EQ(message.rfind("mem.sr: logic-1-2: ", 0), 0u) << message;
+    if (reference.empty()) reference = message;
+    EXPECT_EQ(message, reference) << jobs;
+  }
+  // A sink that stops the read: the threads are stopped, its error returned.
+  std::vector<RawEntry> good = {{"version", "2"}, {"metadata", metadata(16, 2)}};
+  for (int i = 1; i <= 5; ++i) {
+    const std::string p = plain.substr((i - 1) * part, i == 5 ? std::string::npos : part);
+    good.push_back({fmt::format("logic-1-{}", i), deflated(p), 8, p});
+  }
+  const std::string ok_zip = raw_zip(good, false);
+  for (unsigned jobs : {1u, 4u}) {
+    SrzipOptions o;
+    o.jobs = jobs;
+    o.sink_block = 10000;
+    MemoryByteSource source(ok_zip);
+    CallRecorder rec;
+    rec.fail_after = 3;
+    Status s = read_srzip(source, "mem.sr", rec, o);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().message, "sink: enough");
+    EXPECT_EQ(rec.calls.size(), 4u);
+  }
 }
 
 }  // namespace

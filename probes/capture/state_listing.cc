@@ -87,7 +87,8 @@ std::string format_state_listing(const StateListing& listing) {
   return out;
 }
 
-Status render_state_listing(const StateListing& listing, unsigned spc, CaptureSink& sink) {
+Status render_state_listing(const StateListing& listing, unsigned spc, CaptureSink& sink, const std::string& where,
+                            const ReaderLimits& limits) {
   std::vector<double> periods;
   double last_rise = -1;
   for (const StateRow& r : listing.rows) {
@@ -124,7 +125,7 @@ Status render_state_listing(const StateListing& listing, unsigned spc, CaptureSi
     timeline.change(*ck, index_of(r.time), r.rising);
   }
   std::uint64_t n = index_of(rows.back().time + tck / 2) + 1;
-  return timeline.render(rate, n, "state-listing", sink);
+  return timeline.render(rate, n, "state-listing", where, limits, sink);
 }
 
 }  // namespace harness

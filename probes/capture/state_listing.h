@@ -39,7 +39,9 @@ std::string format_state_listing(const StateListing& listing);
 
 // Renders the listing as a timing capture with a "CK" channel (added when the
 // listing has none) at `samples_per_clock`, each row's values held from the
-// midpoint before its edge to the midpoint after it.
-Status render_state_listing(const StateListing& listing, unsigned samples_per_clock, CaptureSink& sink);
+// midpoint before its edge to the midpoint after it. `where` (the file) and
+// `limits` bound the samples rendered (a row far in the future is refused).
+Status render_state_listing(const StateListing& listing, unsigned samples_per_clock, CaptureSink& sink,
+                            const std::string& where = "state listing", const ReaderLimits& limits = {});
 
 }  // namespace harness

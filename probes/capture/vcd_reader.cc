@@ -13,9 +13,14 @@
 // - an id declared again (the same net seen from another scope) is an alias:
 //   the first declaration names it;
 // - real, realtime, shortreal and string variables are not logic: skipped.
-// Values: 1 and h/H are high; 0, x, z (and l/L) read as low. A vector value
-// shorter than its width is left-extended (0, x or z as the IEEE rule says,
-// all low here).
+// Values: 1 and h/H are high, 0 and l/L low; x, z, u, w and - are unknown:
+// counted per channel (CaptureHeader::unknown_samples), holding the last
+// known level (before any, the idle level: low, or high for the channels
+// the reader's plan names, such as active-low chip selects). A vector value
+// shorter than its width is left-extended (0, or x/z as the IEEE rule says).
+// A dump with more than 64 one-bit signals keeps the channels the plan
+// chooses (readers.h, ReadOptions::plan_channels): only their changes are
+// held.
 // Time: the capture starts at the first timestamp; values given before it
 // (a $dumpvars ahead of the first #t) are the initial levels. A last
 // timestamp with no value changes after it marks the end of the dump and is
@@ -23,6 +28,7 @@
 // is the last sample.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -138,10 +144,14 @@ struct Signal {
   bool index_descends = false;    // "[0:5]": the rightmost bit has the highest index
 };
 
+// A value as the capture carries it: low, high, or unknown (x, z, u, w, -),
+// which holds the channel's last known level and is counted.
+enum class Level : std::uint8_t { low, high, unknown };
+
 struct Change {
   std::uint64_t time;
   unsigned channel;
-  bool level;
+  Level level;
 };
 
 }  // namespace
@@ -195,13 +205,25 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
       std::vector<std::string_view> parts;
       HARNESS_TRY(body(parts));
       if (parts.size() < 4) return fail("$var needs: type width id name");
-      int width = 0;
-      try {
-        width = std::stoi(std::string(parts[1]));
-      } catch (...) {
-        return fail(fmt::format("bad $var width '{}'", parts[1]));
+      std::uint64_t width = 0;
+      {
+        auto [end, ec] = std::from_chars(parts[1].data(), parts[1].data() + parts[1].size(), width);
+        if (ec == std::errc::result_out_of_range) width = UINT64_MAX;
+        else if (ec != std::errc() || end != parts[1].data() + parts[1].size() || width < 1)
+          return fail(fmt::format("bad $var width '{}'", parts[1]));
       }
-      if (width < 1) return fail(fmt::format("bad $var width '{}'", parts[1]));
+      // Checked before any bit is named: the declaration costs a few bytes,
+      // its channels a string each.
+      if (width > options.limits.signal_bits)
+        return limit_exceeded(fmt::format("{}:{}", name, tok.line()),
+                              fmt::format("$var '{}' is {} bits wide", parts.size() > 3 ? parts[3] : parts[2],
+                                          parts[1]),
+                              &ReaderLimits::signal_bits, options.limits);
+      if (width > options.limits.declared_bits - std::min<std::uint64_t>(bit_count, options.limits.declared_bits))
+        return limit_exceeded(fmt::format("{}:{}", name, tok.line()),
+                              fmt::format("the variables declared up to '{}' hold {} bits",
+                                          parts.size() > 3 ? parts[3] : parts[2], bit_count + width),
+                              &ReaderLimits::declared_bits, options.limits);
       std::string id(parts[2]);
       if (ids.count(id)) continue;  // an alias of a signal already declared
       std::string type(parts[0]);
@@ -219,17 +241,16 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
         s.leaf.push_back(ref);
       } else {
         long msb = r.msb, lsb = r.lsb;
-        if (!r.has_range || std::labs(msb - lsb) + 1 != width) {
-          msb = width - 1;  // no range, or one not matching the width
+        if (!r.has_range || static_cast<std::uint64_t>(std::labs(msb - lsb)) + 1 != width) {
+          msb = static_cast<long>(width) - 1;  // no range, or one not matching the width
           lsb = 0;
         }
         const long dir = msb >= lsb ? 1 : -1;
         s.index_descends = dir < 0;
-        for (int k = 0; k < width; ++k) s.leaf.push_back(fmt::format("{}[{}]", r.name, lsb + dir * k));
+        for (std::uint64_t k = 0; k < width; ++k)
+          s.leaf.push_back(fmt::format("{}[{}]", r.name, lsb + dir * static_cast<long>(k)));
       }
       bit_count += s.leaf.size();
-      if (bit_count > 64)
-        return fail(fmt::format("more than 64 one-bit signals (at '{}'): not supported", ref));
       ids[id] = static_cast<unsigned>(signals.size());
       signals.push_back(std::move(s));
     } else if (t == "$comment") {
@@ -253,13 +274,14 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
   if (timescale == 0) timescale = 1e-9;  // the VCD default when $timescale is absent
 
   // Channel names: leaf names, with the scope path where two signals collide.
-  std::vector<std::string> channels;
+  std::vector<std::string> names;
   std::vector<std::vector<unsigned>> bits_of(signals.size());  // channel of each bit, rightmost first
   {
     std::map<std::string, int> uses;
     for (const Signal& s : signals)
       for (const std::string& leaf : s.leaf) ++uses[leaf];
     std::set<std::string> taken;
+    std::map<std::string, int> next_copy;  // a thousand "a"s cost a thousand lookups, not half a million
     for (std::size_t i = 0; i < signals.size(); ++i) {
       const Signal& s = signals[i];
       // Channels in ascending bit index: CA[0], CA[1], ... whatever the range's direction.
@@ -270,27 +292,50 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
       for (unsigned k : order) {
         std::string n = s.leaf[k];
         if (uses[n] > 1 && !s.scope.empty()) n = s.scope + "." + n;
-        for (int copy = 2; taken.count(n); ++copy) n = fmt::format("{}~{}", s.leaf[k], copy);
+        if (taken.count(n)) {
+          int& copy = next_copy.try_emplace(s.leaf[k], 2).first->second;
+          do n = fmt::format("{}~{}", s.leaf[k], copy++);
+          while (taken.count(n));
+        }
         taken.insert(n);
-        bits_of[i][k] = static_cast<unsigned>(channels.size());
-        channels.push_back(n);
+        bits_of[i][k] = static_cast<unsigned>(names.size());
+        names.push_back(n);
       }
     }
   }
+  // Which of them become capture channels (RTL and ILA dumps hold hundreds
+  // of signals; a capture holds 64), and which start high while unknown.
+  Result<ChannelChoice> choice = choose_channels(names, options, name);
+  if (!choice) return choice.error();
+  const std::vector<std::string>& channels = choice->names;
+  for (std::vector<unsigned>& bits : bits_of)
+    for (unsigned& b : bits) b = choice->index[b];
 
   std::vector<Change> changes;
   std::vector<std::uint64_t> times;
-  std::vector<std::pair<unsigned, bool>> initial;  // values before the first #time
+  std::vector<std::pair<unsigned, Level>> initial;  // values before the first #time
   std::uint64_t now = 0;
   bool have_time = false;
   bool changes_after_last_time = false;
-  auto set = [&](unsigned channel, bool level) {
+  // Held changes are bounded: a file of a few MiB can hold a hundred
+  // million of them.
+  std::uint64_t held = 0;
+  auto hold = [&]() -> Status {
+    if (++held > options.limits.changes)
+      return limit_exceeded(fmt::format("{}:{}", name, tok.line()), "more value changes and timestamps",
+                            &ReaderLimits::changes, options.limits);
+    return ok();
+  };
+  auto set = [&](unsigned channel, Level level) -> Status {
+    if (channel == kNotRead) return ok();  // a signal no one asked for costs no memory
+    HARNESS_TRY(hold());
     if (!have_time) {
       initial.emplace_back(channel, level);
     } else {
       changes.push_back({now, channel, level});
       changes_after_last_time = true;
     }
+    return ok();
   };
   auto lookup = [&](std::string_view id) -> Result<const std::vector<unsigned>*> {
     auto it = ids.find(id);
@@ -298,7 +343,11 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
     if (!it->second) return static_cast<const std::vector<unsigned>*>(nullptr);  // not a logic variable
     return &bits_of[*it->second];
   };
-  auto level_of = [](char c) { return c == '1' || c == 'h' || c == 'H'; };
+  auto level_of = [](char c) {
+    if (c == '1' || c == 'h' || c == 'H') return Level::high;
+    if (c == '0' || c == 'l' || c == 'L') return Level::low;
+    return Level::unknown;
+  };
   auto is_value = [](char c) {
     return c == '0' || c == '1' || c == 'x' || c == 'X' || c == 'z' || c == 'Z' || c == 'h' || c == 'H' ||
            c == 'l' || c == 'L' || c == 'u' || c == 'U' || c == 'w' || c == 'W' || c == '-';
@@ -315,7 +364,10 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
         v = v * 10 + digit;
       }
       if (have_time && v < now) return fail(fmt::format("time goes backwards: #{} after #{}", v, now));
-      if (!have_time || v != now) times.push_back(v);
+      if (!have_time || v != now) {
+        HARNESS_TRY(hold());
+        times.push_back(v);
+      }
       now = v;
       have_time = true;
       changes_after_last_time = false;
@@ -323,7 +375,7 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
       if (t.size() < 2) return fail(fmt::format("value '{}' without a signal id", t));
       Result<const std::vector<unsigned>*> bits = lookup(t.substr(1));
       if (!bits) return bits.error();
-      if (*bits) set((**bits)[0], level_of(c));
+      if (*bits) HARNESS_TRY(set((**bits)[0], level_of(c)));
     } else if (c == 'b' || c == 'B') {
       std::string_view id = tok.next();
       if (id.empty())
@@ -338,7 +390,7 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
       // the leftmost given bit is 0 or 1, with x or z when it is x or z.
       const char extend = value.empty() || value.front() == '1' ? '0' : value.front();
       for (unsigned k = 0; k < (*bits)->size(); ++k)
-        set((**bits)[k], level_of(k < value.size() ? value[value.size() - 1 - k] : extend));
+        HARNESS_TRY(set((**bits)[k], level_of(k < value.size() ? value[value.size() - 1 - k] : extend)));
     } else if (c == 'r' || c == 'R' || c == 's' || c == 'S') {
       std::string_view id = tok.next();  // real and string values are not logic channels
       if (id.empty()) return fail(fmt::format("value '{}' without a signal id", t));
@@ -381,21 +433,33 @@ Status read_vcd(std::string_view text, const std::string& name, const ReadOption
     samplerate = std::round(samplerate / scale) * scale;
   }
   auto index_of = [&](std::uint64_t t) -> std::uint64_t {
-    if (step) return std::min((t - t0) / step, kMaxSamples + 1);
+    if (step) return std::min((t - t0) / step, kSampleIndexCeiling);
     return sample_index(static_cast<double>(t - t0) * timescale, samplerate);
   };
   ChangeTimeline timeline(channels);
-  for (const auto& [channel, level] : initial) timeline.set_initial(channel, level);
-  for (const Change& ch : changes) timeline.change(ch.channel, index_of(ch.time), ch.level);
+  // Unknown values hold the last known level; before any, the channel's
+  // idle level (low, or high for those the plan names: an active-low chip
+  // select that is unknown is deselected, not a command).
+  std::vector<bool> known(channels.size(), false);
+  for (unsigned c : choice->idle_high) timeline.set_initial(c, true);
+  for (const auto& [channel, level] : initial) {
+    timeline.set_unknown(channel, 0, level == Level::unknown);
+    if (level != Level::unknown) timeline.set_initial(channel, level == Level::high);
+  }
+  for (const Change& ch : changes) {
+    const std::uint64_t at = index_of(ch.time);
+    timeline.set_unknown(ch.channel, at, ch.level == Level::unknown);
+    if (ch.level != Level::unknown) timeline.change(ch.channel, at, ch.level == Level::high);
+  }
   std::uint64_t count = index_of(times.back()) + 1;
   if (end_marker) {
     // Samples before the end time: up to and including the last grid point
     // short of it.
     const std::uint64_t span = times.back() - t0;
-    count = step ? std::min(span / step + (span % step ? 1 : 0), kMaxSamples + 1) : index_of(times.back());
+    count = step ? std::min(span / step + (span % step ? 1 : 0), kSampleIndexCeiling) : index_of(times.back());
     count = std::max<std::uint64_t>(count, 1);
   }
-  return timeline.render(samplerate, count, "vcd", sink);
+  return timeline.render(samplerate, count, "vcd", name, options.limits, sink);
 }
 
 }  // namespace harness

@@ -14,6 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t cut = std::min<std::size_t>(data[0] | (data[1] & 0x7f) << 8, bytes.size());
   harness::BoundedSink sink;
   harness::ReadOptions options;
+  options.limits = harness::fuzz_limits();
   if (data[1] & 0x80) options.samplerate = 1e6;
   std::vector<harness::SaleaeBinaryFile> files = {{"digital_0", "digital_0.bin", bytes.substr(0, cut)},
                                                   {"digital_1", "digital_1.bin", bytes.substr(cut)}};

@@ -7,6 +7,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   harness::BoundedSink sink;
-  (void)harness::read_saleae_csv(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.csv", {}, sink);
+  harness::ReadOptions options;
+  options.limits = harness::fuzz_limits();
+  (void)harness::read_saleae_csv(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.csv", options,
+                                 sink);
   return 0;
 }

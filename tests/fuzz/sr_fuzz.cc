@@ -5,6 +5,7 @@
 
 #include "probes/capture/capture.h"
 #include "probes/capture/srzip_reader.h"
+#include "tests/fuzz/bounded_sink.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   harness::MemoryByteSource source(std::string_view(reinterpret_cast<const char*>(data), size));
@@ -13,6 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   harness::SrzipOptions options;
   options.read_block = 4096;
   options.sink_block = 4096;
+  // Overlapping entries and declared sizes past these are refused before
+  // inflating.
+  options.limits = harness::fuzz_limits();
+  options.jobs = 2;  // the threaded path: the same checks, blocks handed over between threads
   (void)harness::read_srzip(source, "fuzz.sr", sink, options);
   return 0;
 }

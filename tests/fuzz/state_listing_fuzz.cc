@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto listing = harness::parse_state_listing(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.txt");
   if (!listing) return 0;
   harness::BoundedSink sink;
-  (void)harness::render_state_listing(*listing, 8, sink);
+  (void)harness::render_state_listing(*listing, 8, sink, "fuzz.txt", harness::fuzz_limits());
   for (auto standard : {harness::ddr::Standard::ddr4, harness::ddr::Standard::lpddr4, harness::ddr::Standard::lpddr5}) {
     harness::ddr::CommandCollector commands;
     (void)harness::ddr::decode_state_listing(*listing, {standard, {}, 1e-6}, commands);
