@@ -38,6 +38,9 @@ struct DecodeOptions {
   // LPDDR5 in bank-group mode (4 bank groups x 4 banks): the BA2/BA3 pins
   // are BG0/BG1. Without it LPDDR5 banks are numbered 0-15.
   bool bank_groups = false;
+  // DDR4 organisation and the pins that were probed (sampler.h): fields the
+  // probed pins do not determine are marked unknown in each command.
+  ProbeSet probes = {};
 };
 
 // What the decoder learned about the bus besides the commands.
@@ -54,6 +57,7 @@ struct BusTiming {
   std::uint64_t dqs_active_cycles = 0;
   double window = 0;                 // s
   std::vector<double> dqs_timeline;  // active fraction of each window
+  ProbeCoverage coverage;            // what the probed pins determine
 };
 
 // Edge groups -> commands: assembles command words, names the rank whose
@@ -74,9 +78,11 @@ class EdgeDecoder {
  private:
   void add_with_rank_and_cke(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second,
                              CkeChange cke, std::vector<Command>& out);
+  void mark_unknown(Command& c) const;
   const BusLayout& layout_;
   bool bank_groups_;
-  bool plain_;  // one rank, no bank-group split: words go straight to the assembler
+  bool partial_;  // some pin not probed: commands get their unknown fields marked
+  bool plain_;  // one rank, no bank-group split, every pin probed: words go straight to the assembler
   CommandAssembler assembler_;
   bool self_refresh_ = false;
 };

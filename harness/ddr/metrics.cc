@@ -29,6 +29,27 @@ std::optional<double> Histogram::percentile(double p) const {
   return *lo + (h - std::floor(h)) * (*hi - *lo);
 }
 
+std::string unknown_because(const ProbeCoverage& c, Figure figure) {
+  const std::uint16_t bank = kUnknownBank | kUnknownBankGroup;
+  switch (figure) {
+    case Figure::reads: return c.missing({Op::rd}, 0);
+    case Figure::writes: return c.missing({Op::wr, Op::mwr}, 0);
+    case Figure::read_bytes: return c.missing({Op::rd}, kUnknownBurst);
+    case Figure::write_bytes: return c.missing({Op::wr, Op::mwr}, kUnknownBurst);
+    case Figure::bytes:
+    case Figure::command_activity: return c.missing({Op::rd, Op::wr, Op::mwr}, kUnknownBurst);
+    // Column commands of one bank (and the row its ACT opened), back to back.
+    case Figure::transactions: return c.missing({Op::act, Op::rd, Op::wr, Op::mwr}, kUnknownBurst | bank);
+    case Figure::read_intervals: return c.missing({Op::rd}, 0);
+    // Each bank followed through ACT, PRE (one or all), auto-precharge and refresh.
+    case Figure::row_buffer:
+      return c.missing({Op::act, Op::pre, Op::ref, Op::rd, Op::wr, Op::mwr},
+                       bank | kUnknownAutoPrecharge | kUnknownAllBanks);
+    case Figure::refreshes: return c.missing({Op::ref}, 0);
+  }
+  return {};
+}
+
 BusStatistics::BusStatistics(BusModel model)
     : model_(model),
       rl_(model.read_latency ? model.read_latency : default_read_latency(model.standard)),

@@ -78,6 +78,20 @@ struct BusSummary {
 
 constexpr std::size_t kIntervalSample = 10000;
 
+// The figures of a summary and what each needs of the commands: one table
+// (figure_needs in metrics.cc) for the run's metrics and `capture decode`.
+enum class Figure {
+  reads, writes, read_bytes, write_bytes, bytes,  // bytes: also bandwidth
+  transactions,         // also their histogram and the burst-bytes mode
+  read_intervals,
+  command_activity,     // DQ activity from command timing
+  row_buffer,           // hit, miss and conflict rates
+  refreshes,
+};
+// Why the probed pins do not determine a figure ("A12 not probed"); empty
+// when they do.
+std::string unknown_because(const ProbeCoverage& coverage, Figure figure);
+
 class BusStatistics : public CommandSink {
  public:
   explicit BusStatistics(BusModel model);

@@ -90,9 +90,42 @@ bool is_strobe_name(const std::string& name) {
 }  // namespace
 
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
-                              const std::map<std::string, std::string>& roles) {
+                              const std::map<std::string, std::string>& roles, const ProbeSet& probes) {
   const BusFormat& f = bus_format(standard);
   BusLayout l;
+  const bool x16 = probes.organisation == "x16";
+  if (!probes.organisation.empty()) {
+    if (standard != Standard::ddr4)
+      return Error::input(fmt::format("organisation '{}': the device organisation is a DDR4 setting ({} has one "
+                                      "command bus layout)",
+                                      probes.organisation, standard_name(standard)));
+    if (probes.organisation != "x4" && probes.organisation != "x8" && !x16)
+      return Error::input(fmt::format("organisation '{}': expected x4, x8 or x16", probes.organisation));
+  }
+  auto is_strobe = [](const std::string& s) { return s.rfind("DQS", 0) == 0 || s.rfind("RDQS", 0) == 0; };
+  const bool listed = !probes.probed.empty();
+  auto probed = [&](const std::string& role) {
+    return std::find(probes.probed.begin(), probes.probed.end(), role) != probes.probed.end();
+  };
+  if (listed) {
+    // Every listed role must be one the standard has.
+    std::vector<std::string> known = {"CK", "CKE", f.chip_select};
+    for (unsigned r = 0; r < kMaxRanks; ++r) known.push_back(chip_select_role(standard, r));
+    known.insert(known.end(), f.pins.begin(), f.pins.end());
+    for (const std::string& role : probes.probed) {
+      if (x16 && role == "BG1") return Error::input("probed: BG1 does not exist on x16 DDR4 parts (organisation x16)");
+      if (is_strobe(role) || std::find(known.begin(), known.end(), role) != known.end()) continue;
+      std::optional<std::string> close = closest_match(role, known);
+      return Error::input(fmt::format("probed: '{}' is no {} pin{} (pins: CK, {}, {}, CKE, DQS0.., RDQS..)", role,
+                                      standard_name(standard),
+                                      close ? fmt::format(" (did you mean '{}'?)", *close) : "", f.chip_select,
+                                      compress_pin_list(f.pins)));
+    }
+    if (!probed("CK") || !(probed(f.chip_select) || probed(chip_select_role(standard, 0))))
+      return Error::input(fmt::format("probed: decoding needs CK and {} (command cycles are the CK edges with chip "
+                                      "select active)",
+                                      f.chip_select));
+  }
   l.standard = standard;
   l.two_edges = f.edges == 2;
   auto channel_list = [&] {
@@ -146,30 +179,56 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
   }
   for (unsigned c : l.chip_selects) l.cs_mask |= std::uint64_t{1} << c;
   if (!f.chip_select_active_high) l.cs_invert = l.cs_mask;
-  if (standard != Standard::lpddr5) {  // LPDDR5 has no CKE: power-down is a command
-    Result<unsigned> cke = find("CKE", false);
+  if (standard != Standard::lpddr5 && (!listed || probed("CKE"))) {  // LPDDR5 has no CKE: power-down is a command
+    Result<unsigned> cke = find("CKE", listed);
     if (!cke) return cke.error();
     l.cke = *cke;
   }
+  std::vector<PinState> states;
   for (const std::string& pin : f.pins) {
-    // DDR4 parts with fewer rows leave the top address pins unconnected.
-    bool optional = standard == Standard::ddr4 && (pin == "A17" || pin == "A13" || pin == "A12" || pin == "A11");
+    if (x16 && pin == "BG1") {  // x16 parts have two bank groups, on BG0
+      l.pins.push_back(kAbsent);
+      states.push_back(PinState::not_connected);
+      continue;
+    }
+    if (listed && !probed(pin)) {
+      l.pins.push_back(kAbsent);
+      states.push_back(PinState::not_probed);
+      continue;
+    }
+    // DDR4 parts with fewer rows leave the top address pins unconnected;
+    // A12 is BC_n on every part: without it the burst length is unknown.
+    const bool unconnected_if_absent =
+        !listed && standard == Standard::ddr4 && (pin == "A17" || pin == "A13" || pin == "A11");
+    const bool optional = unconnected_if_absent || (!listed && standard == Standard::ddr4 && pin == "A12");
     Result<unsigned> p = find(pin, !optional);
     if (!p) return p.error();
     l.pins.push_back(*p);
+    states.push_back(*p != kAbsent         ? PinState::probed
+                     : unconnected_if_absent ? PinState::not_connected
+                                             : PinState::not_probed);
   }
+  Result<ProbeCoverage> coverage = probe_coverage(standard, std::move(states));
+  if (!coverage) return coverage.error();
+  l.coverage = std::move(*coverage);
   l.contiguous = true;
   for (unsigned i = 0; i < l.pins.size(); ++i)
     if (l.pins[i] != l.pins[0] + i) l.contiguous = false;
-  auto is_strobe = [](const std::string& s) { return s.rfind("DQS", 0) == 0 || s.rfind("RDQS", 0) == 0; };
-  for (const auto& [role, name] : roles) {
+  for (const std::string& role : probes.probed) {
     if (!is_strobe(role)) continue;
+    Result<unsigned> p = find(role, true);
+    if (!p) return p.error();
+    l.dqs_mask |= std::uint64_t{1} << *p;
+    l.dqs_names.push_back(channels[*p]);
+  }
+  for (const auto& [role, name] : roles) {
+    if (!is_strobe(role) || listed) continue;
     Result<unsigned> p = find(role, true);
     if (!p) return p.error();
     l.dqs_mask |= std::uint64_t{1} << *p;
     l.dqs_names.push_back(name);
   }
-  if (l.dqs_mask == 0)
+  if (l.dqs_mask == 0 && !listed)
     for (unsigned i = 0; i < channels.size(); ++i)
       if (is_strobe_name(channels[i])) {
         l.dqs_mask |= std::uint64_t{1} << i;

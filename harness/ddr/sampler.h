@@ -38,6 +38,7 @@ struct BusLayout {
   std::vector<unsigned> pins;   // channel of each BusFormat pin, kAbsent if missing
   std::uint64_t dqs_mask = 0;   // DQS/RDQS channels (never WCK: it may run continuously)
   std::vector<std::string> dqs_names;
+  ProbeCoverage coverage;       // which fields the probed pins determine
 
   // The command word carried by the first and second edge samples.
   std::uint64_t word(std::uint64_t first, std::uint64_t second) const;
@@ -68,11 +69,24 @@ inline std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) 
   return two_edges ? w : w & ((std::uint64_t{1} << n) - 1);
 }
 
+// Which pins the part has and which the capture carries.
+struct ProbeSet {
+  // DDR4 device organisation: "x4" or "x8" (bank groups on BG0 and BG1),
+  // "x16" (BG0 only: x16 parts have no BG1 pin). Empty: x4/x8.
+  std::string organisation;
+  // The roles that were probed ("CK", "CS_n", "ACT_n", ..., "DQS0"): every
+  // one must be in the capture; the standard's pins not listed are unknown.
+  // Empty: every pin must be in the capture (DDR4 A11, A13, A17 may be
+  // absent: unconnected on parts with fewer rows; an absent A12 leaves the
+  // burst length unknown) and strobes are found by name.
+  std::vector<std::string> probed;
+};
+
 // `roles` maps a role ("CK", "CS", "CA3", "DQS0") to a channel name; a role
 // not mapped is looked up under its own name. DQS channels are the roles or
 // channel names starting with DQS or RDQS.
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
-                              const std::map<std::string, std::string>& roles);
+                              const std::map<std::string, std::string>& roles, const ProbeSet& probes = {});
 
 // CKE at a rising edge, compared with the previous edge (power-down and
 // DDR4 self-refresh entry and exit).

@@ -59,6 +59,15 @@ DdrConfig read_ddr_section(TableReader& r) {
     if (*v && c.standard.rfind("lpddr5", 0) != 0)
       r.fail_at("bank_groups", "bank_groups is an LPDDR5 mode (DDR4 always decodes its bank groups; LPDDR4 has none)");
   }
+  if (auto v = r.choice("organisation", {"x4", "x8", "x16"})) {
+    c.organisation = *v;
+    if (c.standard != "ddr4")
+      r.fail_at("organisation", "organisation is a DDR4 setting (x4, x8: BG0 and BG1; x16: BG0 only)");
+  }
+  if (auto v = r.string_array("probed")) {
+    c.probed = *v;
+    if (c.probed.empty()) r.fail_at("probed", "an empty probe set: list the roles probed, or leave the key out");
+  }
   if (auto v = r.integer("read_latency", 1, 200)) c.read_latency = static_cast<unsigned>(*v);
   if (auto v = r.integer("write_latency", 1, 200)) c.write_latency = static_cast<unsigned>(*v);
   if (auto v = r.quantity("timeline_window", Dimension::time)) c.timeline_window = *v;
