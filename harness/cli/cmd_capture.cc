@@ -25,7 +25,7 @@ struct CaptureArgs {
   std::string organisation;
   std::string csv, drampower, commands_json;
   bool in_memory = false, read_only = false, bank_groups = false, cke = false;
-  unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4, ranks = 1;
+  unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4, ranks = 1, dqs_preamble = 0;
   std::string tck_text = "10 ns";
   std::uint64_t cycles = 20000, seed = 1;
 };
@@ -99,6 +99,7 @@ Result<ExitCode> synth(const CaptureArgs& a, Io io) {
   o.cke = a.cke;
   o.organisation = a.organisation;
   o.probed = a.probed;
+  o.dqs_preamble = a.dqs_preamble;
   for (const std::string& s : a.clock_stops) {
     std::size_t colon = s.find(':');
     try {
@@ -143,6 +144,7 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
   d.standard = *st;
   d.bank_groups = a.bank_groups;
   d.probes = {a.organisation, a.probed};
+  d.dqs_preamble = a.dqs_preamble;
   for (const std::string& m : a.map) {
     std::size_t eq = m.find('=');
     if (eq == std::string::npos) return Error::input(fmt::format("--map '{}': expected ROLE=CHANNEL", m));
@@ -265,6 +267,10 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
                         {"transactions", s.transactions},
                         {"dq_active_ratio", s.dq_active_ratio},
                         {"dq_active_from", s.dq_from_dqs ? "DQS toggles" : "command timing"},
+                        {"dq_active_ratio_dqs", s.dq_active_ratio_dqs ? nlohmann::json(*s.dq_active_ratio_dqs)
+                                                                      : nlohmann::json(nullptr)},
+                        {"dq_active_ratio_commands", s.dq_active_ratio_commands},
+                        {"dqs_preamble_cycles", timing->dqs_preamble_cycles},
                         {"row_hits", s.row_hits},
                         {"row_misses", s.row_misses},
                         {"row_conflicts", s.row_conflicts},
@@ -292,9 +298,10 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
         why_null[key] = because(f);
       }
     if (!because(Figure::transactions).empty()) j.erase("burst_bytes_mode");
-    if (!s.dq_from_dqs && !because(Figure::command_activity).empty()) {
-      j["dq_active_ratio"] = nullptr;
-      why_null["dq_active_ratio"] = because(Figure::command_activity);
+    if (!because(Figure::command_activity).empty()) {
+      if (!s.dq_from_dqs) j["dq_active_ratio"] = nullptr;
+      j["dq_active_ratio_commands"] = nullptr;
+      why_null["dq_active_ratio_commands"] = because(Figure::command_activity);
     }
     j["unavailable"] = why_null;
     io.out << j.dump(2) << "\n";
@@ -327,6 +334,12 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
   const std::string ratio = fmt::format("{:.1f} % (from {})", 100 * s.dq_active_ratio,
                                         s.dq_from_dqs ? "DQS toggles" : "command timing");
   io.out << fmt::format("DQ active:    {}\n", s.dq_from_dqs ? ratio : figure(Figure::command_activity, ratio));
+  if (s.dq_active_ratio_dqs)
+    io.out << fmt::format("              DQS envelopes {:.2f} %{}, command timing {}\n", 100 * *s.dq_active_ratio_dqs,
+                          timing->dqs_preamble_cycles
+                              ? fmt::format(" ({} preamble cycles left out)", timing->dqs_preamble_cycles)
+                              : "",
+                          figure(Figure::command_activity, fmt::format("{:.2f} %", 100 * s.dq_active_ratio_commands)));
   io.out << fmt::format("row buffer:   {}; refreshes {}\n",
                         figure(Figure::row_buffer, fmt::format("{} hits, {} misses, {} conflicts, {} unknown",
                                                                s.row_hits, s.row_misses, s.row_conflicts,
@@ -365,6 +378,9 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   synth_cmd->add_option("--tck", a->tck_text, "Clock period")->capture_default_str();
   synth_cmd->add_option("--jitter", a->jitter, "Max samples a CA transition moves")->capture_default_str();
   synth_cmd->add_option("--dqs", a->dqs, "DQS channels")->capture_default_str();
+  synth_cmd->add_option("--dqs-preamble", a->dqs_preamble,
+                        "tCK of toggling DQS preamble before each burst after an idle gap")
+      ->capture_default_str();
   synth_cmd->add_option("--dq", a->dq, "DQ channels with random data")->capture_default_str();
   synth_cmd->add_option("--clock-stop", a->clock_stops, "Stop CK: <after cycle>:<cycles> (repeatable)");
   synth_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();
@@ -388,6 +404,9 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   decode_cmd->add_option("--dq-width", a->dq_width, "Data bus width in bits")->capture_default_str();
   decode_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();
   decode_cmd->add_flag("--bank-groups", a->bank_groups, "LPDDR5 in bank-group mode: BA2/BA3 are BG0/BG1");
+  decode_cmd->add_option("--dqs-preamble", a->dqs_preamble,
+                         "tCK of toggling DQS preamble (mode register) that start each strobe envelope: not data")
+      ->capture_default_str();
   probe_options(decode_cmd,
                 "The roles probed (comma separated: CK,CS_n,ACT_n,...,DQS0); fields on the others are reported "
                 "unknown. Default: every pin of the standard");

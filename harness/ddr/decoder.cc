@@ -95,7 +95,7 @@ Status BusDecoder::begin(const CaptureHeader& header) {
   Result<BusLayout> layout = make_layout(options_.standard, header.channels, options_.roles, options_.probes);
   if (!layout) return layout.error();
   auto window = static_cast<std::uint64_t>(std::max(1.0, std::round(options_.window * header.samplerate)));
-  sampler_ = std::make_unique<Sampler>(std::move(*layout), header.samplerate, window);
+  sampler_ = std::make_unique<Sampler>(std::move(*layout), header.samplerate, window, options_.dqs_preamble);
   edges_ = std::make_unique<EdgeDecoder>(sampler_->layout(), options_);
   timing_ = {};
   timing_.standard = options_.standard;
@@ -137,6 +137,7 @@ Status BusDecoder::end() {
                                    static_cast<double>(stop.length) / rate});
   timing_.dqs_sampled = s.dqs_sampled;
   timing_.dqs_active_cycles = s.dqs_active_cycles;
+  timing_.dqs_preamble_cycles = s.dqs_preamble_cycles;
   timing_.window = static_cast<double>(s.window_samples) / rate;
   for (std::uint32_t active : s.dqs_active_per_window)
     timing_.dqs_timeline.push_back(std::min(1.0, active * s.tck_samples / static_cast<double>(s.window_samples)));

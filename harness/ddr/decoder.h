@@ -41,6 +41,10 @@ struct DecodeOptions {
   // DDR4 organisation and the pins that were probed (sampler.h): fields the
   // probed pins do not determine are marked unknown in each command.
   ProbeSet probes = {};
+  // CK cycles of toggling DQS preamble before each strobe envelope (LPDDR4
+  // RD-PRE toggle mode, LPDDR5 toggling RDQS preamble): the mode register
+  // says so, the bus does not. 0: none (static preambles leave no rising edge).
+  unsigned dqs_preamble = 0;
 };
 
 // What the decoder learned about the bus besides the commands.
@@ -55,6 +59,7 @@ struct BusTiming {
   std::vector<ClockStop> clock_stops;
   bool dqs_sampled = false;
   std::uint64_t dqs_active_cycles = 0;
+  std::uint64_t dqs_preamble_cycles = 0;  // declared preamble cycles seen (not counted as active)
   double window = 0;                 // s
   std::vector<double> dqs_timeline;  // active fraction of each window
   ProbeCoverage coverage;            // what the probed pins determine

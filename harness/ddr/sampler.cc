@@ -237,8 +237,9 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
   return l;
 }
 
-Sampler::Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples)
-    : layout_(std::move(layout)), format_(bus_format(layout_.standard)), samplerate_(samplerate) {
+Sampler::Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples, unsigned dqs_preamble)
+    : layout_(std::move(layout)), format_(bus_format(layout_.standard)), samplerate_(samplerate),
+      dqs_preamble_(dqs_preamble) {
   stats_.window_samples = std::max<std::uint64_t>(window_samples, 1);
   window_end_ = stats_.window_samples;
   stats_.dqs_sampled = layout_.dqs_mask != 0;
@@ -294,7 +295,7 @@ namespace {
 struct BlockMasks {
   std::uint64_t ck = 0;
   std::uint64_t selected = 0;       // some chip select active
-  std::uint64_t strobe_toggle = 0;  // some strobe differs from the sample before
+  std::uint64_t strobe_rise = 0;    // some strobe high that was low the sample before
   std::uint64_t cke = 0;            // CKE level (0 when not captured)
 };
 
@@ -311,7 +312,7 @@ BlockMasks block_masks_scalar(const T* s, std::size_t n, T prev, const Lines<T>&
   for (std::size_t j = 0; j < n; ++j) {
     m.ck |= static_cast<std::uint64_t>((s[j] & l.ck) != 0) << j;
     m.selected |= static_cast<std::uint64_t>(((s[j] ^ l.cs_invert) & l.cs) != 0) << j;
-    m.strobe_toggle |= static_cast<std::uint64_t>(((s[j] ^ prev) & l.strobes) != 0) << j;
+    m.strobe_rise |= static_cast<std::uint64_t>((s[j] & ~prev & l.strobes) != 0) << j;
     m.cke |= static_cast<std::uint64_t>((s[j] & l.cke) != 0) << j;
     prev = s[j];
   }
@@ -319,8 +320,8 @@ BlockMasks block_masks_scalar(const T* s, std::size_t n, T prev, const Lines<T>&
 }
 
 // 64 16-bit samples with AVX-512BW: one test instruction per 32 samples and
-// mask; strobe toggles from the samples XORed with the samples shifted by
-// one (s[-1] must be readable).
+// mask; strobe rises from the samples AND NOT the samples shifted by one
+// (s[-1] must be readable).
 // Helpers are functions, not lambdas: clang gives a lambda inside a target
 // function no target of its own (the fuzz build uses clang).
 __attribute__((target("avx512bw"))) inline std::uint64_t mask_avx512(__m512i a, __m512i b, std::uint16_t bits) {
@@ -337,7 +338,10 @@ __attribute__((target("avx512bw"))) BlockMasks block_masks_avx512(const std::uin
   BlockMasks m;
   m.ck = mask_avx512(lo, hi, l.ck);
   m.selected = mask_avx512(_mm512_xor_si512(lo, invert), _mm512_xor_si512(hi, invert), l.cs);
-  m.strobe_toggle = mask_avx512(_mm512_xor_si512(lo, lo_before), _mm512_xor_si512(hi, hi_before), l.strobes);
+  // lo & ~before as lo ^ (lo & before): GCC 12's _mm512_andnot_si512 warns
+  // about its own undefined pass-through operand.
+  m.strobe_rise = mask_avx512(_mm512_xor_si512(lo, _mm512_and_si512(lo, lo_before)),
+                              _mm512_xor_si512(hi, _mm512_and_si512(hi, hi_before)), l.strobes);
   if (l.cke) m.cke = mask_avx512(lo, hi, l.cke);
   return m;
 }
@@ -359,15 +363,15 @@ __attribute__((target("avx2"))) inline std::uint64_t any_avx2(const __m256i* w, 
 }
 
 __attribute__((target("avx2"))) BlockMasks block_masks_avx2(const std::uint16_t* s, const Lines<std::uint16_t>& l) {
-  __m256i v[4], toggled[4];
+  __m256i v[4], rose[4];
   for (int i = 0; i < 4; ++i) {
     v[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i));
-    toggled[i] = _mm256_xor_si256(v[i], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i - 1)));
+    rose[i] = _mm256_andnot_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i - 1)), v[i]);
   }
   BlockMasks m;
   m.ck = any_avx2(v, l.ck, 0);
   m.selected = any_avx2(v, l.cs, l.cs_invert);
-  m.strobe_toggle = any_avx2(toggled, l.strobes, 0);
+  m.strobe_rise = any_avx2(rose, l.strobes, 0);
   if (l.cke) m.cke = any_avx2(v, l.cke, 0);
   return m;
 }
@@ -391,6 +395,26 @@ BlockMasks block_masks(const T* s, std::size_t n, T prev, bool prev_in_memory, c
 inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  // bits > j
 
 }  // namespace
+
+// A declared toggling preamble: the first `dqs_preamble_` active cycles of
+// each envelope (a run of active cycles; one idle cycle ends it) are not
+// data. Per edge, but only when a preamble is declared.
+std::uint64_t Sampler::drop_preamble(std::uint64_t rise, std::uint64_t active) {
+  std::uint64_t keep = 0;
+  for (std::uint64_t m = rise; m; m &= m - 1) {
+    const std::uint64_t e = m & -m;
+    const bool on = (active & e) != 0;
+    if (on && !edge_active_) preamble_left_ = dqs_preamble_;
+    if (on && preamble_left_) {
+      --preamble_left_;
+      ++stats_.dqs_preamble_cycles;
+    } else if (on) {
+      keep |= e;
+    }
+    edge_active_ = on;
+  }
+  return keep;
+}
 
 inline void Sampler::next_window() {
   if (window_active_) {
@@ -441,7 +465,7 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     const std::uint64_t ck_before = (ck << 1) | ck_at_start;
     const std::uint64_t rise = ck & ~ck_before & valid;
     const std::uint64_t fall = ~ck & ck_before & valid;
-    const std::uint64_t dqs_toggle = masks.strobe_toggle & valid;
+    const std::uint64_t dqs_toggle = masks.strobe_rise & valid;  // strobe rising edges
     if (pending_ && second_is_fall && fall) {
       pending_group_.second = s[std::countr_zero(fall)];
       out.push_back(pending_group_);
@@ -451,9 +475,11 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
       if (dqs_toggle) dqs_carry_ = true;
       continue;
     }
-    // DQS activity: a rising edge is active when a DQS toggle happened since
-    // the previous one. Adding the toggles to the runs of non-edge bits
-    // carries each run's toggles into the edge that ends it.
+    // DQS activity: a CK rising edge ends an active cycle when a strobe rose
+    // since the previous one (rising edges only: one per strobe period, so a
+    // burst's trailing fall or a static postamble adds nothing). Adding the
+    // strobe edges to the runs of non-edge bits carries each run's edges
+    // into the CK edge that ends it.
     if (stats_.dqs_sampled) {
       const std::uint64_t runs = ~rise & valid;
       const std::uint64_t carry_in = dqs_carry_ && (runs & 1) ? 1 : 0;
@@ -464,6 +490,7 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
       dqs_carry_ = (sum >> n) != 0;
       // Edges of the first cycle have no previous edge: not a cycle yet.
       if (!have_rise_) active &= ~(rise & -rise);
+      if (dqs_preamble_) active = drop_preamble(rise, active);
       stats_.dqs_active_cycles += static_cast<std::uint64_t>(std::popcount(active));
       // Windows advance by addition (no division per block); most blocks
       // lie inside the window being filled.

@@ -116,12 +116,15 @@ struct SamplerStats {
   std::uint64_t dqs_active_cycles = 0;  // cycles with at least one DQS toggle
   std::uint64_t window_samples = 0;   // as asked, doubled as often as needed to keep <= 16384 windows
   std::vector<std::uint32_t> dqs_active_per_window;  // active cycles per window
+  std::uint64_t dqs_preamble_cycles = 0;  // cycles of declared toggling preamble, not counted as active
 };
 
 class Sampler {
  public:
-  // `window_samples`: length of the windows of the DQS activity timeline.
-  Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples);
+  // `window_samples`: length of the windows of the DQS activity timeline;
+  // `dqs_preamble`: CK cycles of toggling preamble that start each strobe
+  // envelope (not data; 0: none declared).
+  Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples, unsigned dqs_preamble = 0);
   // Appends the command cycles found in these samples to `out`.
   Status feed(const std::uint8_t* data, std::size_t count, unsigned unitsize, std::vector<EdgeGroup>& out);
   Status finish();
@@ -148,7 +151,11 @@ class Sampler {
   bool cke_seen_ = false;           // an edge has been seen (the first sets cke_high_)
   std::uint64_t last_rise_ = 0;    // sample index of the last rising edge
   bool have_rise_ = false;
-  bool dqs_carry_ = false;         // a DQS toggle since the last rising edge
+  bool dqs_carry_ = false;         // a DQS rising edge since the last CK rising edge
+  unsigned dqs_preamble_ = 0;      // declared toggling preamble, CK cycles
+  unsigned preamble_left_ = 0;     // of the envelope being read
+  bool edge_active_ = false;       // the previous CK edge ended an active cycle
+  std::uint64_t drop_preamble(std::uint64_t rise, std::uint64_t active);
   // Period estimate: the first intervals are kept until there are enough.
   struct Early {
     std::uint64_t interval, cycle_before, start;

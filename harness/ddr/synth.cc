@@ -223,6 +223,7 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
     return ok();
   };
   std::uint64_t dq_value = 0;
+  bool strobe_was_active = false;  // the previous cycle had a strobe pulse
   auto expand_upto = [&](std::uint64_t cycle) -> Status {
     while (next_command < trace.size() && trace[next_command].cycle <= cycle) HARNESS_TRY(expand(trace[next_command++]));
     return ok();
@@ -235,7 +236,16 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
     HARNESS_TRY(expand_upto(n + 2));
     if (next_command >= trace.size() && n > last_busy + o.tail_cycles) break;
     CycleValue nxt = value_at(n + 1);
-    const bool active = dqs_ring[n % kRing] != 0;
+    bool active = dqs_ring[n % kRing] != 0;
+    if (!active && o.dqs_preamble) {
+      // Data within the preamble's reach: a preamble pulse after an idle
+      // cycle when the whole preamble fits, else the strobe toggles on.
+      unsigned ahead = 0;
+      for (unsigned k = 1; k <= o.dqs_preamble && !ahead; ++k)
+        if (dqs_ring[(n + k) % kRing]) ahead = k;
+      active = ahead && (strobe_was_active || ahead == o.dqs_preamble || n < o.dqs_preamble);
+    }
+    strobe_was_active = active;
     dqs_ring[n % kRing] = 0;
     // CA transitions, away from the rising (and for LPDDR5 falling) edges.
     const unsigned t1 = (f.double_rate ? quarter : half) + static_cast<unsigned>(rng.spread(o.jitter));

@@ -32,6 +32,10 @@ struct SynthOptions {
   unsigned jitter = 0;             // max samples a CA transition is moved either way
   std::uint64_t seed = 1;
   unsigned dqs_channels = 1;       // DQS0.. toggling during data bursts; 0: none
+  // CK cycles of toggling preamble (one strobe pulse each) before a burst
+  // that follows more than this many idle cycles; after a shorter gap the
+  // strobe keeps toggling through it (pre- and postamble overlap). 0: none.
+  unsigned dqs_preamble = 0;
   unsigned dq_channels = 0;        // DQ0.. carrying pseudo-random data during bursts
   std::vector<SynthClockStop> clock_stops;
   unsigned ranks = 1;              // chip selects CS0.. (CS0_n.. for DDR4) when more than one

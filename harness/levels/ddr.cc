@@ -125,6 +125,18 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
     ratio.unavailable = because(Figure::command_activity) + " (burst durations unknown) and no DQS probed";
   }
   out.metrics.push_back(ratio);
+  // Both estimates on their own, so that each can be checked against the other.
+  if (s.dq_active_ratio_dqs)
+    add("ddr.dq_active_ratio_dqs", *s.dq_active_ratio_dqs, "1", Better::higher);
+  else
+    missing("ddr.dq_active_ratio_dqs", "1", "no DQS/RDQS channel probed", Better::higher);
+  if (const std::string why = because(Figure::command_activity); why.empty())
+    out.metrics.push_back(make("ddr.dq_active_ratio_commands", s.dq_active_ratio_commands, "1", Provenance::model,
+                               source + ": command timing (bursts at read/write latency)", Better::higher));
+  else
+    missing("ddr.dq_active_ratio_commands", "1", why + " (burst durations unknown)", Better::higher);
+  if (t.dqs_preamble_cycles)
+    add("ddr.dqs_preamble_cycles", static_cast<double>(t.dqs_preamble_cycles), "1");
   SampleSet timeline;
   timeline.level = Level::ddr;
   timeline.name = "ddr.dq_active_timeline";

@@ -10,6 +10,8 @@ namespace {
 const std::vector<ExpectableMetric>& ddr_expectables() {
   static const std::vector<ExpectableMetric> k = {
       {"dq_active_ratio", "ddr.dq_active_ratio", std::nullopt, false, {}},
+      {"dq_active_ratio_dqs", "ddr.dq_active_ratio_dqs", std::nullopt, false, {}},
+      {"dq_active_ratio_commands", "ddr.dq_active_ratio_commands", std::nullopt, false, {}},
       {"read_interval_p50", "ddr.read_interval_p50", Dimension::time, false, {}},
       {"read_interval_p95", "ddr.read_interval_p95", Dimension::time, false, {}},
       {"read_interval_p50_tck", "ddr.read_interval_p50_tck", std::nullopt, false, {}},
