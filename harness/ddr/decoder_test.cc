@@ -540,3 +540,38 @@ TEST(ProbeSets, AnUnprobedPinIsNotReadAsLow) {
 
 }  // namespace
 }  // namespace harness::ddr
+
+namespace harness::ddr {
+namespace {
+
+TEST(ProbeSets, Lpddr5WithoutCa6DecodesReadsWritesAndActivatesButNotPrechargeFromRefresh) {
+  // CA6 at the rising edge is the only pin between PRE (L L L H H H H) and
+  // REF (L L L H H H L), MRW-1 and MRR, SRE and SRX, PDE and NOP; RD, WR and
+  // ACT are told by CA0-CA5.
+  Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr5, "random", 6000, 9);
+  ASSERT_TRUE(trace.ok());
+  SynthOptions o;
+  o.standard = Standard::lpddr5;
+  o.probed = {"CK", "CS", "CA0", "CA1", "CA2", "CA3", "CA4", "CA5", "DQS0"};
+  CaptureCollector collect;
+  ASSERT_TRUE(synthesize(*trace, o, collect).ok());
+  DecodeOptions d{Standard::lpddr5, {}, 1e-6};
+  d.probes.probed = o.probed;
+  CommandCollector got;
+  BusDecoder decoder(d, got);
+  ASSERT_TRUE(collect.capture().replay(decoder).ok());
+  auto count = [](const std::vector<Command>& v, Op op) {
+    return std::count_if(v.begin(), v.end(), [&](const Command& c) { return c.op == op; });
+  };
+  for (Op op : {Op::act, Op::rd, Op::wr}) EXPECT_EQ(count(got.commands, op), count(*trace, op)) << op_name(op);
+  EXPECT_EQ(count(got.commands, Op::pre), 0);
+  EXPECT_EQ(count(got.commands, Op::unknown), count(*trace, Op::pre) + count(*trace, Op::ref));
+  const ProbeCoverage& cov = decoder.timing().coverage;
+  EXPECT_EQ(unknown_because(cov, Figure::reads), "");
+  EXPECT_EQ(unknown_because(cov, Figure::bytes), "");  // RD16/RD32 differ in CA2
+  EXPECT_EQ(unknown_because(cov, Figure::row_buffer), "CA6 not probed");
+  EXPECT_EQ(unknown_because(cov, Figure::refreshes), "CA6 not probed");
+}
+
+}  // namespace
+}  // namespace harness::ddr
