@@ -145,7 +145,8 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
   timeline.source = ratio.source + fmt::format(", windows of {}", format_quantity(s.window, "s"));
   timeline.better = Better::higher;
   timeline.values = s.timeline;
-  out.samples.push_back(std::move(timeline));
+  // No timeline when its estimate is unknown (burst lengths not probed).
+  if (ratio.value) out.samples.push_back(std::move(timeline));
   const std::uint64_t known = s.row_hits + s.row_misses + s.row_conflicts;
   const std::string banks_known = because(Figure::row_buffer);
   if (!banks_known.empty()) {

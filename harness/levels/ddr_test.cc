@@ -263,6 +263,7 @@ TEST(DdrAnalysis, AReducedProbeSetMakesOnlyTheMetricsThatNeedAMissingPinUnavaila
   EXPECT_EQ(why("ddr.row_hit_rate"), "BG1 not probed");
   EXPECT_EQ(why("ddr.dq_active_ratio"), "A12 not probed (burst durations unknown) and no DQS probed");
   EXPECT_EQ(why("ddr.refreshes"), "(available)");
+  for (const SampleSet& set : a.samples) EXPECT_NE(set.name, "ddr.dq_active_timeline");
   const std::vector<std::string> want_hints = {
       "ddr: bank group unknown: BG1 not probed", "ddr: row unknown: A0-A9, A11-A13, A17 not probed",
       "ddr: column unknown: A0-A9 not probed", "ddr: burst length unknown: A12 not probed",
