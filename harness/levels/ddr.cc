@@ -231,6 +231,7 @@ void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, const std::s
   decode.window = cfg.timeline_window;
   decode.bank_groups = cfg.bank_groups;
   decode.probes = {cfg.organisation, cfg.probed};
+  decode.dqs_preamble = cfg.dqs_preamble;
   ddr::BusModel model;
   model.standard = decode.standard;
   model.dq_width = cfg.dq_width;

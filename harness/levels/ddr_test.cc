@@ -271,6 +271,18 @@ TEST(DdrAnalysis, AReducedProbeSetMakesOnlyTheMetricsThatNeedAMissingPinUnavaila
   EXPECT_EQ(a.hints, want_hints);
 }
 
+TEST(DdrScenario, ReadsTheDeclaredDqsPreamble) {
+  std::string text = scenario_text("x.sr", "");
+  text.insert(text.find("capture = "), "dqs_preamble = 2\n");
+  Result<Scenario> s = parse_scenario(text, "t.toml");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->ddr->dqs_preamble, 2u);
+  text.replace(text.find("dqs_preamble = 2"), 16, "dqs_preamble = 9");
+  s = parse_scenario(text, "t.toml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("dqs_preamble"), std::string::npos) << s.error().message;
+}
+
 TEST(DdrScenario, OrganisationIsADdr4SettingAndProbedIsAList) {
   std::string text = scenario_text("x.sr", "");
   text.insert(text.find("capture = "), "organisation = \"x16\"\n");

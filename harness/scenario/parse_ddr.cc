@@ -70,6 +70,7 @@ DdrConfig read_ddr_section(TableReader& r) {
     c.probed = *v;
     if (c.probed.empty()) r.fail_at("probed", "an empty probe set: list the roles probed, or leave the key out");
   }
+  if (auto v = r.integer("dqs_preamble", 0, 4)) c.dqs_preamble = static_cast<unsigned>(*v);
   if (auto v = r.integer("read_latency", 1, 200)) c.read_latency = static_cast<unsigned>(*v);
   if (auto v = r.integer("write_latency", 1, 200)) c.write_latency = static_cast<unsigned>(*v);
   if (auto v = r.quantity("timeline_window", Dimension::time)) c.timeline_window = *v;
