@@ -22,10 +22,11 @@ namespace {
 
 struct CaptureArgs {
   std::string input, output, format, samplerate_text, sr_reader = "direct", standard = "lpddr4", pattern = "stream", trace;
-  std::vector<std::string> map, clock_stops, reader_limits, channels;
+  std::vector<std::string> map, clock_stops, reader_limits, channels, probed;
+  std::string organisation;
   std::string csv, drampower, commands_json;
   bool in_memory = false, read_only = false, bank_groups = false, cke = false;
-  unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4, ranks = 1, jobs = 0;
+  unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4, ranks = 1, jobs = 0, dqs_preamble = 0;
   std::string tck_text = "10 ns";
   std::uint64_t cycles = 20000, seed = 1;
   unsigned chunk_mib = 64;  // .sr chunk entries written (the threads inflate one entry each)
@@ -93,7 +94,7 @@ Result<ExitCode> info(const CaptureArgs& a, const GlobalOptions& g, Io io) {
                         "duration:    {}\n",
                         a.input, h.format, h.channels.size(), fmt::join(h.channels, ", "),
                         samplerate_text(h.samplerate), summary.sample_count(), format_quantity(duration, "s"));
-  if (!unknown.empty()) io.out << "unknown:     " << unknown_text(unknown) << "\n";
+  if (!unknown.empty()) io.out << "x/z samples: " << unknown_text(unknown) << "\n";
   return ExitCode::ok;
 }
 
@@ -123,6 +124,9 @@ Result<ExitCode> synth(const CaptureArgs& a, Io io) {
   o.wck_ratio = a.wck_ratio;
   o.ranks = a.ranks;
   o.cke = a.cke;
+  o.organisation = a.organisation;
+  o.probed = a.probed;
+  o.dqs_preamble = a.dqs_preamble;
   for (const std::string& s : a.clock_stops) {
     std::size_t colon = s.find(':');
     try {
@@ -140,7 +144,8 @@ Result<ExitCode> synth(const CaptureArgs& a, Io io) {
     if (!parsed) return parsed.error();
     trace = std::move(*parsed);
   } else {
-    Result<std::vector<ddr::Command>> generated = ddr::generate_traffic(*st, a.pattern, a.cycles, a.seed, a.wck_ratio, a.cke);
+    Result<std::vector<ddr::Command>> generated = ddr::generate_traffic(
+        *st, a.pattern, a.cycles, a.seed, a.wck_ratio, a.cke, a.organisation == "x16" ? 2 : 0);
     if (!generated) return generated.error();
     trace = std::move(*generated);
   }
@@ -165,6 +170,8 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
   ddr::DecodeOptions d;
   d.standard = *st;
   d.bank_groups = a.bank_groups;
+  d.probes = {a.organisation, a.probed};
+  d.dqs_preamble = a.dqs_preamble;
   for (const std::string& m : a.map) {
     std::size_t eq = m.find('=');
     if (eq == std::string::npos) return Error::input(fmt::format("--map '{}': expected ROLE=CHANNEL", m));
@@ -261,6 +268,22 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
     std::optional<double> v = h.percentile(q);
     return v ? fmt::format("{:.4g}", *v * scale) : std::string("unavailable");
   };
+  // Fields and figures the probed pins leave unknown.
+  const ddr::ProbeCoverage& cov = timing->coverage;
+  using ddr::Figure;
+  auto because = [&](Figure f) { return ddr::unknown_because(cov, f); };
+  std::uint16_t open = 0;
+  for (std::uint16_t u : cov.unknown) open |= u;
+  std::vector<std::pair<std::string, std::string>> unknown_fields;  // field, why
+  for (int b = 0; b < ddr::kUnknownFieldCount; ++b)
+    if (open >> b & 1)
+      unknown_fields.emplace_back(std::string(ddr::unknown_field_name(b)),
+                                  ddr::compress_pin_list(cov.field_pins[static_cast<std::size_t>(b)]) + " not probed");
+  // A figure or "unavailable: <why>".
+  auto figure = [&](Figure f, const std::string& text) {
+    const std::string why = because(f);
+    return why.empty() ? text : "unavailable: " + why;
+  };
   if (g.json) {
     nlohmann::json j = {{"file", a.input},
                         {"standard", a.standard},
@@ -275,6 +298,10 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
                         {"transactions", s.transactions},
                         {"dq_active_ratio", s.dq_active_ratio},
                         {"dq_active_from", s.dq_from_dqs ? "DQS toggles" : "command timing"},
+                        {"dq_active_ratio_dqs", s.dq_active_ratio_dqs ? nlohmann::json(*s.dq_active_ratio_dqs)
+                                                                      : nlohmann::json(nullptr)},
+                        {"dq_active_ratio_commands", s.dq_active_ratio_commands},
+                        {"dqs_preamble_cycles", timing->dqs_preamble_cycles},
                         {"row_hits", s.row_hits},
                         {"row_misses", s.row_misses},
                         {"row_conflicts", s.row_conflicts},
@@ -286,6 +313,29 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
                         {"decode_and_statistics_cpu_seconds", statistics_cpu_seconds}};
     if (!timing->unknown_samples.empty()) j["unknown_samples"] = timing->unknown_samples;
     if (s.burst_bytes_mode) j["burst_bytes_mode"] = *s.burst_bytes_mode;
+    // What the probed pins leave open: the figures above that depend on it
+    // are not known (null here, "unavailable" in the text output).
+    nlohmann::json unknown = nlohmann::json::object();
+    for (const auto& [field, why] : unknown_fields) unknown[field] = why;
+    j["unknown_fields"] = unknown;
+    j["ambiguous_commands"] = cov.ambiguous_names;
+    const std::pair<Figure, const char*> figures[] = {
+        {Figure::reads, "reads"},          {Figure::writes, "writes"},     {Figure::bytes, "bytes"},
+        {Figure::transactions, "transactions"}, {Figure::row_buffer, "row_hits"}, {Figure::row_buffer, "row_misses"},
+        {Figure::row_buffer, "row_conflicts"}, {Figure::refreshes, "refreshes"}};
+    nlohmann::json why_null = nlohmann::json::object();
+    for (const auto& [f, key] : figures)
+      if (!because(f).empty()) {
+        j[key] = nullptr;
+        why_null[key] = because(f);
+      }
+    if (!because(Figure::transactions).empty()) j.erase("burst_bytes_mode");
+    if (!because(Figure::command_activity).empty()) {
+      if (!s.dq_from_dqs) j["dq_active_ratio"] = nullptr;
+      j["dq_active_ratio_commands"] = nullptr;
+      why_null["dq_active_ratio_commands"] = because(Figure::command_activity);
+    }
+    j["unavailable"] = why_null;
     io.out << j.dump(2) << "\n";
     return ExitCode::ok;
   }
@@ -296,19 +346,40 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
   std::string counts;
   for (const auto& [label, n] : s.command_counts) counts += fmt::format(" {}={}", label, n);
   io.out << fmt::format("commands:    {}\n", counts);
-  io.out << fmt::format("reads/writes: {} / {}, {} moved\n", s.reads, s.writes,
-                        format_quantity(static_cast<double>(s.bytes()), "B"));
+  for (const std::string& group : cov.ambiguous_names)
+    io.out << fmt::format("not told apart: {} ({} not probed): counted as UNKNOWN\n", group,
+                          cov.unprobed_command_pins());
+  for (const auto& [field, why] : unknown_fields) io.out << fmt::format("unknown:      {} ({})\n", field, why);
+  io.out << fmt::format("reads/writes: {} / {}, {}\n", figure(Figure::reads, std::to_string(s.reads)),
+                        figure(Figure::writes, std::to_string(s.writes)),
+                        figure(Figure::bytes, format_quantity(static_cast<double>(s.bytes()), "B") + " moved"));
   std::string hist;
   for (const auto& [bytes, n] : s.transaction_bytes) hist += fmt::format(" {}B:{}", bytes, n);
-  io.out << fmt::format("transactions: {} (bytes:count{}), mode {}\n", s.transactions, hist,
-                        s.burst_bytes_mode ? std::to_string(*s.burst_bytes_mode) + " B" : "none");
-  io.out << fmt::format("read to read: p50 {} ns ({} tCK), p95 {} ns\n", p(s.read_interval_ps, 50, 1e-3),
-                        p(s.read_interval_cycles, 50, 1), p(s.read_interval_ps, 95, 1e-3));
-  io.out << fmt::format("DQ active:    {:.1f} % (from {})\n", 100 * s.dq_active_ratio,
-                        s.dq_from_dqs ? "DQS toggles" : "command timing");
-  io.out << fmt::format("row buffer:   {} hits, {} misses, {} conflicts, {} unknown; {} refreshes\n", s.row_hits,
-                        s.row_misses, s.row_conflicts, s.row_unknown, s.refreshes);
-  if (!timing->unknown_samples.empty()) io.out << "unknown:      " << unknown_text(timing->unknown_samples) << "\n";
+  io.out << fmt::format("transactions: {}\n",
+                        figure(Figure::transactions,
+                               fmt::format("{} (bytes:count{}), mode {}", s.transactions, hist,
+                                           s.burst_bytes_mode ? std::to_string(*s.burst_bytes_mode) + " B" : "none")));
+  io.out << fmt::format("read to read: {}\n",
+                        figure(Figure::read_intervals,
+                               fmt::format("p50 {} ns ({} tCK), p95 {} ns", p(s.read_interval_ps, 50, 1e-3),
+                                           p(s.read_interval_cycles, 50, 1), p(s.read_interval_ps, 95, 1e-3))));
+  const std::string ratio = fmt::format("{:.1f} % (from {})", 100 * s.dq_active_ratio,
+                                        s.dq_from_dqs ? "DQS toggles" : "command timing");
+  io.out << fmt::format("DQ active:    {}\n", s.dq_from_dqs ? ratio : figure(Figure::command_activity, ratio));
+  if (s.dq_active_ratio_dqs)
+    io.out << fmt::format("              DQS envelopes {:.2f} %{}, command timing {}\n", 100 * *s.dq_active_ratio_dqs,
+                          timing->dqs_preamble_cycles
+                              ? fmt::format(" ({} preamble cycles left out)", timing->dqs_preamble_cycles)
+                              : "",
+                          figure(Figure::command_activity, fmt::format("{:.2f} %", 100 * s.dq_active_ratio_commands)));
+  io.out << fmt::format("row buffer:   {}; refreshes {}\n",
+                        figure(Figure::row_buffer, fmt::format("{} hits, {} misses, {} conflicts, {} unknown",
+                                                               s.row_hits, s.row_misses, s.row_conflicts,
+                                                               s.row_unknown)),
+                        figure(Figure::refreshes, std::to_string(s.refreshes)));
+  // Samples the file gave as x/z (or Saleae X) on the decoded channels: they
+  // held the last known level (readers.h).
+  if (!timing->unknown_samples.empty()) io.out << "x/z samples:  " << unknown_text(timing->unknown_samples) << "\n";
   return ExitCode::ok;
 }
 
@@ -358,6 +429,9 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   synth_cmd->add_option("--tck", a->tck_text, "Clock period")->capture_default_str();
   synth_cmd->add_option("--jitter", a->jitter, "Max samples a CA transition moves")->capture_default_str();
   synth_cmd->add_option("--dqs", a->dqs, "DQS channels")->capture_default_str();
+  synth_cmd->add_option("--dqs-preamble", a->dqs_preamble,
+                        "tCK of toggling DQS preamble before each burst after an idle gap")
+      ->capture_default_str();
   synth_cmd->add_option("--dq", a->dq, "DQ channels with random data")->capture_default_str();
   synth_cmd->add_option("--clock-stop", a->clock_stops, "Stop CK: <after cycle>:<cycles> (repeatable)");
   synth_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();
@@ -368,6 +442,12 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
                         "MiB of samples per .sr chunk entry (libsigrok rewrites the archive per entry: keep it large)")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
+  auto probe_options = [&](CLI::App* sub, const char* probed_help) {
+    sub->add_option("--organisation", a->organisation, "DDR4 device organisation: x4, x8 (BG0, BG1) or x16 (BG0 only)")
+        ->check(CLI::IsMember({"x4", "x8", "x16"}));
+    sub->add_option("--probed", a->probed, probed_help)->delimiter(',');
+  };
+  probe_options(synth_cmd, "Render only these channels (roles, comma separated: CK,CS_n,ACT_n,...,DQS0)");
   CLI::App* decode_cmd = app.add_subcommand("decode", "Decode the DDR command bus of a capture");
   decode_cmd->add_option("capture", a->input, "Capture file")->required();
   decode_cmd->add_option("--standard", a->standard, "ddr4, lpddr4 or lpddr5")->capture_default_str();
@@ -381,6 +461,12 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   decode_cmd->add_option("--dq-width", a->dq_width, "Data bus width in bits")->capture_default_str();
   decode_cmd->add_option("--wck-ratio", a->wck_ratio, "LPDDR5 WCK:CK")->capture_default_str();
   decode_cmd->add_flag("--bank-groups", a->bank_groups, "LPDDR5 in bank-group mode: BA2/BA3 are BG0/BG1");
+  decode_cmd->add_option("--dqs-preamble", a->dqs_preamble,
+                         "tCK of toggling DQS preamble (mode register) that start each strobe envelope: not data")
+      ->capture_default_str();
+  probe_options(decode_cmd,
+                "The roles probed (comma separated: CK,CS_n,ACT_n,...,DQS0); fields on the others are reported "
+                "unknown. Default: every pin of the standard");
   input_options(decode_cmd);
   return [=, &global]() -> Result<ExitCode> {
     if (info_cmd->parsed()) return info(*a, global, io);

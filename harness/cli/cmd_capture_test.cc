@@ -128,3 +128,40 @@ TEST(CaptureCli, DecodingOnAnyNumberOfThreadsGivesTheSameResults) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CaptureCli, DecodeOfAReducedProbeSetSaysWhatIsUnknownAndWhy) {
+  auto dir = std::filesystem::temp_directory_path() / "harness_capture_cli_probed";
+  std::filesystem::create_directories(dir);
+  const std::string sr = (dir / "t.sr").string();
+  const std::string set = "CK,CS_n,ACT_n,RAS_n,CAS_n,WE_n,BG0,BA0,BA1,A10,A12,DQS0";
+  Output s = run("capture synth --standard ddr4 --organisation x16 --probed " + set +
+                 " --pattern random --cycles 3000 -o " + sr);
+  ASSERT_EQ(s.code, 0) << s.out;
+  Output d = run("capture decode " + sr + " --standard ddr4 --organisation x16 --probed " + set);
+  ASSERT_EQ(d.code, 0) << d.out;
+  EXPECT_NE(d.out.find("\nunknown:      row (A0-A9, A11, A13, A17 not probed)\n"
+                       "unknown:      column (A0-A9 not probed)\n"
+                       "unknown:      operand (A0-A9, A11, A13 not probed)\n"
+                       "reads/writes: "),
+            std::string::npos)
+      << d.out;
+  // Without WE_n reads and writes are not told apart; without A12 the burst length is unknown.
+  d = run("capture decode " + sr + " --standard ddr4 --organisation x16 --probed CK,CS_n,ACT_n,RAS_n,CAS_n,BG0,BA0,BA1,A10");
+  ASSERT_EQ(d.code, 0) << d.out;
+  EXPECT_NE(d.out.find("not told apart: WR/RD (WE_n not probed): counted as UNKNOWN\n"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("reads/writes: unavailable: WE_n not probed / unavailable: WE_n not probed, unavailable: WE_n, "
+                       "A12 not probed\n"),
+            std::string::npos)
+      << d.out;
+  // Nothing to tell commands apart: refused, exit 2.
+  d = run("capture decode " + sr + " --standard ddr4 --organisation x16 --probed CK,CS_n,BA0");
+  EXPECT_EQ(d.code, 2);
+  EXPECT_EQ(d.out, "harness: error: " + sr +
+                       ": the probed pins tell no ddr4 command from another: decoding needs CK, CS_n and ACT_n, "
+                       "RAS_n, CAS_n, WE_n (ACT_n, RAS_n, CAS_n, WE_n not probed)\n");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

@@ -27,6 +27,20 @@ std::optional<Standard> standard_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view unknown_field_name(int bit) {
+  static constexpr std::array<std::string_view, kUnknownFieldCount> kNames = {
+      "bank group", "bank", "row", "column", "auto-precharge", "all-banks", "burst length", "mode register",
+      "operand"};
+  return bit >= 0 && bit < kUnknownFieldCount ? kNames[static_cast<std::size_t>(bit)] : "?";
+}
+
+std::string unknown_field_list(std::uint16_t mask) {
+  std::string s;
+  for (int b = 0; b < kUnknownFieldCount; ++b)
+    if (mask >> b & 1) s += fmt::format("{}{}", s.empty() ? "" : ", ", unknown_field_name(b));
+  return s;
+}
+
 std::string_view op_name(Op op) { return kOpNames[static_cast<int>(op)]; }
 
 std::optional<Op> op_from_name(std::string_view name) {
@@ -52,6 +66,7 @@ std::string describe(const Command& c) {
   if (c.burst) s += fmt::format(" BL{}", c.burst);
   if (c.address >= 0) s += fmt::format(" MA{}", c.address);
   if (c.operand >= 0) s += fmt::format(" OP 0x{:x}", c.operand);
+  if (c.unknown) s += fmt::format(" (unknown: {})", unknown_field_list(c.unknown));
   return s;
 }
 

@@ -28,10 +28,32 @@ inline bool is_column(Op op) { return op == Op::rd || op == Op::wr || op == Op::
 inline bool is_read(Op op) { return op == Op::rd; }
 inline bool is_write(Op op) { return op == Op::wr || op == Op::mwr; }
 
+// Fields of a command that the probed pins do not determine (bit masks of
+// Command::unknown): the decoder marks them instead of guessing. A marked
+// integer field is also -1; a marked burst is 0.
+enum UnknownField : std::uint16_t {
+  kUnknownBankGroup = 1 << 0,
+  kUnknownBank = 1 << 1,
+  kUnknownRow = 1 << 2,
+  kUnknownColumn = 1 << 3,
+  kUnknownAutoPrecharge = 1 << 4,
+  kUnknownAllBanks = 1 << 5,
+  kUnknownBurst = 1 << 6,
+  kUnknownAddress = 1 << 7,
+  kUnknownOperand = 1 << 8,
+};
+constexpr int kUnknownFieldCount = 9;
+// "bank group", "bank", "row", "column", "auto-precharge", "all-banks",
+// "burst length", "mode register", "operand" (bit order).
+std::string_view unknown_field_name(int bit);
+// "bank group, row" for a mask.
+std::string unknown_field_list(std::uint16_t mask);
+
 struct Command {
   std::uint64_t cycle = 0;  // index of the CK rising edge of the command's first cycle
   double time = 0;          // s since the start of the capture
   Op op = Op::nop;
+  std::uint16_t unknown = 0;  // UnknownField bits: not determined by the probed pins
   std::int32_t rank = 0;    // whose chip select was active (CS0 = rank 0)
   std::int32_t bank_group = -1;
   std::int32_t bank = -1;
@@ -46,7 +68,7 @@ struct Command {
   bool operator==(const Command& o) const {
     return cycle == o.cycle && op == o.op && rank == o.rank && bank_group == o.bank_group && bank == o.bank && row == o.row &&
            column == o.column && auto_precharge == o.auto_precharge && all_banks == o.all_banks &&
-           burst == o.burst && address == o.address && operand == o.operand;
+           burst == o.burst && address == o.address && operand == o.operand && unknown == o.unknown;
   }
 };
 

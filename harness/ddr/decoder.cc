@@ -16,6 +16,8 @@ void split_bank_groups(std::span<Command> commands) {
     if (c.bank >= 0) {
       c.bank_group = c.bank >> 2;
       c.bank &= 3;
+    } else if (c.unknown & kUnknownBank) {
+      c.unknown |= kUnknownBankGroup;  // BG0/BG1 are bank bits BA2/BA3
     }
 }
 
@@ -31,8 +33,24 @@ Status check_options(const DecodeOptions& o) {
 EdgeDecoder::EdgeDecoder(const BusLayout& layout, const DecodeOptions& options)
     : layout_(layout),
       bank_groups_(options.bank_groups),
-      plain_(layout.chip_selects.size() <= 1 && !options.bank_groups),
-      assembler_(options.standard) {}
+      partial_(!layout.coverage.complete()),
+      plain_(layout.chip_selects.size() <= 1 && !options.bank_groups && !partial_),
+      assembler_(options.standard, layout.coverage) {}
+
+void EdgeDecoder::mark_unknown(Command& c) const {
+  const std::uint16_t u = layout_.coverage.unknown[static_cast<std::size_t>(c.op)];
+  c.unknown = u;
+  if (!u) return;
+  if (u & kUnknownBankGroup) c.bank_group = -1;
+  if (u & kUnknownBank) c.bank = -1;
+  if (u & kUnknownRow) c.row = -1;
+  if (u & kUnknownColumn) c.column = -1;
+  if (u & kUnknownAutoPrecharge) c.auto_precharge = false;
+  if (u & kUnknownAllBanks) c.all_banks = false;
+  if (u & kUnknownBurst) c.burst = 0;
+  if (u & kUnknownAddress) c.address = -1;
+  if (u & kUnknownOperand) c.operand = -1;
+}
 
 void EdgeDecoder::add_with_rank_and_cke(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second,
                                         CkeChange cke, std::vector<Command>& out) {
@@ -62,6 +80,8 @@ void EdgeDecoder::add_with_rank_and_cke(std::uint64_t cycle, double time, std::u
     const int rank = layout_.rank_of(first);
     for (std::size_t i = from; i < out.size(); ++i) out[i].rank = rank;
   }
+  if (partial_)
+    for (std::size_t i = from; i < out.size(); ++i) mark_unknown(out[i]);
   if (bank_groups_) split_bank_groups(std::span<Command>(out).subspan(from));
 }
 
@@ -72,15 +92,16 @@ Status BusDecoder::begin(const CaptureHeader& header) {
   header_ = header;
   HARNESS_TRY(check_options(options_));
   if (header.samplerate <= 0) return Error::input("the capture has no sample rate");
-  Result<BusLayout> layout = make_layout(options_.standard, header.channels, options_.roles);
+  Result<BusLayout> layout = make_layout(options_.standard, header.channels, options_.roles, options_.probes);
   if (!layout) return layout.error();
   auto window = static_cast<std::uint64_t>(std::max(1.0, std::round(options_.window * header.samplerate)));
-  sampler_ = std::make_unique<Sampler>(std::move(*layout), header.samplerate, window);
+  sampler_ = std::make_unique<Sampler>(std::move(*layout), header.samplerate, window, options_.dqs_preamble);
   edges_ = std::make_unique<EdgeDecoder>(sampler_->layout(), options_);
   timing_ = {};
   timing_.standard = options_.standard;
   timing_.format = header.format;
   timing_.samplerate = header.samplerate;
+  timing_.coverage = sampler_->layout().coverage;
   if (!header.unknown_samples.empty()) {
     const BusLayout& l = sampler_->layout();
     std::vector<unsigned> used = {l.ck, l.cke};
@@ -127,6 +148,7 @@ Status BusDecoder::end() {
                                    static_cast<double>(stop.length) / rate});
   timing_.dqs_sampled = s.dqs_sampled;
   timing_.dqs_active_cycles = s.dqs_active_cycles;
+  timing_.dqs_preamble_cycles = s.dqs_preamble_cycles;
   timing_.window = static_cast<double>(s.window_samples) / rate;
   for (std::uint32_t active : s.dqs_active_per_window)
     timing_.dqs_timeline.push_back(std::min(1.0, active * s.tck_samples / static_cast<double>(s.window_samples)));
@@ -152,7 +174,7 @@ Result<BusTiming> decode_state_listing(const StateListing& listing, const Decode
   HARNESS_TRY(check_options(options));
   std::vector<std::string> channels = listing.channels;
   if (std::find(channels.begin(), channels.end(), "CK") == channels.end()) channels.push_back("CK");
-  Result<BusLayout> layout = make_layout(options.standard, channels, options.roles);
+  Result<BusLayout> layout = make_layout(options.standard, channels, options.roles, options.probes);
   if (!layout) return layout.error();
   const BusFormat& f = bus_format(options.standard);
   EdgeDecoder decoder(*layout, options);
@@ -208,6 +230,7 @@ Result<BusTiming> decode_state_listing(const StateListing& listing, const Decode
   BusTiming t;
   t.standard = options.standard;
   t.format = "state-listing";
+  t.coverage = layout->coverage;
   t.cycles = cycle;
   t.samples = rows.size();
   t.duration = rows.back().time - rows.front().time;

@@ -38,6 +38,13 @@ struct DecodeOptions {
   // LPDDR5 in bank-group mode (4 bank groups x 4 banks): the BA2/BA3 pins
   // are BG0/BG1. Without it LPDDR5 banks are numbered 0-15.
   bool bank_groups = false;
+  // DDR4 organisation and the pins that were probed (sampler.h): fields the
+  // probed pins do not determine are marked unknown in each command.
+  ProbeSet probes = {};
+  // CK cycles of toggling DQS preamble before each strobe envelope (LPDDR4
+  // RD-PRE toggle mode, LPDDR5 toggling RDQS preamble): the mode register
+  // says so, the bus does not. 0: none (static preambles leave no rising edge).
+  unsigned dqs_preamble = 0;
 };
 
 // What the decoder learned about the bus besides the commands.
@@ -52,12 +59,14 @@ struct BusTiming {
   std::vector<ClockStop> clock_stops;
   bool dqs_sampled = false;
   std::uint64_t dqs_active_cycles = 0;
+  std::uint64_t dqs_preamble_cycles = 0;  // declared preamble cycles seen (not counted as active)
   double window = 0;                 // s
   std::vector<double> dqs_timeline;  // active fraction of each window
   // The decoded channels whose value the file gave as unknown (VCD x/z,
   // Saleae X) for some samples, and how many: those samples held the last
   // known level (readers.h), so commands there may be wrong.
   std::map<std::string, std::uint64_t> unknown_samples;
+  ProbeCoverage coverage;            // what the probed pins determine
 };
 
 // Edge groups -> commands: assembles command words, names the rank whose
@@ -78,9 +87,11 @@ class EdgeDecoder {
  private:
   void add_with_rank_and_cke(std::uint64_t cycle, double time, std::uint64_t first, std::uint64_t second,
                              CkeChange cke, std::vector<Command>& out);
+  void mark_unknown(Command& c) const;
   const BusLayout& layout_;
   bool bank_groups_;
-  bool plain_;  // one rank, no bank-group split: words go straight to the assembler
+  bool partial_;  // some pin not probed: commands get their unknown fields marked
+  bool plain_;  // one rank, no bank-group split, every pin probed: words go straight to the assembler
   CommandAssembler assembler_;
   bool self_refresh_ = false;
 };

@@ -1,5 +1,7 @@
 #include "harness/ddr/encoding.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstdio>
 #include <map>
@@ -346,6 +348,208 @@ std::vector<SubCommand> split_command(Standard s, const Command& c) {
 
 namespace {
 
+std::uint16_t unknown_bit(Field f) {
+  switch (f) {
+    case Field::ba: return kUnknownBank;
+    case Field::bg: return kUnknownBankGroup;
+    case Field::row: return kUnknownRow;
+    case Field::col: return kUnknownColumn;
+    case Field::ap: return kUnknownAutoPrecharge;
+    case Field::bl:
+    case Field::bc: return kUnknownBurst;
+    case Field::ab: return kUnknownAllBanks;
+    case Field::op: return kUnknownOperand;
+    case Field::ma: return kUnknownAddress;
+    case Field::count: break;
+  }
+  return 0;
+}
+
+// The lookup-key bits that carry a fixed level in some row.
+std::uint64_t command_key_bits(const Table& t) {
+  std::uint64_t bits = 0;
+  for (const Compiled& c : t.rows) bits |= c.fixed_mask;
+  return bits;
+}
+
+}  // namespace
+
+std::string compress_pin_list(const std::vector<std::string>& pins) {
+  // Runs of one prefix with consecutive numbers become "A0-A9".
+  auto split = [](const std::string& p) -> std::pair<std::string, int> {
+    std::size_t i = p.size();
+    while (i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9') --i;
+    if (i == p.size() || i == 0) return {p, -1};
+    return {p.substr(0, i), std::stoi(p.substr(i))};
+  };
+  std::string out;
+  for (std::size_t i = 0; i < pins.size();) {
+    auto [prefix, n] = split(pins[i]);
+    std::size_t j = i + 1;
+    if (n >= 0)
+      while (j < pins.size() && split(pins[j]).first == prefix && split(pins[j]).second == n + static_cast<int>(j - i))
+        ++j;
+    out += out.empty() ? "" : ", ";
+    out += j - i >= 3 ? fmt::format("{}-{}", pins[i], pins[j - 1]) : pins[i];
+    if (j - i == 2) out += ", " + pins[i + 1];
+    i = j;
+  }
+  return out;
+}
+
+std::vector<std::string> command_pins(Standard standard) {
+  const Table& t = table(standard);
+  const std::uint64_t key = command_key_bits(t);
+  std::vector<std::string> pins;
+  for (unsigned b = 0; b < t.format.edge_width * t.format.edges; ++b)
+    if (key >> b & 1) pins.push_back(t.format.pins[b % t.format.edge_width]);
+  return pins;
+}
+
+bool ProbeCoverage::complete() const {
+  for (PinState p : pins)
+    if (p == PinState::not_probed) return false;
+  return true;
+}
+
+bool ProbeCoverage::ambiguous(Op op) const {
+  for (unsigned burst : {4u, 8u, 16u, 32u}) {
+    Command c;
+    c.op = op;
+    c.burst = static_cast<std::uint16_t>(burst);
+    for (const SubCommand& sub : split_command(standard, c))
+      if (ambiguous_parts >> static_cast<unsigned>(sub.part) & 1) return true;
+  }
+  return false;
+}
+
+std::string ProbeCoverage::missing(std::initializer_list<Op> ops, std::uint16_t fields) const {
+  std::uint16_t open = 0;
+  bool look_alike = false;
+  for (Op op : ops) {
+    open |= unknown[static_cast<int>(op)] & fields;
+    look_alike = look_alike || ambiguous(op);
+  }
+  std::vector<std::string> pins_needed;
+  auto add = [&](const std::string& p) {
+    if (std::find(pins_needed.begin(), pins_needed.end(), p) == pins_needed.end()) pins_needed.push_back(p);
+  };
+  for (int b = 0; b < kUnknownFieldCount; ++b)
+    if (open >> b & 1)
+      for (const std::string& p : field_pins[static_cast<std::size_t>(b)]) add(p);
+  if (look_alike) {
+    const BusFormat& f = bus_format(standard);
+    for (const std::string& p : command_pins(standard)) {
+      const auto at = std::find(f.pins.begin(), f.pins.end(), p) - f.pins.begin();
+      if (pins[static_cast<std::size_t>(at)] == PinState::not_probed) add(p);
+    }
+  }
+  if (pins_needed.empty()) return {};
+  // Pins in bus order.
+  const BusFormat& f = bus_format(standard);
+  std::vector<std::string> ordered;
+  for (const std::string& p : f.pins)
+    if (std::find(pins_needed.begin(), pins_needed.end(), p) != pins_needed.end()) ordered.push_back(p);
+  return compress_pin_list(ordered) + " not probed";
+}
+
+std::string ProbeCoverage::unprobed_pins() const {
+  const BusFormat& f = bus_format(standard);
+  std::vector<std::string> v;
+  for (std::size_t i = 0; i < pins.size(); ++i)
+    if (pins[i] == PinState::not_probed) v.push_back(f.pins[i]);
+  return compress_pin_list(v);
+}
+
+std::string ProbeCoverage::unprobed_command_pins() const {
+  const BusFormat& f = bus_format(standard);
+  std::vector<std::string> v;
+  for (const std::string& p : command_pins(standard)) {
+    const auto at = static_cast<std::size_t>(std::find(f.pins.begin(), f.pins.end(), p) - f.pins.begin());
+    if (pins[at] == PinState::not_probed) v.push_back(p);
+  }
+  return compress_pin_list(v);
+}
+
+Result<ProbeCoverage> probe_coverage(Standard standard, std::vector<PinState> pins) {
+  const Table& t = table(standard);
+  const BusFormat& f = t.format;
+  if (pins.size() != f.pins.size()) table_bug("?", "probe set of the wrong size");
+  ProbeCoverage cov;
+  cov.standard = standard;
+  cov.pins = std::move(pins);
+  auto pin_of = [&](unsigned bit) { return bit % f.edge_width; };
+  std::uint64_t known_bits = 0;  // word bits whose level is known (probed or not connected)
+  for (unsigned b = 0; b < f.edge_width * f.edges; ++b)
+    if (cov.pins[pin_of(b)] != PinState::not_probed) known_bits |= std::uint64_t{1} << b;
+  // Unknown fields of each sub-command, and the pins behind them.
+  std::map<Part, std::uint16_t> part_unknown;
+  for (const Compiled& c : t.rows) {
+    std::uint16_t u = 0;
+    for (const Extract& e : c.extracts) {
+      if (known_bits >> e.bit & 1) continue;
+      const std::uint16_t bit = unknown_bit(e.field);
+      u |= bit;
+      std::vector<std::string>& names = cov.field_pins[static_cast<std::size_t>(std::countr_zero(bit))];
+      const std::string& pin = f.pins[pin_of(e.bit)];
+      if (std::find(names.begin(), names.end(), pin) == names.end()) names.push_back(pin);
+    }
+    part_unknown[c.part] |= u;
+  }
+  // Look-alikes: two rows whose fixed levels differ only on unprobed pins.
+  const std::uint64_t key = (std::uint64_t{1} << t.key_bits) - 1;
+  std::vector<bool> alone(t.rows.size(), true);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    std::string group;
+    for (std::size_t j = 0; j < t.rows.size(); ++j) {
+      const Compiled &a = t.rows[i], &b = t.rows[j];
+      if (i == j || ((a.fixed_value ^ b.fixed_value) & a.fixed_mask & b.fixed_mask & known_bits & key) != 0) continue;
+      alone[i] = false;
+      cov.ambiguous_parts |= std::uint32_t{1} << static_cast<unsigned>(a.part);
+      if (j > i) group += (group.empty() ? std::string(a.name) : std::string()) + "/" + std::string(b.name);
+    }
+    if (!group.empty()) cov.ambiguous_names.push_back(group);
+  }
+  if (std::none_of(alone.begin(), alone.end(), [](bool b) { return b; })) {
+    std::vector<std::string> needed = command_pins(standard), missing;
+    for (const std::string& p : needed) {
+      const auto at = std::find(f.pins.begin(), f.pins.end(), p) - f.pins.begin();
+      if (cov.pins[static_cast<std::size_t>(at)] == PinState::not_probed) missing.push_back(p);
+    }
+    return Error::input(fmt::format("the probed pins tell no {} command from another: decoding needs CK, {} and {} "
+                                    "({} not probed)",
+                                    standard_name(standard), f.chip_select, compress_pin_list(needed),
+                                    compress_pin_list(missing)));
+  }
+  // The lookup by the probed pins: a key's row is the one row whose fixed
+  // levels on known pins match (unknown pins are read as low by the sampler
+  // and must not decide).
+  if (!cov.complete()) {
+    cov.lookup.assign(std::size_t{1} << t.key_bits, -1);
+    for (std::uint64_t k = 0; k <= key; ++k) {
+      if (k & ~known_bits) continue;  // unknown pins read low
+      int found = -1;
+      for (std::size_t i = 0; i < t.rows.size(); ++i) {
+        const Compiled& c = t.rows[i];
+        if (((k ^ c.fixed_value) & c.fixed_mask & known_bits) != 0) continue;
+        found = found == -1 ? static_cast<int>(i) : -2;
+      }
+      cov.lookup[k] = static_cast<std::int8_t>(found < 0 ? -1 : found);
+    }
+  }
+  // Per command: the union over the sub-commands it is sent as.
+  for (int op = 0; op < kOpCount; ++op)
+    for (unsigned burst : {4u, 8u, 16u, 32u}) {
+      Command c;
+      c.op = static_cast<Op>(op);
+      c.burst = static_cast<std::uint16_t>(burst);
+      for (const SubCommand& sub : split_command(standard, c)) cov.unknown[static_cast<std::size_t>(op)] |= part_unknown[sub.part];
+    }
+  return cov;
+}
+
+namespace {
+
 Command make(Op op, std::uint64_t cycle, double time) {
   Command c;
   c.op = op;
@@ -469,10 +673,37 @@ CommandAssembler::CommandAssembler(Standard standard) : standard_(standard) {
   if (standard != Standard::ddr4) cache_ = &word_cache(standard).entries;
 }
 
+CommandAssembler::CommandAssembler(Standard standard, const ProbeCoverage& coverage) : CommandAssembler(standard) {
+  if (coverage.lookup.empty()) return;
+  if (!cache_) {
+    lookup_ = &coverage.lookup;
+    return;
+  }
+  // LPDDR: a private word table by the probed pins, so the per-word path
+  // stays a table lookup.
+  const Table& t = table(standard);
+  own_cache_.assign(cache_->size(), std::nullopt);
+  const std::uint64_t key = (std::uint64_t{1} << t.key_bits) - 1;
+  for (std::uint64_t w = 0; w < own_cache_.size(); ++w) {
+    const std::int8_t i = coverage.lookup[w & key];
+    if (i < 0) continue;
+    const Compiled& c = t.rows[static_cast<std::size_t>(i)];
+    own_cache_[w] = SubCommand{c.part, extract(c, w), c.name};
+  }
+  cache_ = &own_cache_;
+}
+
 void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out) {
   // LPDDR words come from the precomputed table (no copy); DDR4's are decoded.
   if (cache_ && word < cache_->size()) {
     if (const std::optional<SubCommand>& e = (*cache_)[word]) return add_known(*e, true, cycle, time, out);
+  } else if (lookup_) {
+    const Table& t = table(standard_);
+    const std::int8_t i = (*lookup_)[word & ((std::uint64_t{1} << t.key_bits) - 1)];
+    if (i >= 0) {
+      const Compiled& c = t.rows[static_cast<std::size_t>(i)];
+      return add_known(SubCommand{c.part, extract(c, word), c.name}, false, cycle, time, out);
+    }
   } else if (std::optional<SubCommand> decoded = decode_word(standard_, word)) {
     return add_known(*decoded, false, cycle, time, out);
   }

@@ -62,11 +62,57 @@ std::uint64_t encode_word(Standard standard, Part part, const Fields& fields);
 // How a command is sent: its sub-commands in order (each one word).
 std::vector<SubCommand> split_command(Standard standard, const Command& command);
 
+// How a pin of the command bus reached the capture.
+enum class PinState : std::uint8_t {
+  probed,         // a capture channel carries it
+  not_probed,     // the part has it, the capture does not: the bits it carries are unknown
+  not_connected,  // the part has no such pin (DDR4 x16: BG1): the bits it would carry are low
+};
+
+// What a probe set lets the decoder know, derived from the encoding table:
+// a field is unknown for a command when some bit of it travels on a pin
+// that was not probed; a sub-command is ambiguous when the probed pins of
+// the table's lookup key do not tell it from another one (its words decode
+// as UNKNOWN, never as a guess).
+struct ProbeCoverage {
+  Standard standard = Standard::lpddr4;
+  std::vector<PinState> pins;                     // per BusFormat pin
+  std::array<std::uint16_t, kOpCount> unknown{};  // per Op: UnknownField bits left open
+  std::uint32_t ambiguous_parts = 0;              // bit per Part
+  // Lookup key -> table row, from the probed pins only (-1: no row or
+  // several); empty when every pin was probed.
+  std::vector<std::int8_t> lookup;
+  std::vector<std::string> ambiguous_names;       // "RD/WR" per group of look-alike sub-commands
+  std::array<std::vector<std::string>, kUnknownFieldCount> field_pins;  // the unprobed pins of each field
+
+  // Every pin the standard has was probed: the decoder knows every field.
+  bool complete() const;
+  bool ambiguous(Op op) const;
+  // Empty when `fields` of every command in `ops` are known and none of
+  // `ops` is ambiguous; else why not: "A10, A12 not probed".
+  std::string missing(std::initializer_list<Op> ops, std::uint16_t fields) const;
+  // The unprobed pins, compressed: "A0-A9, A11, A13, A17".
+  std::string unprobed_pins() const;
+  // Those of them that separate commands (command_pins()): "WE_n".
+  std::string unprobed_command_pins() const;
+};
+
+// The roles of the pins that separate commands (CS excluded): DDR4 ACT_n,
+// RAS_n, CAS_n, WE_n; LPDDR4 CA0-CA4; LPDDR5 CA0-CA6.
+std::vector<std::string> command_pins(Standard standard);
+// Refuses a probe set whose pins tell no command from another, naming the pins needed.
+Result<ProbeCoverage> probe_coverage(Standard standard, std::vector<PinState> pins);
+// "A0-A9, A11" from "A0".."A9", "A11".
+std::string compress_pin_list(const std::vector<std::string>& pins);
+
 // Assembles decoded sub-commands into commands (LPDDR4 ACT-1 + ACT-2,
 // READ-1 + CAS-2, ...). Feed words in bus order.
 class CommandAssembler {
  public:
   explicit CommandAssembler(Standard standard);
+  // Decodes by the probed pins only (ProbeCoverage::lookup): an unprobed
+  // pin is not read as low, and look-alike sub-commands decode as UNKNOWN.
+  CommandAssembler(Standard standard, const ProbeCoverage& coverage);
   // `cycle` and `time` are those of the word's first edge.
   void add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out);
   void finish(std::vector<Command>& out);
@@ -76,6 +122,8 @@ class CommandAssembler {
   void add_known(const SubCommand& sub, bool in_table, std::uint64_t cycle, double time, std::vector<Command>& out);
   Standard standard_;
   const std::vector<std::optional<SubCommand>>* cache_ = nullptr;  // LPDDR: word -> sub-command
+  const std::vector<std::int8_t>* lookup_ = nullptr;  // DDR4 with unprobed pins: the probe set's lookup
+  std::vector<std::optional<SubCommand>> own_cache_;  // LPDDR with unprobed pins: the word table by the probed pins
   const SubCommand* pending_ = nullptr;  // a first half waiting for its second (points into cache_)
   std::uint64_t pending_cycle_ = 0;
   double pending_time_ = 0;

@@ -1,6 +1,7 @@
 #include "harness/ddr/metrics.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "harness/ddr/synth.h"
@@ -27,6 +28,27 @@ std::optional<double> Histogram::percentile(double p) const {
     seen += count;
   }
   return *lo + (h - std::floor(h)) * (*hi - *lo);
+}
+
+std::string unknown_because(const ProbeCoverage& c, Figure figure) {
+  const std::uint16_t bank = kUnknownBank | kUnknownBankGroup;
+  switch (figure) {
+    case Figure::reads: return c.missing({Op::rd}, 0);
+    case Figure::writes: return c.missing({Op::wr, Op::mwr}, 0);
+    case Figure::read_bytes: return c.missing({Op::rd}, kUnknownBurst);
+    case Figure::write_bytes: return c.missing({Op::wr, Op::mwr}, kUnknownBurst);
+    case Figure::bytes:
+    case Figure::command_activity: return c.missing({Op::rd, Op::wr, Op::mwr}, kUnknownBurst);
+    // Column commands of one bank (and the row its ACT opened), back to back.
+    case Figure::transactions: return c.missing({Op::act, Op::rd, Op::wr, Op::mwr}, kUnknownBurst | bank);
+    case Figure::read_intervals: return c.missing({Op::rd}, 0);
+    // Each bank followed through ACT, PRE (one or all), auto-precharge and refresh.
+    case Figure::row_buffer:
+      return c.missing({Op::act, Op::pre, Op::ref, Op::rd, Op::wr, Op::mwr},
+                       bank | kUnknownAutoPrecharge | kUnknownAllBanks);
+    case Figure::refreshes: return c.missing({Op::ref}, 0);
+  }
+  return {};
 }
 
 BusStatistics::BusStatistics(BusModel model)
@@ -144,27 +166,42 @@ void BusStatistics::on_command(const Command& c) {
     ++s_.writes;
     s_.write_bytes += bytes;
   }
-  // Data-bus activity placed at the read/write latency.
-  const std::uint64_t start = std::max(c.cycle + (read ? rl_ : wl_), busy_until_);
-  const std::uint64_t end = c.cycle + (read ? rl_ : wl_) + step;
-  if (end > start) {
-    if (end / kBin >= bins_.size()) bins_.resize(end / kBin + 1, 0);
-    active_cycles_ += end - start;
-    if (start / kBin == (end - 1) / kBin) {  // the usual burst: inside one bin
-      bins_[start / kBin] += static_cast<std::uint32_t>(end - start);
-    } else {
-      for (std::uint64_t k = start; k < end;) {
-        const std::uint64_t bin = k / kBin, stop = std::min(end, (bin + 1) * kBin);
-        bins_[bin] += static_cast<std::uint32_t>(stop - k);
-        k = stop;
-      }
-    }
+  // Data-bus activity placed at the read/write latency: no later command's
+  // data starts before this one's cycle plus the shorter latency.
+  settle(c.cycle + std::min(rl_, wl_));
+  const std::uint64_t start = c.cycle + (read ? rl_ : wl_);
+  mark_burst(start, start + step);
+}
+
+void BusStatistics::settle(std::uint64_t upto) {
+  for (; (open_word_ + 1) * kBin <= upto; ++open_word_) {
+    std::uint64_t& w = ring_[open_word_ % kRingWords];
+    if (!w) continue;
+    if (open_word_ >= bins_.size()) bins_.resize(open_word_ + 1, 0);
+    const auto n = static_cast<std::uint32_t>(std::popcount(w));
+    bins_[open_word_] += n;
+    active_cycles_ += n;
+    w = 0;
+  }
+}
+
+void BusStatistics::mark_burst(std::uint64_t start, std::uint64_t end) {
+  // A burst longer than the ring (it never is: latency + burst < 64 words)
+  // settles what it must first.
+  if (end > (open_word_ + kRingWords) * kBin) settle(end - kRingWords * kBin);
+  for (std::uint64_t k = start; k < end;) {
+    const std::uint64_t word = k / kBin, stop = std::min(end, (word + 1) * kBin);
+    const unsigned from = static_cast<unsigned>(k % kBin), n = static_cast<unsigned>(stop - k);
+    const std::uint64_t bits = n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1) << from;
+    ring_[word % kRingWords] |= bits;
+    k = stop;
   }
   busy_until_ = std::max(busy_until_, end);
 }
 
 BusSummary BusStatistics::finish(const BusTiming& timing) {
   close_transaction();
+  settle(busy_until_ + kBin);
   s_.timing = timing;
   for (int op = 0; op < kOpCount; ++op)
     for (int suffix = 0; suffix < 2; ++suffix) {
@@ -182,6 +219,9 @@ BusSummary BusStatistics::finish(const BusTiming& timing) {
     }
   s_.read_interval_sample = interval_keep_;
   const double duration = timing.duration;
+  s_.dq_active_ratio_commands = duration > 0 ? std::min(1.0, active_cycles_ * timing.tck / duration) : 0;
+  if (timing.dqs_sampled)
+    s_.dq_active_ratio_dqs = duration > 0 ? std::min(1.0, timing.dqs_active_cycles * timing.tck / duration) : 0;
   if (timing.dqs_sampled) {
     s_.dq_from_dqs = true;
     s_.dq_active_ratio = duration > 0 ? std::min(1.0, timing.dqs_active_cycles * timing.tck / duration) : 0;

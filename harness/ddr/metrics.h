@@ -66,8 +66,10 @@ struct BusSummary {
   Histogram read_interval_ps;      // RD to next RD
   Histogram read_interval_cycles;
   std::vector<double> read_interval_sample;  // up to kIntervalSample values (s), evenly strided
-  double dq_active_ratio = 0;
+  double dq_active_ratio = 0;      // the DQS estimate when a strobe was probed, else the command one
   bool dq_from_dqs = false;        // else from command timing
+  std::optional<double> dq_active_ratio_dqs;  // strobe envelopes (when a strobe was probed)
+  double dq_active_ratio_commands = 0;        // bursts placed at read/write latency
   std::vector<double> timeline;    // active fraction per window
   double window = 0;               // s
   std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0, row_unknown = 0;
@@ -77,6 +79,20 @@ struct BusSummary {
 };
 
 constexpr std::size_t kIntervalSample = 10000;
+
+// The figures of a summary and what each needs of the commands: one table
+// (figure_needs in metrics.cc) for the run's metrics and `capture decode`.
+enum class Figure {
+  reads, writes, read_bytes, write_bytes, bytes,  // bytes: also bandwidth
+  transactions,         // also their histogram and the burst-bytes mode
+  read_intervals,
+  command_activity,     // DQ activity from command timing
+  row_buffer,           // hit, miss and conflict rates
+  refreshes,
+};
+// Why the probed pins do not determine a figure ("A12 not probed"); empty
+// when they do.
+std::string unknown_because(const ProbeCoverage& coverage, Figure figure);
 
 class BusStatistics : public CommandSink {
  public:
@@ -122,7 +138,15 @@ class BusStatistics : public CommandSink {
   double last_read_time_ = 0;
   std::vector<double> interval_keep_;
   std::uint64_t interval_stride_ = 1, interval_skip_ = 0;  // keep one interval in `stride`
-  // Data-bus activity from command timing, in bins of 64 cycles.
+  // Data-bus activity from command timing: the union of the bursts, one bit
+  // per cycle in a ring of 64 words (a word is a bin of 64 cycles). Bursts
+  // arrive out of order by at most |RL - WL| cycles: a word is counted once
+  // no later command can reach it.
+  void settle(std::uint64_t upto);
+  void mark_burst(std::uint64_t start, std::uint64_t end);
+  static constexpr std::size_t kRingWords = 64;
+  std::array<std::uint64_t, kRingWords> ring_{};
+  std::uint64_t open_word_ = 0;  // first word not yet counted
   std::uint64_t busy_until_ = 0, active_cycles_ = 0;
   std::vector<std::uint32_t> bins_;
 };

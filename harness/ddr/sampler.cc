@@ -90,9 +90,42 @@ bool is_strobe_name(const std::string& name) {
 }  // namespace
 
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
-                              const std::map<std::string, std::string>& roles) {
+                              const std::map<std::string, std::string>& roles, const ProbeSet& probes) {
   const BusFormat& f = bus_format(standard);
   BusLayout l;
+  const bool x16 = probes.organisation == "x16";
+  if (!probes.organisation.empty()) {
+    if (standard != Standard::ddr4)
+      return Error::input(fmt::format("organisation '{}': the device organisation is a DDR4 setting ({} has one "
+                                      "command bus layout)",
+                                      probes.organisation, standard_name(standard)));
+    if (probes.organisation != "x4" && probes.organisation != "x8" && !x16)
+      return Error::input(fmt::format("organisation '{}': expected x4, x8 or x16", probes.organisation));
+  }
+  auto is_strobe = [](const std::string& s) { return s.rfind("DQS", 0) == 0 || s.rfind("RDQS", 0) == 0; };
+  const bool listed = !probes.probed.empty();
+  auto probed = [&](const std::string& role) {
+    return std::find(probes.probed.begin(), probes.probed.end(), role) != probes.probed.end();
+  };
+  if (listed) {
+    // Every listed role must be one the standard has.
+    std::vector<std::string> known = {"CK", "CKE", f.chip_select};
+    for (unsigned r = 0; r < kMaxRanks; ++r) known.push_back(chip_select_role(standard, r));
+    known.insert(known.end(), f.pins.begin(), f.pins.end());
+    for (const std::string& role : probes.probed) {
+      if (x16 && role == "BG1") return Error::input("probed: BG1 does not exist on x16 DDR4 parts (organisation x16)");
+      if (is_strobe(role) || std::find(known.begin(), known.end(), role) != known.end()) continue;
+      std::optional<std::string> close = closest_match(role, known);
+      return Error::input(fmt::format("probed: '{}' is no {} pin{} (pins: CK, {}, {}, CKE, DQS0.., RDQS..)", role,
+                                      standard_name(standard),
+                                      close ? fmt::format(" (did you mean '{}'?)", *close) : "", f.chip_select,
+                                      compress_pin_list(f.pins)));
+    }
+    if (!probed("CK") || !(probed(f.chip_select) || probed(chip_select_role(standard, 0))))
+      return Error::input(fmt::format("probed: decoding needs CK and {} (command cycles are the CK edges with chip "
+                                      "select active)",
+                                      f.chip_select));
+  }
   l.standard = standard;
   l.two_edges = f.edges == 2;
   auto channel_list = [&] {
@@ -146,30 +179,56 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
   }
   for (unsigned c : l.chip_selects) l.cs_mask |= std::uint64_t{1} << c;
   if (!f.chip_select_active_high) l.cs_invert = l.cs_mask;
-  if (standard != Standard::lpddr5) {  // LPDDR5 has no CKE: power-down is a command
-    Result<unsigned> cke = find("CKE", false);
+  if (standard != Standard::lpddr5 && (!listed || probed("CKE"))) {  // LPDDR5 has no CKE: power-down is a command
+    Result<unsigned> cke = find("CKE", listed);
     if (!cke) return cke.error();
     l.cke = *cke;
   }
+  std::vector<PinState> states;
   for (const std::string& pin : f.pins) {
-    // DDR4 parts with fewer rows leave the top address pins unconnected.
-    bool optional = standard == Standard::ddr4 && (pin == "A17" || pin == "A13" || pin == "A12" || pin == "A11");
+    if (x16 && pin == "BG1") {  // x16 parts have two bank groups, on BG0
+      l.pins.push_back(kAbsent);
+      states.push_back(PinState::not_connected);
+      continue;
+    }
+    if (listed && !probed(pin)) {
+      l.pins.push_back(kAbsent);
+      states.push_back(PinState::not_probed);
+      continue;
+    }
+    // DDR4 parts with fewer rows leave the top address pins unconnected;
+    // A12 is BC_n on every part: without it the burst length is unknown.
+    const bool unconnected_if_absent =
+        !listed && standard == Standard::ddr4 && (pin == "A17" || pin == "A13" || pin == "A11");
+    const bool optional = unconnected_if_absent || (!listed && standard == Standard::ddr4 && pin == "A12");
     Result<unsigned> p = find(pin, !optional);
     if (!p) return p.error();
     l.pins.push_back(*p);
+    states.push_back(*p != kAbsent         ? PinState::probed
+                     : unconnected_if_absent ? PinState::not_connected
+                                             : PinState::not_probed);
   }
+  Result<ProbeCoverage> coverage = probe_coverage(standard, std::move(states));
+  if (!coverage) return coverage.error();
+  l.coverage = std::move(*coverage);
   l.contiguous = true;
   for (unsigned i = 0; i < l.pins.size(); ++i)
     if (l.pins[i] != l.pins[0] + i) l.contiguous = false;
-  auto is_strobe = [](const std::string& s) { return s.rfind("DQS", 0) == 0 || s.rfind("RDQS", 0) == 0; };
-  for (const auto& [role, name] : roles) {
+  for (const std::string& role : probes.probed) {
     if (!is_strobe(role)) continue;
+    Result<unsigned> p = find(role, true);
+    if (!p) return p.error();
+    l.dqs_mask |= std::uint64_t{1} << *p;
+    l.dqs_names.push_back(channels[*p]);
+  }
+  for (const auto& [role, name] : roles) {
+    if (!is_strobe(role) || listed) continue;
     Result<unsigned> p = find(role, true);
     if (!p) return p.error();
     l.dqs_mask |= std::uint64_t{1} << *p;
     l.dqs_names.push_back(name);
   }
-  if (l.dqs_mask == 0)
+  if (l.dqs_mask == 0 && !listed)
     for (unsigned i = 0; i < channels.size(); ++i)
       if (is_strobe_name(channels[i])) {
         l.dqs_mask |= std::uint64_t{1} << i;
@@ -178,8 +237,9 @@ Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>&
   return l;
 }
 
-Sampler::Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples)
-    : layout_(std::move(layout)), format_(bus_format(layout_.standard)), samplerate_(samplerate) {
+Sampler::Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples, unsigned dqs_preamble)
+    : layout_(std::move(layout)), format_(bus_format(layout_.standard)), samplerate_(samplerate),
+      dqs_preamble_(dqs_preamble) {
   stats_.window_samples = std::max<std::uint64_t>(window_samples, 1);
   window_end_ = stats_.window_samples;
   stats_.dqs_sampled = layout_.dqs_mask != 0;
@@ -235,7 +295,7 @@ namespace {
 struct BlockMasks {
   std::uint64_t ck = 0;
   std::uint64_t selected = 0;       // some chip select active
-  std::uint64_t strobe_toggle = 0;  // some strobe differs from the sample before
+  std::uint64_t strobe_rise = 0;    // some strobe high that was low the sample before
   std::uint64_t cke = 0;            // CKE level (0 when not captured)
 };
 
@@ -252,7 +312,7 @@ BlockMasks block_masks_scalar(const T* s, std::size_t n, T prev, const Lines<T>&
   for (std::size_t j = 0; j < n; ++j) {
     m.ck |= static_cast<std::uint64_t>((s[j] & l.ck) != 0) << j;
     m.selected |= static_cast<std::uint64_t>(((s[j] ^ l.cs_invert) & l.cs) != 0) << j;
-    m.strobe_toggle |= static_cast<std::uint64_t>(((s[j] ^ prev) & l.strobes) != 0) << j;
+    m.strobe_rise |= static_cast<std::uint64_t>((s[j] & ~prev & l.strobes) != 0) << j;
     m.cke |= static_cast<std::uint64_t>((s[j] & l.cke) != 0) << j;
     prev = s[j];
   }
@@ -260,8 +320,8 @@ BlockMasks block_masks_scalar(const T* s, std::size_t n, T prev, const Lines<T>&
 }
 
 // 64 16-bit samples with AVX-512BW: one test instruction per 32 samples and
-// mask; strobe toggles from the samples XORed with the samples shifted by
-// one (s[-1] must be readable).
+// mask; strobe rises from the samples AND NOT the samples shifted by one
+// (s[-1] must be readable).
 // Helpers are functions, not lambdas: clang gives a lambda inside a target
 // function no target of its own (the fuzz build uses clang).
 __attribute__((target("avx512bw"))) inline std::uint64_t mask_avx512(__m512i a, __m512i b, std::uint16_t bits) {
@@ -278,7 +338,10 @@ __attribute__((target("avx512bw"))) BlockMasks block_masks_avx512(const std::uin
   BlockMasks m;
   m.ck = mask_avx512(lo, hi, l.ck);
   m.selected = mask_avx512(_mm512_xor_si512(lo, invert), _mm512_xor_si512(hi, invert), l.cs);
-  m.strobe_toggle = mask_avx512(_mm512_xor_si512(lo, lo_before), _mm512_xor_si512(hi, hi_before), l.strobes);
+  // lo & ~before as lo ^ (lo & before): GCC 12's _mm512_andnot_si512 warns
+  // about its own undefined pass-through operand.
+  m.strobe_rise = mask_avx512(_mm512_xor_si512(lo, _mm512_and_si512(lo, lo_before)),
+                              _mm512_xor_si512(hi, _mm512_and_si512(hi, hi_before)), l.strobes);
   if (l.cke) m.cke = mask_avx512(lo, hi, l.cke);
   return m;
 }
@@ -300,15 +363,15 @@ __attribute__((target("avx2"))) inline std::uint64_t any_avx2(const __m256i* w, 
 }
 
 __attribute__((target("avx2"))) BlockMasks block_masks_avx2(const std::uint16_t* s, const Lines<std::uint16_t>& l) {
-  __m256i v[4], toggled[4];
+  __m256i v[4], rose[4];
   for (int i = 0; i < 4; ++i) {
     v[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i));
-    toggled[i] = _mm256_xor_si256(v[i], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i - 1)));
+    rose[i] = _mm256_andnot_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 16 * i - 1)), v[i]);
   }
   BlockMasks m;
   m.ck = any_avx2(v, l.ck, 0);
   m.selected = any_avx2(v, l.cs, l.cs_invert);
-  m.strobe_toggle = any_avx2(toggled, l.strobes, 0);
+  m.strobe_rise = any_avx2(rose, l.strobes, 0);
   if (l.cke) m.cke = any_avx2(v, l.cke, 0);
   return m;
 }
@@ -332,6 +395,26 @@ BlockMasks block_masks(const T* s, std::size_t n, T prev, bool prev_in_memory, c
 inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  // bits > j
 
 }  // namespace
+
+// A declared toggling preamble: the first `dqs_preamble_` active cycles of
+// each envelope (a run of active cycles; one idle cycle ends it) are not
+// data. Per edge, but only when a preamble is declared.
+std::uint64_t Sampler::drop_preamble(std::uint64_t rise, std::uint64_t active) {
+  std::uint64_t keep = 0;
+  for (std::uint64_t m = rise; m; m &= m - 1) {
+    const std::uint64_t e = m & -m;
+    const bool on = (active & e) != 0;
+    if (on && !edge_active_) preamble_left_ = dqs_preamble_;
+    if (on && preamble_left_) {
+      --preamble_left_;
+      ++stats_.dqs_preamble_cycles;
+    } else if (on) {
+      keep |= e;
+    }
+    edge_active_ = on;
+  }
+  return keep;
+}
 
 inline void Sampler::next_window() {
   if (window_active_) {
@@ -382,7 +465,7 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
     const std::uint64_t ck_before = (ck << 1) | ck_at_start;
     const std::uint64_t rise = ck & ~ck_before & valid;
     const std::uint64_t fall = ~ck & ck_before & valid;
-    const std::uint64_t dqs_toggle = masks.strobe_toggle & valid;
+    const std::uint64_t dqs_toggle = masks.strobe_rise & valid;  // strobe rising edges
     if (pending_ && second_is_fall && fall) {
       pending_group_.second = s[std::countr_zero(fall)];
       out.push_back(pending_group_);
@@ -392,9 +475,11 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
       if (dqs_toggle) dqs_carry_ = true;
       continue;
     }
-    // DQS activity: a rising edge is active when a DQS toggle happened since
-    // the previous one. Adding the toggles to the runs of non-edge bits
-    // carries each run's toggles into the edge that ends it.
+    // DQS activity: a CK rising edge ends an active cycle when a strobe rose
+    // since the previous one (rising edges only: one per strobe period, so a
+    // burst's trailing fall or a static postamble adds nothing). Adding the
+    // strobe edges to the runs of non-edge bits carries each run's edges
+    // into the CK edge that ends it.
     if (stats_.dqs_sampled) {
       const std::uint64_t runs = ~rise & valid;
       const std::uint64_t carry_in = dqs_carry_ && (runs & 1) ? 1 : 0;
@@ -405,6 +490,7 @@ Status Sampler::feed_typed(const T* x, std::size_t count, std::vector<EdgeGroup>
       dqs_carry_ = (sum >> n) != 0;
       // Edges of the first cycle have no previous edge: not a cycle yet.
       if (!have_rise_) active &= ~(rise & -rise);
+      if (dqs_preamble_) active = drop_preamble(rise, active);
       stats_.dqs_active_cycles += static_cast<std::uint64_t>(std::popcount(active));
       // Windows advance by addition (no division per block); most blocks
       // lie inside the window being filled.

@@ -39,6 +39,7 @@ struct BusLayout {
   std::vector<unsigned> pins;   // channel of each BusFormat pin, kAbsent if missing
   std::uint64_t dqs_mask = 0;   // DQS/RDQS channels (never WCK: it may run continuously)
   std::vector<std::string> dqs_names;
+  ProbeCoverage coverage;       // which fields the probed pins determine
 
   // The command word carried by the first and second edge samples.
   std::uint64_t word(std::uint64_t first, std::uint64_t second) const;
@@ -69,11 +70,24 @@ inline std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) 
   return two_edges ? w : w & ((std::uint64_t{1} << n) - 1);
 }
 
+// Which pins the part has and which the capture carries.
+struct ProbeSet {
+  // DDR4 device organisation: "x4" or "x8" (bank groups on BG0 and BG1),
+  // "x16" (BG0 only: x16 parts have no BG1 pin). Empty: x4/x8.
+  std::string organisation;
+  // The roles that were probed ("CK", "CS_n", "ACT_n", ..., "DQS0"): every
+  // one must be in the capture; the standard's pins not listed are unknown.
+  // Empty: every pin must be in the capture (DDR4 A11, A13, A17 may be
+  // absent: unconnected on parts with fewer rows; an absent A12 leaves the
+  // burst length unknown) and strobes are found by name.
+  std::vector<std::string> probed;
+};
+
 // `roles` maps a role ("CK", "CS", "CA3", "DQS0") to a channel name; a role
 // not mapped is looked up under its own name. DQS channels are the roles or
 // channel names starting with DQS or RDQS.
 Result<BusLayout> make_layout(Standard standard, const std::vector<std::string>& channels,
-                              const std::map<std::string, std::string>& roles);
+                              const std::map<std::string, std::string>& roles, const ProbeSet& probes = {});
 
 // The reader's channel plan for a file naming its channels first (VCD,
 // Saleae CSV): with more than a capture holds, only the channels
@@ -111,12 +125,15 @@ struct SamplerStats {
   std::uint64_t dqs_active_cycles = 0;  // cycles with at least one DQS toggle
   std::uint64_t window_samples = 0;   // as asked, doubled as often as needed to keep <= 16384 windows
   std::vector<std::uint32_t> dqs_active_per_window;  // active cycles per window
+  std::uint64_t dqs_preamble_cycles = 0;  // cycles of declared toggling preamble, not counted as active
 };
 
 class Sampler {
  public:
-  // `window_samples`: length of the windows of the DQS activity timeline.
-  Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples);
+  // `window_samples`: length of the windows of the DQS activity timeline;
+  // `dqs_preamble`: CK cycles of toggling preamble that start each strobe
+  // envelope (not data; 0: none declared).
+  Sampler(BusLayout layout, double samplerate, std::uint64_t window_samples, unsigned dqs_preamble = 0);
   // Appends the command cycles found in these samples to `out`.
   Status feed(const std::uint8_t* data, std::size_t count, unsigned unitsize, std::vector<EdgeGroup>& out);
   Status finish();
@@ -143,7 +160,11 @@ class Sampler {
   bool cke_seen_ = false;           // an edge has been seen (the first sets cke_high_)
   std::uint64_t last_rise_ = 0;    // sample index of the last rising edge
   bool have_rise_ = false;
-  bool dqs_carry_ = false;         // a DQS toggle since the last rising edge
+  bool dqs_carry_ = false;         // a DQS rising edge since the last CK rising edge
+  unsigned dqs_preamble_ = 0;      // declared toggling preamble, CK cycles
+  unsigned preamble_left_ = 0;     // of the envelope being read
+  bool edge_active_ = false;       // the previous CK edge ended an active cycle
+  std::uint64_t drop_preamble(std::uint64_t rise, std::uint64_t active);
   // Period estimate: the first intervals are kept until there are enough.
   struct Early {
     std::uint64_t interval, cycle_before, start;

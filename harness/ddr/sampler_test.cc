@@ -10,7 +10,7 @@ namespace harness::ddr {
 namespace {
 
 // Per-sample reference: rising CK edges; an edge is DQS-active when a strobe
-// changed in (previous edge, this edge]; the first edge starts no cycle.
+// rose in (previous edge, this edge]; the first edge starts no cycle.
 struct Reference {
   std::uint64_t cycles = 0, active = 0;
   std::vector<std::uint32_t> per_window;
@@ -23,7 +23,7 @@ Reference read_by_sample(const Capture& c, const BusLayout& l, bool cs_active_hi
   bool toggled = false, have_rise = false;
   for (std::uint64_t i = 1; i < c.sample_count(); ++i) {
     const std::uint64_t now = c.sample(i), before = c.sample(i - 1);
-    if ((now ^ before) & l.dqs_mask) toggled = true;
+    if (now & ~before & l.dqs_mask) toggled = true;
     if ((now >> l.ck & 1) && !(before >> l.ck & 1)) {
       ++r.cycles;
       if (have_rise && toggled) {

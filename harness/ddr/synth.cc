@@ -63,6 +63,10 @@ std::vector<std::string> synth_channels(const SynthOptions& o) {
   if (o.cke) ch.push_back("CKE");
   for (unsigned i = 0; i < o.dqs_channels; ++i) ch.push_back(fmt::format("DQS{}", i));
   for (unsigned i = 0; i < o.dq_channels; ++i) ch.push_back(fmt::format("DQ{}", i));
+  auto drop = [&](auto pred) { ch.erase(std::remove_if(ch.begin(), ch.end(), pred), ch.end()); };
+  if (o.standard == Standard::ddr4 && o.organisation == "x16") drop([](const std::string& c) { return c == "BG1"; });
+  if (!o.probed.empty())
+    drop([&](const std::string& c) { return std::find(o.probed.begin(), o.probed.end(), c) == o.probed.end(); });
   return ch;
 }
 
@@ -87,29 +91,41 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
   header.format = "synth";
   HARNESS_TRY(sink.begin(header));
 
-  const std::uint64_t ck_bit = 1;
+  // Each role's bit in a sample (0: not rendered).
+  auto bit_of = [&](const std::string& name) -> std::uint64_t {
+    auto it = std::find(channels.begin(), channels.end(), name);
+    return it == channels.end() ? 0 : std::uint64_t{1} << (it - channels.begin());
+  };
+  const std::uint64_t ck_bit = bit_of("CK");
+  std::vector<std::uint64_t> rank_bits;  // chip select of each rank
+  for (unsigned r = 0; r < o.ranks; ++r)
+    rank_bits.push_back(bit_of(o.ranks <= 1 ? f.chip_select : chip_select_role(o.standard, r)));
   std::uint64_t cs_bits = 0;  // all chip selects
-  for (unsigned r = 0; r < o.ranks; ++r) cs_bits |= std::uint64_t{2} << r;
-  const unsigned pin0 = 1 + o.ranks;
-  const unsigned cke_channel = pin0 + static_cast<unsigned>(f.pins.size());
-  const std::uint64_t cke_bit = o.cke ? std::uint64_t{1} << cke_channel : 0;
-  const unsigned dqs0 = cke_channel + (o.cke ? 1 : 0);
-  const unsigned dq0 = dqs0 + o.dqs_channels;
+  for (std::uint64_t b : rank_bits) cs_bits |= b;
+  std::vector<std::uint64_t> pin_bits;
+  for (const std::string& pin : f.pins) pin_bits.push_back(bit_of(pin));
+  const std::uint64_t cke_bit = o.cke ? bit_of("CKE") : 0;
   std::uint64_t dqs_mask = 0, dq_mask = 0;
-  for (unsigned i = 0; i < o.dqs_channels; ++i) dqs_mask |= std::uint64_t{1} << (dqs0 + i);
-  for (unsigned i = 0; i < o.dq_channels; ++i) dq_mask |= std::uint64_t{1} << (dq0 + i);
+  for (unsigned i = 0; i < o.dqs_channels; ++i) dqs_mask |= bit_of(fmt::format("DQS{}", i));
+  for (unsigned i = 0; i < o.dq_channels; ++i) dq_mask |= bit_of(fmt::format("DQ{}", i));
   auto pins_of = [&](std::uint64_t edge_word) {
     std::uint64_t v = 0;
-    for (unsigned p = 0; p < f.edge_width; ++p) v |= ((edge_word >> p) & 1) << (pin0 + p);
+    for (unsigned p = 0; p < f.edge_width; ++p)
+      if ((edge_word >> p) & 1) v |= pin_bits[p];
     return v;
   };
   // Idle bus: chip selects inactive; DDR4 also holds ACT_n/RAS_n/CAS_n/WE_n high.
   const std::uint64_t idle = f.chip_select_active_high ? 0 : (cs_bits | pins_of(0xF));
   // The chip-select bits of a command to `rank`, relative to idle.
   auto cs_on = [&](int rank) {
-    const std::uint64_t bit = std::uint64_t{2} << rank;
+    const std::uint64_t bit = rank_bits[static_cast<std::size_t>(rank)];
     return f.chip_select_active_high ? bit : (cs_bits & ~bit);
   };
+  if (o.standard == Standard::ddr4 && o.organisation == "x16")
+    for (const Command& c : trace)
+      if (c.bank_group > 1)
+        return Error::input(fmt::format("trace: '{}' names bank group {}; an x16 part has bank groups 0 and 1",
+                                        describe(c), c.bank_group));
   const unsigned rl = o.read_latency ? o.read_latency : default_read_latency(o.standard);
   const unsigned wl = o.write_latency ? o.write_latency : default_write_latency(o.standard);
 
@@ -207,6 +223,7 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
     return ok();
   };
   std::uint64_t dq_value = 0;
+  bool strobe_was_active = false;  // the previous cycle had a strobe pulse
   auto expand_upto = [&](std::uint64_t cycle) -> Status {
     while (next_command < trace.size() && trace[next_command].cycle <= cycle) HARNESS_TRY(expand(trace[next_command++]));
     return ok();
@@ -219,7 +236,16 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& o, Capt
     HARNESS_TRY(expand_upto(n + 2));
     if (next_command >= trace.size() && n > last_busy + o.tail_cycles) break;
     CycleValue nxt = value_at(n + 1);
-    const bool active = dqs_ring[n % kRing] != 0;
+    bool active = dqs_ring[n % kRing] != 0;
+    if (!active && o.dqs_preamble) {
+      // Data within the preamble's reach: a preamble pulse after an idle
+      // cycle when the whole preamble fits, else the strobe toggles on.
+      unsigned ahead = 0;
+      for (unsigned k = 1; k <= o.dqs_preamble && !ahead; ++k)
+        if (dqs_ring[(n + k) % kRing]) ahead = k;
+      active = ahead && (strobe_was_active || ahead == o.dqs_preamble || n < o.dqs_preamble);
+    }
+    strobe_was_active = active;
     dqs_ring[n % kRing] = 0;
     // CA transitions, away from the rising (and for LPDDR5 falling) edges.
     const unsigned t1 = (f.double_rate ? quarter : half) + static_cast<unsigned>(rng.spread(o.jitter));
@@ -269,10 +295,11 @@ unsigned occupancy(Standard s, const Command& c) {
 }  // namespace
 
 Result<std::vector<Command>> generate_traffic(Standard s, const std::string& pattern, std::uint64_t cycles,
-                                              std::uint64_t seed, unsigned wck_ratio, bool cke) {
+                                              std::uint64_t seed, unsigned wck_ratio, bool cke, unsigned bank_groups) {
   if (pattern != "stream" && pattern != "random" && pattern != "mixed")
     return Error::input(fmt::format("unknown traffic pattern '{}' (stream, random, mixed)", pattern));
-  const Limits lim = limits(s);
+  Limits lim = limits(s);
+  if (s == Standard::ddr4 && bank_groups) lim.bank_groups = bank_groups;
   Random rng{seed};
   std::vector<Command> out;
   std::uint64_t at = 8;

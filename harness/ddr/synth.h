@@ -32,11 +32,19 @@ struct SynthOptions {
   unsigned jitter = 0;             // max samples a CA transition is moved either way
   std::uint64_t seed = 1;
   unsigned dqs_channels = 1;       // DQS0.. toggling during data bursts; 0: none
+  // CK cycles of toggling preamble (one strobe pulse each) before a burst
+  // that follows more than this many idle cycles; after a shorter gap the
+  // strobe keeps toggling through it (pre- and postamble overlap). 0: none.
+  unsigned dqs_preamble = 0;
   unsigned dq_channels = 0;        // DQ0.. carrying pseudo-random data during bursts
   std::vector<SynthClockStop> clock_stops;
   unsigned ranks = 1;              // chip selects CS0.. (CS0_n.. for DDR4) when more than one
   bool cke = false;                // a CKE channel (DDR4, LPDDR4): needed for PDE/PDX (and DDR4 SRE/SRX)
   std::uint64_t tail_cycles = 16;  // idle cycles after the last command and burst
+  std::string organisation;        // DDR4 "x16": no BG1 channel (the trace's bank groups must be 0-1)
+  // Render only these channels (roles: "CK", "CS_n", "ACT_n", "DQS0"...), as
+  // a lab probing part of the bus records it; empty: all.
+  std::vector<std::string> probed;
 };
 
 // Default latencies (tCK) used when the options say 0; documented values of
@@ -63,8 +71,9 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& options
 //  "mixed"   : every command the standard has, reads and writes of both burst lengths;
 //              with `cke`, also DDR4/LPDDR4 power-down (and DDR4 self refresh), which
 //              the synthesizer renders on a CKE channel
+// `bank_groups`: DDR4 bank groups addressed (x16 parts: 2); 0: 4.
 Result<std::vector<Command>> generate_traffic(Standard standard, const std::string& pattern,
                                               std::uint64_t cycles, std::uint64_t seed,
-                                              unsigned wck_ratio = 4, bool cke = false);
+                                              unsigned wck_ratio = 4, bool cke = false, unsigned bank_groups = 0);
 
 }  // namespace harness::ddr

@@ -1,6 +1,8 @@
 #include <filesystem>
 #include "harness/levels/ddr.h"
 
+#include <set>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -25,31 +27,76 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
     out.metrics.push_back(Metric::missing(Level::ddr, name, unit, why, b));
   };
   const ddr::BusTiming& t = s.timing;
+  const ddr::ProbeCoverage& cov = t.coverage;
+  using ddr::Op;
+  // Why a figure that needs these fields of these commands is unknown
+  // ("A12 not probed"), empty when the probed pins determine it.
+  auto needs = [&](std::initializer_list<Op> ops, std::uint16_t fields) { return cov.missing(ops, fields); };
+  // A figure, or its reason for being unavailable.
+  auto add_if = [&](const std::string& why, const std::string& name, double v, const std::string& unit,
+                    Better b = Better::none) {
+    if (why.empty()) out.metrics.push_back(make(name, v, unit, measured, source, b));
+    else out.metrics.push_back(Metric::missing(Level::ddr, name, unit, why, b));
+  };
   add("ddr.duration", t.duration, "s");
   add("ddr.clock_cycles", static_cast<double>(t.cycles), "1");
   if (t.tck > 0) add("ddr.clock_frequency", 1.0 / t.tck, "Hz");
   else missing("ddr.clock_frequency", "Hz", "no clock period in the capture");
   add("ddr.clock_stops", static_cast<double>(t.clock_stops.size()), "1");
-  for (const auto& [label, n] : s.command_counts) add("ddr.commands." + label, static_cast<double>(n), "1");
-  add("ddr.reads", static_cast<double>(s.reads), "1");
-  add("ddr.writes", static_cast<double>(s.writes), "1");
-  add("ddr.read_bytes", static_cast<double>(s.read_bytes), "B");
-  add("ddr.write_bytes", static_cast<double>(s.write_bytes), "B");
+  // Commands the probed pins do not tell apart are not counted by name
+  // (their words are UNKNOWN); without A10 (LPDDR: the AP/AB pins) RD
+  // counts RD and RDA alike.
+  std::set<std::string> unavailable_labels;
+  for (int op = 0; op < ddr::kOpCount; ++op) {
+    const Op o = static_cast<Op>(op);
+    if (o == Op::unknown) continue;
+    const std::string label(ddr::op_name(o));
+    if (cov.ambiguous(o)) {
+      unavailable_labels.insert(label);
+      if (ddr::is_column(o) || o == Op::pre || o == Op::ref) unavailable_labels.insert(label + "A");
+      out.metrics.push_back(Metric::missing(Level::ddr, "ddr.commands." + label, "1", needs({o}, 0)));
+      continue;
+    }
+    const std::uint16_t suffix = ddr::is_column(o) ? ddr::kUnknownAutoPrecharge
+                                 : o == Op::pre || (o == Op::ref && t.standard != ddr::Standard::ddr4)
+                                     ? ddr::kUnknownAllBanks
+                                     : 0;
+    if (suffix && !needs({o}, suffix).empty()) {
+      unavailable_labels.insert(label + "A");
+      out.metrics.push_back(Metric::missing(Level::ddr, "ddr.commands." + label + "A", "1",
+                                            needs({o}, suffix) + " (counted as " + label + ")"));
+    }
+  }
+  for (const auto& [label, n] : s.command_counts)
+    if (!unavailable_labels.count(label)) add("ddr.commands." + label, static_cast<double>(n), "1");
+  using ddr::Figure;
+  auto because = [&](Figure f) { return ddr::unknown_because(cov, f); };
+  const std::string reads_known = because(Figure::read_intervals);
+  add_if(because(Figure::reads), "ddr.reads", static_cast<double>(s.reads), "1");
+  add_if(because(Figure::writes), "ddr.writes", static_cast<double>(s.writes), "1");
+  add_if(because(Figure::read_bytes), "ddr.read_bytes", static_cast<double>(s.read_bytes), "B");
+  add_if(because(Figure::write_bytes), "ddr.write_bytes", static_cast<double>(s.write_bytes), "B");
   // The level-1 roofline takes its byte count from here.
-  add("ddr.bytes", static_cast<double>(s.bytes()), "B");
-  if (t.duration > 0) add("ddr.bandwidth", static_cast<double>(s.bytes()) / t.duration, "B/s", Better::higher);
-  add("ddr.transactions", static_cast<double>(s.transactions), "1");
-  if (s.burst_bytes_mode) {
+  const std::string bytes_known = because(Figure::bytes);
+  add_if(bytes_known, "ddr.bytes", static_cast<double>(s.bytes()), "B");
+  if (t.duration > 0)
+    add_if(bytes_known, "ddr.bandwidth", static_cast<double>(s.bytes()) / t.duration, "B/s", Better::higher);
+  const std::string tx_known = because(Figure::transactions);
+  add_if(tx_known, "ddr.transactions", static_cast<double>(s.transactions), "1");
+  if (!tx_known.empty()) {
+    missing("ddr.burst_bytes_mode", "B", tx_known);
+  } else if (s.burst_bytes_mode) {
     Metric m = make("ddr.burst_bytes_mode", static_cast<double>(*s.burst_bytes_mode), "B", measured, source);
     m.text = std::to_string(*s.burst_bytes_mode);
     out.metrics.push_back(m);
   } else {
     missing("ddr.burst_bytes_mode", "B", "no RD/WR command in the capture");
   }
-  for (const auto& [bytes, n] : s.transaction_bytes)
-    add(fmt::format("ddr.transactions.{}B", bytes), static_cast<double>(n), "1");
-  const char* no_reads = "fewer than two RD commands in the capture";
-  if (auto p50 = s.read_interval_ps.percentile(50)) {
+  if (tx_known.empty())
+    for (const auto& [bytes, n] : s.transaction_bytes)
+      add(fmt::format("ddr.transactions.{}B", bytes), static_cast<double>(n), "1");
+  const std::string no_reads = reads_known.empty() ? "fewer than two RD commands in the capture" : reads_known;
+  if (auto p50 = s.read_interval_ps.percentile(50); p50 && reads_known.empty()) {
     add("ddr.read_interval_p50", *p50 * 1e-12, "s", Better::lower);
     add("ddr.read_interval_p95", *s.read_interval_ps.percentile(95) * 1e-12, "s", Better::lower);
     add("ddr.read_interval_p50_tck", *s.read_interval_cycles.percentile(50), "1", Better::lower);
@@ -73,7 +120,23 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
                       s.dq_from_dqs ? source + ": DQS toggles"
                                     : source + ": command timing (bursts at read/write latency)",
                       Better::higher);
+  if (!s.dq_from_dqs && !because(Figure::command_activity).empty()) {
+    ratio.value.reset();
+    ratio.unavailable = because(Figure::command_activity) + " (burst durations unknown) and no DQS probed";
+  }
   out.metrics.push_back(ratio);
+  // Both estimates on their own, so that each can be checked against the other.
+  if (s.dq_active_ratio_dqs)
+    add("ddr.dq_active_ratio_dqs", *s.dq_active_ratio_dqs, "1", Better::higher);
+  else
+    missing("ddr.dq_active_ratio_dqs", "1", "no DQS/RDQS channel probed", Better::higher);
+  if (const std::string why = because(Figure::command_activity); why.empty())
+    out.metrics.push_back(make("ddr.dq_active_ratio_commands", s.dq_active_ratio_commands, "1", Provenance::model,
+                               source + ": command timing (bursts at read/write latency)", Better::higher));
+  else
+    missing("ddr.dq_active_ratio_commands", "1", why + " (burst durations unknown)", Better::higher);
+  if (t.dqs_preamble_cycles)
+    add("ddr.dqs_preamble_cycles", static_cast<double>(t.dqs_preamble_cycles), "1");
   SampleSet timeline;
   timeline.level = Level::ddr;
   timeline.name = "ddr.dq_active_timeline";
@@ -82,9 +145,15 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
   timeline.source = ratio.source + fmt::format(", windows of {}", format_quantity(s.window, "s"));
   timeline.better = Better::higher;
   timeline.values = s.timeline;
-  out.samples.push_back(std::move(timeline));
+  // No timeline when its estimate is unknown (burst lengths not probed).
+  if (ratio.value) out.samples.push_back(std::move(timeline));
   const std::uint64_t known = s.row_hits + s.row_misses + s.row_conflicts;
-  if (known) {
+  const std::string banks_known = because(Figure::row_buffer);
+  if (!banks_known.empty()) {
+    missing("ddr.row_hit_rate", "1", banks_known, Better::higher);
+    missing("ddr.row_miss_rate", "1", banks_known, Better::lower);
+    missing("ddr.row_conflict_rate", "1", banks_known, Better::lower);
+  } else if (known) {
     add("ddr.row_hit_rate", static_cast<double>(s.row_hits) / known, "1", Better::higher);
     add("ddr.row_miss_rate", static_cast<double>(s.row_misses) / known, "1", Better::lower);
     add("ddr.row_conflict_rate", static_cast<double>(s.row_conflicts) / known, "1", Better::lower);
@@ -94,7 +163,17 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
     missing("ddr.row_miss_rate", "1", why, Better::lower);
     missing("ddr.row_conflict_rate", "1", why, Better::lower);
   }
-  add("ddr.refreshes", static_cast<double>(s.refreshes), "1");
+  add_if(because(Figure::refreshes), "ddr.refreshes", static_cast<double>(s.refreshes), "1");
+  // Which fields the probed pins leave unknown, and why.
+  std::uint16_t open = 0;
+  for (std::uint16_t u : cov.unknown) open |= u;
+  for (int b = 0; b < ddr::kUnknownFieldCount; ++b)
+    if (open >> b & 1)
+      out.hints.push_back(fmt::format("ddr: {} unknown: {} not probed", ddr::unknown_field_name(b),
+                                      ddr::compress_pin_list(cov.field_pins[static_cast<std::size_t>(b)])));
+  for (const std::string& group : cov.ambiguous_names)
+    out.hints.push_back(fmt::format("ddr: {} not told apart ({} not probed): decoded as UNKNOWN", group,
+                                    cov.unprobed_command_pins()));
   if (s.unknown_commands)
     out.hints.push_back(fmt::format("ddr: {} command cycles matched no {} encoding (check the channel mapping)",
                                     s.unknown_commands, cfg.standard));
@@ -151,6 +230,8 @@ void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, const std::s
   decode.roles = cfg.channels;
   decode.window = cfg.timeline_window;
   decode.bank_groups = cfg.bank_groups;
+  decode.probes = {cfg.organisation, cfg.probed};
+  decode.dqs_preamble = cfg.dqs_preamble;
   ddr::BusModel model;
   model.standard = decode.standard;
   model.dq_width = cfg.dq_width;

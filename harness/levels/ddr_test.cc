@@ -1,5 +1,7 @@
 #include "harness/levels/ddr.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "harness/base/digest.h"
@@ -7,6 +9,7 @@
 #include "harness/ddr/metrics.h"
 #include "harness/ddr/synth.h"
 #include "probes/capture/readers.h"
+#include "probes/capture/sigrok.h"
 
 namespace harness {
 namespace {
@@ -228,6 +231,89 @@ TEST(BusStatistics, KeepsEachRanksBanksApart) {
   EXPECT_EQ(s.row_misses, 2u);
   EXPECT_EQ(s.row_hits, 1u);
   EXPECT_EQ(s.row_unknown, 1u);
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+// A DDR4 x8 bus probed on ten pins: no BG1 (the part has it), no A12 (BC_n).
+TEST(DdrAnalysis, AReducedProbeSetMakesOnlyTheMetricsThatNeedAMissingPinUnavailable) {
+  const std::vector<std::string> probed = {"CK", "CS_n", "ACT_n", "RAS_n", "CAS_n", "WE_n", "BG0", "BA0", "BA1", "A10"};
+  Result<std::vector<ddr::Command>> trace = ddr::generate_traffic(ddr::Standard::ddr4, "random", 6000, 4);
+  ASSERT_TRUE(trace.ok());
+  ddr::SynthOptions o;
+  o.standard = ddr::Standard::ddr4;
+  o.probed = probed;
+  o.dqs_channels = 0;
+  const std::string path = (std::filesystem::temp_directory_path() / "harness_ddr_probed.sr").string();
+  {
+    SrWriter writer(path);
+    Status s = ddr::synthesize(*trace, o, writer);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+  }
+  std::string list;
+  for (const std::string& p : probed) list += (list.empty() ? "\"" : ", \"") + p + "\"";
+  Scenario s = parse("[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nname = \"w\"\nbuiltin = \"gemm\"\n"
+                     "m = 8\nn = 8\nk = 8\n[ddr]\nstandard = \"ddr4\"\norganisation = \"x8\"\ncapture = \"" + path +
+                     "\"\nprobed = [" + list + "]\n");
+  ASSERT_TRUE(s.ddr);
+  EXPECT_EQ(s.ddr->probed, probed);
+  DdrRecording rec;
+  rec.capture = path;
+  rec.sha256 = *sha256_file(path);
+  Analysis a;
+  analyse_ddr(s, &rec, "", Provenance::replayed, a);
+  std::filesystem::remove(path);
+  std::uint64_t reads = 0, writes = 0;
+  for (const ddr::Command& c : *trace) {
+    reads += c.op == ddr::Op::rd;
+    writes += c.op == ddr::Op::wr;
+  }
+  EXPECT_EQ(metric(a, "ddr.reads"), static_cast<double>(reads));
+  EXPECT_EQ(metric(a, "ddr.writes"), static_cast<double>(writes));
+  EXPECT_GT(metric(a, "ddr.read_interval_p50"), 0);
+  auto why = [&](const std::string& name) {
+    const Metric* m = a.find_metric(name);
+    EXPECT_TRUE(m) << name;
+    return m && !m->value ? m->unavailable : std::string("(available)");
+  };
+  EXPECT_EQ(why("ddr.bytes"), "A12 not probed");
+  EXPECT_EQ(why("ddr.bandwidth"), "A12 not probed");
+  EXPECT_EQ(why("ddr.transactions"), "BG1, A12 not probed");
+  EXPECT_EQ(why("ddr.burst_bytes_mode"), "BG1, A12 not probed");
+  EXPECT_EQ(why("ddr.row_hit_rate"), "BG1 not probed");
+  EXPECT_EQ(why("ddr.dq_active_ratio"), "A12 not probed (burst durations unknown) and no DQS probed");
+  EXPECT_EQ(why("ddr.refreshes"), "(available)");
+  for (const SampleSet& set : a.samples) EXPECT_NE(set.name, "ddr.dq_active_timeline");
+  const std::vector<std::string> want_hints = {
+      "ddr: bank group unknown: BG1 not probed", "ddr: row unknown: A0-A9, A11-A13, A17 not probed",
+      "ddr: column unknown: A0-A9 not probed", "ddr: burst length unknown: A12 not probed",
+      "ddr: operand unknown: A0-A9, A11-A13 not probed"};
+  EXPECT_EQ(a.hints, want_hints);
+}
+
+TEST(DdrScenario, ReadsTheDeclaredDqsPreamble) {
+  std::string text = scenario_text("x.sr", "");
+  text.insert(text.find("capture = "), "dqs_preamble = 2\n");
+  Result<Scenario> s = parse_scenario(text, "t.toml");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->ddr->dqs_preamble, 2u);
+  text.replace(text.find("dqs_preamble = 2"), 16, "dqs_preamble = 9");
+  s = parse_scenario(text, "t.toml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("dqs_preamble"), std::string::npos) << s.error().message;
+}
+
+TEST(DdrScenario, OrganisationIsADdr4SettingAndProbedIsAList) {
+  std::string text = scenario_text("x.sr", "");
+  text.insert(text.find("capture = "), "organisation = \"x16\"\n");
+  Result<Scenario> s = parse_scenario(text, "t.toml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "t.toml:13:16: [ddr] organisation: organisation is a DDR4 setting (x4, x8: BG0 and BG1; x16: BG0 only)");
 }
 
 }  // namespace

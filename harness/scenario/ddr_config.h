@@ -41,6 +41,9 @@ struct DdrConfig {
   unsigned dq_width = 16;
   unsigned wck_ratio = 4;
   bool bank_groups = false;    // LPDDR5 bank-group mode (BA2/BA3 are BG0/BG1)
+  std::string organisation;    // DDR4 "x4", "x8", "x16" (x16: no BG1); empty: x4/x8
+  std::vector<std::string> probed;  // roles probed; empty: every pin of the standard
+  unsigned dqs_preamble = 0;   // tCK of toggling DQS preamble per strobe envelope (0: none declared)
   unsigned read_latency = 0;   // tCK, 0: the standard's default
   unsigned write_latency = 0;
   double timeline_window = 1e-6;  // s

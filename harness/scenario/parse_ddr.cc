@@ -10,6 +10,8 @@ namespace {
 const std::vector<ExpectableMetric>& ddr_expectables() {
   static const std::vector<ExpectableMetric> k = {
       {"dq_active_ratio", "ddr.dq_active_ratio", std::nullopt, false, {}},
+      {"dq_active_ratio_dqs", "ddr.dq_active_ratio_dqs", std::nullopt, false, {}},
+      {"dq_active_ratio_commands", "ddr.dq_active_ratio_commands", std::nullopt, false, {}},
       {"read_interval_p50", "ddr.read_interval_p50", Dimension::time, false, {}},
       {"read_interval_p95", "ddr.read_interval_p95", Dimension::time, false, {}},
       {"read_interval_p50_tck", "ddr.read_interval_p50_tck", std::nullopt, false, {}},
@@ -59,6 +61,16 @@ DdrConfig read_ddr_section(TableReader& r) {
     if (*v && c.standard.rfind("lpddr5", 0) != 0)
       r.fail_at("bank_groups", "bank_groups is an LPDDR5 mode (DDR4 always decodes its bank groups; LPDDR4 has none)");
   }
+  if (auto v = r.choice("organisation", {"x4", "x8", "x16"})) {
+    c.organisation = *v;
+    if (c.standard != "ddr4")
+      r.fail_at("organisation", "organisation is a DDR4 setting (x4, x8: BG0 and BG1; x16: BG0 only)");
+  }
+  if (auto v = r.string_array("probed")) {
+    c.probed = *v;
+    if (c.probed.empty()) r.fail_at("probed", "an empty probe set: list the roles probed, or leave the key out");
+  }
+  if (auto v = r.integer("dqs_preamble", 0, 4)) c.dqs_preamble = static_cast<unsigned>(*v);
   if (auto v = r.integer("read_latency", 1, 200)) c.read_latency = static_cast<unsigned>(*v);
   if (auto v = r.integer("write_latency", 1, 200)) c.write_latency = static_cast<unsigned>(*v);
   if (auto v = r.quantity("timeline_window", Dimension::time)) c.timeline_window = *v;
