@@ -57,7 +57,7 @@ TEST(NpyHeader, ParsesWhatNumpyWrites) {
   EXPECT_FALSE(h->big_endian);
   EXPECT_EQ(h->shape, (std::vector<std::uint64_t>{2, 3}));
   EXPECT_EQ(h->count, 6u);
-  EXPECT_EQ(h->header_bytes, 64u);
+  EXPECT_EQ(h->header_bytes, 128u);  // 10 + 59-byte dict + newline, padded to 64
   Result<NpyHeader> scalar = parse_npy_header(npy(">i2", "()", "ab"), "s.npy");
   ASSERT_TRUE(scalar) << scalar.error().message;
   EXPECT_EQ(scalar->dtype, DType::int16);
@@ -74,11 +74,11 @@ TEST(NpyHeader, ErrorsNameTheFileAndTheReason) {
   EXPECT_EQ(parse_npy_header(npy("<c8", "(2,)", ""), "c.npy").error().message,
             "c.npy: dtype '<c8' is not supported (float32, float16, bfloat16, float64, int8, uint8, int16, int32)");
   EXPECT_EQ(parse_npy_header(npy("<f4", "(2, x)", ""), "b.npy").error().message,
-            "b.npy: .npy header: expected a dimension (a non-negative integer) at character 53 of \"{'descr': "
+            "b.npy: .npy header: expected a dimension (a non-negative integer) at character 55 of \"{'descr': "
             "'<f4', 'fortran_order': False, 'shape': (2, x), }\"");
   std::string full = npy("<f4", "(2,)", "");
   EXPECT_EQ(parse_npy_header(full.substr(0, 40), "t.npy").error().message,
-            "t.npy: the .npy header needs 64 bytes, the file has 40: truncated");
+            "t.npy: the .npy header needs 128 bytes, the file has 40: truncated");
   std::string fortran = "{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }";
   std::string f = "\x93NUMPY\x01";
   f += '\0';
@@ -109,7 +109,7 @@ TEST(TensorFiles, TruncatedNpyIsRefusedWithTheSizes) {
             p + ": shape (4,) of float32 needs 16 bytes of data, the file holds 10: truncated, or the header does "
                 "not match the data");
   std::string q = d.write("cut.npy", full.substr(0, 30));
-  EXPECT_EQ(list_tensor_set(q).error().message, q + ": the .npy header needs 64 bytes, the file has 30: truncated");
+  EXPECT_EQ(list_tensor_set(q).error().message, q + ": the .npy header needs 128 bytes, the file has 30: truncated");
 }
 
 TEST(TensorFiles, HeaderLyingAboutTheShapeIsRefused) {
@@ -127,11 +127,15 @@ TEST(TensorFiles, HeaderLyingAboutTheShapeIsRefused) {
 TEST(TensorFiles, HugeShapeInATinyFileIsRefusedBeforeAnyAllocation) {
   TempDir d("huge");
   // 2^40 float32 elements claimed by a 100-byte file: refused from the header alone.
-  std::string bytes = npy("<f4", "(1048576, 1048576)", std::string(36, '\0'));
+  std::string header = npy("<f4", "(1048576, 1048576)", "");
+  header.resize(10 + 72);  // the 71-byte dict and its newline, unpadded: 82 bytes of header
+  header[8] = 72;
+  header[81] = '\n';
+  std::string bytes = header + std::string(18, '\0');
   ASSERT_EQ(bytes.size(), 100u);
   std::string p = d.write("huge.npy", bytes);
   EXPECT_EQ(list_tensor_set(p).error().message,
-            p + ": shape (1048576, 1048576) of float32 needs 4398046511104 bytes of data, the file holds 36: "
+            p + ": shape (1048576, 1048576) of float32 needs 4398046511104 bytes of data, the file holds 18: "
                 "truncated, or the header does not match the data");
 }
 
