@@ -389,7 +389,7 @@ std::vector<Verdict> evaluate_accuracy_baseline(const AccuracyConfig& cfg, const
       out.push_back(v);
       continue;
     }
-    v.measured = fmt::format("largest drop {} ({})", db ? show_figure(Figure::of(drops[0].first), "{:.2f} dB")
+    v.measured = fmt::format("largest drop {} ({})", db ? show_figure(Figure::of(drops[0].first), "{:.2f}") + " dB"
                                                          : show_figure(Figure::of(drops[0].first), "{:.6f}"),
                              drops[0].second);
     std::vector<std::string> failing;
