@@ -149,6 +149,29 @@ TEST_F(AccuracyRun, Fp16CandidatesSitBesideTheLayerProfileAndTheHtmlDrawsTheBars
   EXPECT_LT(page.find(">head_box</text>"), page.find(">conv1</text>"));
 }
 
+TEST_F(AccuracyRun, OnDeviceDumpsComeThroughTheRigTransport) {
+  // The local transport's agent is a child process; its file.read op serves the .npz.
+  const std::string data = std::string(HARNESS_SOURCE_DIR) + "/tests/data/accuracy/";
+  std::ofstream(dir_ / "s.toml") << "[scenario]\nname = \"on-device\"\n[rig]\nname = \"localhost\"\n"
+                                    "[workload]\nbuiltin = \"vector_add\"\nelements = 16\n"
+                                    "[accuracy]\nreference = \""
+                                 << data << "ref.npz\"\ndevice = \"" << data << "dev.npz\"\non_device = true\n";
+  std::string bundle = (dir_ / "bundle").string();
+  CommandResult live = harness({"--json", "run", (dir_ / "s.toml").string(), "--record", bundle});
+  ASSERT_EQ(live.exit_code, 0) << live.out << live.err;
+  nlohmann::json run = nlohmann::json::parse(live.out);
+  const nlohmann::json* cos = metric(run, "accuracy.layer_b.cosine");
+  ASSERT_NE(cos, nullptr);
+  EXPECT_EQ((*cos)["source"], "accuracy:accuracy/device.npz:layer_b.npy vs accuracy/reference.npz:layer_b.npy");
+  EXPECT_TRUE(fs::exists(fs::path(bundle) / "accuracy" / "device.npz"));
+  // Over the limit: the agent refuses the file, and the run stops naming it.
+  std::ofstream(dir_ / "s.toml", std::ios::app) << "max_fetch_bytes = 100\n";
+  CommandResult small = harness({"run", (dir_ / "s.toml").string()});
+  EXPECT_NE(small.exit_code, 0);
+  EXPECT_THAT(small.out + small.err, HasSubstr("dev.npz"));
+  EXPECT_THAT(small.out + small.err, HasSubstr("over the limit of 100 bytes"));
+}
+
 TEST_F(AccuracyRun, ABadDumpStopsTheRunAsBadInput) {
   fs::create_directories(dir_ / "dev");
   std::ofstream(dir_ / "dev" / "Conv_0.json") << R"({"name": "Conv_0", "shape": [1, 8, 16, 16], "dtype": "int8"})";
