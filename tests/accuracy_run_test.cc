@@ -3,6 +3,7 @@
 // same metrics and verdicts, compared against a baseline run.
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -170,6 +171,28 @@ TEST_F(AccuracyRun, OnDeviceDumpsComeThroughTheRigTransport) {
   EXPECT_NE(small.exit_code, 0);
   EXPECT_THAT(small.out + small.err, HasSubstr("dev.npz"));
   EXPECT_THAT(small.out + small.err, HasSubstr("over the limit of 100 bytes"));
+}
+
+TEST_F(AccuracyRun, NanInTheReferenceFailsTheDumpsVerdictNamingTheFile) {
+  fs::create_directories(dir_ / "ref");
+  fs::create_directories(dir_ / "dev");
+  const float ref[] = {1.0f, std::numeric_limits<float>::quiet_NaN(), 3.0f};
+  const float dev[] = {1.0f, 2.0f, 3.0f};
+  std::ofstream(dir_ / "ref" / "l.bin", std::ios::binary).write(reinterpret_cast<const char*>(ref), sizeof ref);
+  std::ofstream(dir_ / "dev" / "l.bin", std::ios::binary).write(reinterpret_cast<const char*>(dev), sizeof dev);
+  std::ofstream(dir_ / "ref" / "l.json") << R"({"shape": [3], "dtype": "float32"})";
+  std::ofstream(dir_ / "dev" / "l.json") << R"({"shape": [3], "dtype": "float32"})";
+  std::ofstream(dir_ / "s.toml") << "[scenario]\nname = \"nan\"\n[rig]\nname = \"localhost\"\n"
+                                    "[workload]\nbuiltin = \"vector_add\"\nelements = 16\n"
+                                    "[accuracy]\nreference = \"ref\"\ndevice = \"dev\"\n";
+  CommandResult r = harness({"--json", "run", (dir_ / "s.toml").string()});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  nlohmann::json run = nlohmann::json::parse(r.out);
+  const nlohmann::json* v = verdict(run, "accuracy.expect.dumps");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ((*v)["status"], "fail");
+  EXPECT_THAT((*v)["detail"].get<std::string>(),
+              HasSubstr("accuracy/reference/l.bin: the reference holds 1 NaN and 0 Inf values: a reference must be finite"));
 }
 
 TEST_F(AccuracyRun, ABadDumpStopsTheRunAsBadInput) {
