@@ -385,6 +385,76 @@ std::string counters_section(const ReportInput& in) {
   return out + "<div class=\"charts\">\n" + svg::paired_bars(spec) + "</div>\n" + notes_html(notes);
 }
 
+// Level 5: per-layer bars of cosine and PSNR, worst first, each with its
+// threshold; the FP16-fallback candidates with their share of latency.
+std::string accuracy_section(const ReportInput& in) {
+  const Analysis& a = in.run.analysis;
+  bool any = false;
+  for (const Metric& m : a.metrics) any = any || m.level == Level::accuracy;
+  if (!any) return {};  // level 5 is opt-in: no section without [accuracy]
+  std::string out = "<h2>Level 5: layer-wise accuracy</h2>\n";
+  struct Layer {
+    std::string name;
+    const Metric* cosine;
+    const Metric* psnr;
+  };
+  std::vector<Layer> layers;
+  const std::string prefix = "accuracy.", suffix = ".cosine";
+  for (const Metric& m : a.metrics) {
+    if (m.level != Level::accuracy || !starts_with(m.name, prefix) || !ends_with(m.name, suffix) ||
+        starts_with(m.name, "accuracy.isolated.") || m.name.size() <= prefix.size() + suffix.size())
+      continue;
+    std::string layer = m.name.substr(prefix.size(), m.name.size() - prefix.size() - suffix.size());
+    layers.push_back({layer, &m, a.find_metric("accuracy." + layer + ".psnr_db")});
+  }
+  if (layers.empty()) {
+    std::vector<std::string> reasons = level_unavailable_reasons(a, Level::accuracy);
+    if (reasons.empty()) reasons.push_back("no layer was compared");
+    return out + unavailable_html(reasons);
+  }
+  auto worst_key = [](const Metric* m) { return m && m->value ? *m->value : -1e308; };
+  std::stable_sort(layers.begin(), layers.end(),
+                   [&](const Layer& x, const Layer& y) { return worst_key(x.cosine) < worst_key(y.cosine); });
+  auto text = [](const Metric* m, const char* spec) -> std::string {
+    if (!m) return "not computed";
+    if (!m->value) return "unavailable: " + m->unavailable;
+    if (std::isinf(*m->value)) return *m->value > 0 ? "+inf" : "-inf";
+    return fmt::format(fmt::runtime(spec), *m->value);
+  };
+  svg::LayerBarSpec cos;
+  cos.title = "cosine similarity per layer, worst first";
+  cos.x_title = "cosine similarity (reference vs device, cumulative)";
+  svg::LayerBarSpec psnr;
+  psnr.title = "PSNR per layer (same order)";
+  psnr.x_title = "PSNR, dB (peak = the reference's range)";
+  for (const Layer& l : layers) {
+    const Metric* cmin = a.find_metric("accuracy." + l.name + ".cosine_min");
+    const Metric* pmin = a.find_metric("accuracy." + l.name + ".psnr_min_db");
+    cos.rows.push_back({l.name, l.cosine->value, cmin ? cmin->value : std::nullopt, text(l.cosine, "{:.6f}")});
+    psnr.rows.push_back({l.name, l.psnr && l.psnr->value ? l.psnr->value : std::nullopt,
+                         pmin ? pmin->value : std::nullopt, text(l.psnr, "{:.2f} dB")});
+  }
+  out += "<div class=\"charts\">\n" + svg::layer_bars(cos) + svg::layer_bars(psnr) + "</div>\n";
+  // FP16-fallback candidates beside level 1's layer profile.
+  std::string rows;
+  const std::string fp = "accuracy.fp16_candidate.", share = ".latency_share";
+  for (const Metric& m : a.metrics) {
+    if (!starts_with(m.name, fp) || !ends_with(m.name, share) || !m.value) continue;
+    std::string layer = m.name.substr(fp.size(), m.name.size() - fp.size() - share.size());
+    rows += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1f} %</td>"
+                        "<td>{}</td></tr>\n",
+                        escape_xml(layer), escape_xml(text(a.find_metric("accuracy." + layer + ".cosine"), "{:.6f}")),
+                        escape_xml(text(a.find_metric("accuracy." + layer + ".psnr_db"), "{:.2f} dB")), *m.value * 100,
+                        escape_xml(m.source));
+  }
+  if (!rows.empty())
+    out += "<h3>FP16-fallback candidates</h3>\n<table class=\"figures\">\n<tr><th>layer</th><th>cosine</th><th>PSNR</th>"
+           "<th>share of latency</th><th>latency from</th></tr>\n" + rows + "</table>\n";
+  else
+    out += "<p class=\"meta\">FP16-fallback candidates: no layer profile with the same layer names in this run.</p>\n";
+  return out;
+}
+
 std::string figures_html(const Analysis& a) {
   std::string out = "<h2>Figures and their provenance</h2>\n";
   for (Level level : kAllLevels) {
@@ -522,6 +592,7 @@ std::string render_html(const ReportInput& in) {
   out += counters_section(in);
   out += ddr_section(in);
   out += latency_section(in);
+  out += accuracy_section(in);  // level 5
   if (in.comparison) out += comparison_table_html(*in.comparison);
   if (!run.analysis.hints.empty()) {
     out += "<h2>Hints</h2>\n" + notes_html(run.analysis.hints);

@@ -446,6 +446,49 @@ std::string line_chart(const LineSpec& spec) {
   return c.str();
 }
 
+std::string layer_bars(const LayerBarSpec& spec) {
+  const double row_h = 20, top = 34, label_w = 170, text_w = 110, axis_h = 44;
+  const double height = top + row_h * static_cast<double>(spec.rows.size()) + axis_h;
+  Canvas c(spec.width, height, spec.title);
+  c.text(spec.width / 2, 18, spec.title, Anchor::middle, 13, "#222", 0, true);
+  // The axis spans the finite values and thresholds (+inf rows are drawn full).
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const LayerBar& r : spec.rows)
+    for (const std::optional<double>& v : {r.value, r.threshold})
+      if (v && std::isfinite(*v)) lo = std::min(lo, *v), hi = std::max(hi, *v);
+  if (!std::isfinite(lo)) lo = 0, hi = 1;
+  auto [a, b] = nice_range(lo, hi);
+  Frame f;
+  f.left = label_w;
+  f.right = spec.width - text_w;
+  f.top = top;
+  f.bottom = top + row_h * static_cast<double>(spec.rows.size());
+  f.x = Scale::linear(a, b, f.left, f.right);
+  f.y = Scale::linear(0, 1, f.bottom, f.top);
+  for (double t : f.x.ticks()) {
+    c.line(f.x.px(t), f.top, f.x.px(t), f.bottom, {"#e4e4e4", 1});
+    c.text(f.x.px(t), f.bottom + 14, tick_label(t), Anchor::middle, 10, "#444");
+  }
+  c.text((f.left + f.right) / 2, f.bottom + 34, spec.x_title, Anchor::middle, 11, "#222");
+  for (std::size_t i = 0; i < spec.rows.size(); ++i) {
+    const LayerBar& r = spec.rows[i];
+    const double y = top + row_h * static_cast<double>(i);
+    c.text(label_w - 6, y + 14, r.label, Anchor::end, 11, "#222");
+    if (!r.value) {
+      c.text(label_w + 4, y + 14, r.value_text.empty() ? "unavailable" : r.value_text, Anchor::start, 10, "#a00");
+      continue;
+    }
+    const bool below = r.threshold && *r.value < *r.threshold;
+    const double x = std::isinf(*r.value) ? (*r.value > 0 ? f.right : f.left) : f.x.px(*r.value);
+    const std::string colour = below ? "#c0392b" : kRunColour;
+    c.rect(f.left, y + 4, std::max(x - f.left, 1.0), row_h - 8, {colour, 0, colour, "", 0.85});
+    c.text(f.right + 6, y + 14, r.value_text, Anchor::start, 10, below ? "#a00" : "#444");
+    if (r.threshold) c.line(f.x.px(*r.threshold), y + 1, f.x.px(*r.threshold), y + row_h - 1, {"#222", 1.5, "none", "3 2"});
+  }
+  c.text(f.right, f.top - 6, "dashed: threshold", Anchor::end, 10, "#444");
+  return c.str();
+}
+
 std::string paired_bars(const PairedSpec& spec) {
   const double row_h = 34, top = 40, label_w = 230, text_w = 190;
   const double height = top + row_h * static_cast<double>(spec.rows.size()) + 20;

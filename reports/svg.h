@@ -174,4 +174,20 @@ struct PairedSpec {
 // larger value, so counters of very different size stay readable.
 std::string paired_bars(const PairedSpec& spec);
 
+struct LayerBar {
+  std::string label;
+  std::optional<double> value;       // +inf is drawn as a full bar
+  std::optional<double> threshold;   // this row's bound (thresholds differ by layer pattern)
+  std::string value_text;            // shown beside the bar ("0.9937", "+inf", "unavailable: ...")
+};
+struct LayerBarSpec {
+  std::string title;
+  std::vector<LayerBar> rows;  // in the order given (worst first)
+  std::string x_title;
+  double width = 720;
+};
+// One horizontal bar per layer on a shared linear axis, the row's threshold
+// as a dashed tick; a bar below its threshold is drawn in the alarm colour.
+std::string layer_bars(const LayerBarSpec& spec);
+
 }  // namespace harness::svg

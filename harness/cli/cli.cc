@@ -17,6 +17,7 @@ constexpr CommandEntry kCommands[] = {
     {"baseline", "Name runs as baselines: set, list, show", &setup_baseline},
     {"history", "A metric across stored runs, with level shifts", &setup_history},
     {"report", "Render a run as HTML, Markdown, JSON or JUnit XML", &setup_report},
+    {"accuracy", "Layer-wise accuracy: per-layer cosine, PSNR, SQNR of device tensors against a reference", &setup_accuracy},
     {"capture", "Logic-analyzer captures: info, convert, synth", &setup_capture},
     {"export", "Write a stored run as a recording bundle", &setup_export},
     {"rig", "The device rig: check that the scenario's rig is reachable and ready", &setup_rig},

@@ -1,5 +1,6 @@
 #include "harness/compare/baseline_expectations.h"
 
+#include "harness/levels/accuracy.h"
 #include "harness/levels/counters.h"
 #include "harness/levels/ddr.h"
 #include "harness/levels/latency.h"
@@ -17,6 +18,7 @@ std::vector<Verdict> evaluate_baseline_expectations(const Scenario& scenario, co
   if (scenario.counters) append(evaluate_counters_baseline(*scenario.counters, baseline, current));
   if (scenario.ddr) append(evaluate_ddr_baseline(*scenario.ddr, baseline, current));
   if (scenario.latency) append(evaluate_latency_baseline(*scenario.latency, baseline, current));
+  if (scenario.accuracy) append(evaluate_accuracy_baseline(*scenario.accuracy, baseline, current));  // level 5
   return out;
 }
 

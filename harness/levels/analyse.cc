@@ -70,6 +70,9 @@ Analysis analyse(const Scenario& scenario, const Recording& recording, Provenanc
   analyse_latency(scenario, recording.latency ? &*recording.latency : nullptr, measured, a);
   // Last: a kernel's bytes may come from the counters' or the DDR bus's metrics.
   analyse_roofline(scenario, recording.roofline ? &*recording.roofline : nullptr, measured, a);
+  // Level 5; its FP16-fallback candidates need level 1's layer profile.
+  analyse_accuracy(scenario, recording.accuracy ? &*recording.accuracy : nullptr, recording.base_dir, measured, a);
+  add_accuracy_fallback_candidates(scenario, a);
 
   std::vector<Expectation> all;
   for (const auto* list : {scenario.roofline ? &scenario.roofline->expectations : nullptr,

@@ -79,6 +79,7 @@ void to_json(nlohmann::json& j, const Recording& r) {
   if (r.counters) j["counters"] = *r.counters;
   if (r.ddr) j["ddr"] = *r.ddr;
   if (r.latency) j["latency"] = *r.latency;
+  if (r.accuracy) j["accuracy"] = *r.accuracy;  // level 5
   if (r.rig) j["rig"] = rig_to_json(*r.rig);
   j["files"] = nlohmann::json::array();
   for (const RecordedFile& f : r.files) j["files"].push_back({{"name", f.name}, {"kind", f.kind}});
@@ -93,6 +94,7 @@ void from_json(const nlohmann::json& j, Recording& r) {
   if (j.contains("counters")) r.counters = j["counters"].get<CountersRecording>();
   if (j.contains("ddr")) r.ddr = j["ddr"].get<DdrRecording>();
   if (j.contains("latency")) r.latency = j["latency"].get<LatencyRecording>();
+  if (j.contains("accuracy")) r.accuracy = j["accuracy"].get<AccuracyRecording>();  // level 5
   if (j.contains("rig")) r.rig = rig_from_json(j["rig"]);
   if (j.contains("files")) {
     for (const auto& f : j["files"]) r.files.push_back({f.at("name"), f.at("kind")});

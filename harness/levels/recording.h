@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "harness/levels/accuracy.h"
 #include "harness/levels/counters.h"
 #include "harness/levels/ddr.h"
 #include "harness/levels/latency.h"
@@ -67,6 +68,7 @@ struct Recording {
   std::optional<CountersRecording> counters;
   std::optional<DdrRecording> ddr;
   std::optional<LatencyRecording> latency;
+  std::optional<AccuracyRecording> accuracy;  // level 5
   std::optional<RigRecording> rig;
   std::vector<RecordedFile> files;
   // Where file names inside the recording (captures) resolve: the run's

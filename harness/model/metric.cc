@@ -21,9 +21,9 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& t
   return std::nullopt;
 }
 
-constexpr std::array<std::pair<Level, std::string_view>, 4> kLevels = {{
+constexpr std::array<std::pair<Level, std::string_view>, 5> kLevels = {{
     {Level::roofline, "roofline"}, {Level::counters, "counters"},
-    {Level::ddr, "ddr"}, {Level::latency, "latency"}}};
+    {Level::ddr, "ddr"}, {Level::latency, "latency"}, {Level::accuracy, "accuracy"}}};
 constexpr std::array<std::pair<Provenance, std::string_view>, 4> kProvenances = {{
     {Provenance::measured, "measured"}, {Provenance::declared, "declared"},
     {Provenance::model, "model"}, {Provenance::replayed, "replayed"}}};

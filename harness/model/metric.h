@@ -11,9 +11,9 @@
 
 namespace harness {
 
-enum class Level : int { roofline = 1, counters = 2, ddr = 3, latency = 4 };
-constexpr Level kAllLevels[] = {Level::roofline, Level::counters, Level::ddr, Level::latency};
-std::string_view level_name(Level level);  // "roofline", "counters", "ddr", "latency"
+enum class Level : int { roofline = 1, counters = 2, ddr = 3, latency = 4, accuracy = 5 };
+constexpr Level kAllLevels[] = {Level::roofline, Level::counters, Level::ddr, Level::latency, Level::accuracy};
+std::string_view level_name(Level level);  // "roofline", "counters", "ddr", "latency", "accuracy"
 std::optional<Level> level_from_name(std::string_view name);
 
 // Where a number comes from. Never absent: a figure without provenance is a bug.

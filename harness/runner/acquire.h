@@ -69,6 +69,12 @@ class WindowCapture {
   std::uint64_t first_ns_ = 0, last_ns_ = 0;
 };
 
+// Level 5: the reference and device dumps become files of the run (hard
+// links or copies; on_device dumps fetched through the rig's file.read).
+// Their headers and pairing are checked here, so a malformed dump stops the
+// run as bad input before the analysis.
+Status acquire_accuracy(const AcquireContext& context, AccuracyRecording& out);
+
 // Level 4 from the host: loads, the device's iterations, power, the window.
 Status acquire_latency(const AcquireContext& context, LatencyRecording& out);
 // Plan-time checks of level 4 (workload and load programs, power source), run before anything starts.

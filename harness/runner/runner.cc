@@ -68,7 +68,7 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
   auto step = [&](const std::string& what) {
     if (progress) progress(what);
   };
-  const bool needs_device = s.roofline || s.counters || s.latency;
+  const bool needs_device = s.roofline || s.counters || s.latency || (s.accuracy && s.accuracy->on_device);
   std::unique_ptr<RemoteDevice> device;
   rec.rig.emplace();
   RigRecording& rig = *rec.rig;
@@ -173,6 +173,11 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
     rec.latency.emplace();
     status = acquire_latency(ctx, *rec.latency);
   }
+  if (status && s.accuracy) {
+    step(s.accuracy->on_device ? "level 5: accuracy dumps (fetched from the device)" : "level 5: accuracy dumps");
+    rec.accuracy.emplace();
+    status = acquire_accuracy(ctx, *rec.accuracy);
+  }
   if (capture && window_record.level.empty() && status) {
     rec.ddr->unavailable = "the measurement window's level did not run";
   }
@@ -239,6 +244,11 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   // the run's artifacts and travels with its bundle.
   if (rec.ddr && !rec.ddr->capture.empty())
     rec.files.push_back({rec.ddr->capture, rec.ddr->format == "sr" ? "sigrok-session" : "capture:" + rec.ddr->format});
+  // Level 5's dumps likewise.
+  if (rec.accuracy)
+    for (const AccuracyDumpRecording& d : rec.accuracy->dumps)
+      for (const auto& f : d.files) rec.files.push_back({f.name, "accuracy-dump:" + d.role});
+  if (rec.accuracy && !rec.accuracy->map.empty()) rec.files.push_back({rec.accuracy->map, "accuracy-layer-map"});
   if (!interrupted_by.empty()) {
     rec.aborted = interrupted_by;
   } else if (!acquired) {

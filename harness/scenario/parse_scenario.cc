@@ -270,6 +270,7 @@ Result<Scenario> parse_scenario(std::string text, std::string path, const Bundle
   s.counters = read_optional_section(top, "counters", &read_counters_section);
   s.ddr = read_optional_section(top, "ddr", &read_ddr_section);
   s.latency = read_optional_section(top, "latency", &read_latency_section);
+  s.accuracy = read_optional_section(top, "accuracy", &read_accuracy_section);  // level 5
   s.compare = read_optional_section(top, "compare", &read_compare_section);
   HARNESS_TRY(top.finish());
   if (context.error) return *context.error;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/base/result.h"
+#include "harness/scenario/accuracy_config.h"
 #include "harness/scenario/compare_config.h"
 #include "harness/scenario/counters_config.h"
 #include "harness/scenario/ddr_config.h"
@@ -68,6 +69,7 @@ struct Scenario {
   std::optional<CountersConfig> counters;  // level 2
   std::optional<DdrConfig> ddr;            // level 3
   std::optional<LatencyConfig> latency;    // level 4
+  std::optional<AccuracyConfig> accuracy;  // level 5
   std::optional<CompareConfig> compare;    // how `harness compare` judges runs
 };
 

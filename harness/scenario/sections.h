@@ -14,5 +14,6 @@ RooflineConfig read_roofline_section(TableReader& reader);
 CountersConfig read_counters_section(TableReader& reader);
 DdrConfig read_ddr_section(TableReader& reader);
 LatencyConfig read_latency_section(TableReader& reader);
+AccuracyConfig read_accuracy_section(TableReader& reader);  // level 5
 
 }  // namespace harness
