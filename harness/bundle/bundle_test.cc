@@ -59,7 +59,7 @@ class BundleTest : public ::testing::Test {
     none.window_s = 0.003;
     rec_.latency->conditions.push_back(none);
     rec_.files.push_back({"files/capture.bin", "raw"});
-    ASSERT_TRUE(write_bundle(dir_, run_, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw"}},
+    ASSERT_TRUE(write_bundle(dir_, run_, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw", ""}},
                              "synthetic: made by bundle_test"));
   }
   void TearDown() override { fs::remove_all(root_); }
@@ -269,7 +269,7 @@ TEST_F(BundleTest, TheScenariosCounterGroupsTravelWithTheBundle) {
   RunRecord run = run_;
   run.scenario_text = std::string(kScenario) + "[counters]\ngroups = [\"linux-host\"]\n";
   const std::string dir = (root_ / "with-groups").string();
-  ASSERT_TRUE(write_bundle(dir, run, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw"}}, "x"));
+  ASSERT_TRUE(write_bundle(dir, run, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw", ""}}, "x"));
   Result<LoadedBundle> b = load_bundle(dir);
   ASSERT_TRUE(b) << b.error().message;
   EXPECT_EQ(b->files.count("groups/linux-host.toml"), 1u);

@@ -146,7 +146,7 @@ TEST(Decoder, Lpddr5BankGroupModeSplitsBankGroupsOnlyWhenAsked) {
 TEST(Decoder, RefusesBankGroupModeForOtherStandards) {
   CommandCollector got;
   BusDecoder decoder({Standard::lpddr4, {}, 1e-6, true}, got);
-  Status s = decoder.begin({{"CK", "CS"}, 1e9, 1, "test"});
+  Status s = decoder.begin({{"CK", "CS"}, 1e9, 1, "test", std::nullopt, {}});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, "bank-group mode is an LPDDR5 setting (lpddr4 is decoded as its standard defines)");
 }

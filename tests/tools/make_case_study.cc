@@ -191,7 +191,7 @@ int run(int argc, char** argv) {
     run.ended_at = rec.ended_at;
     run.context = rec.context;
     std::string dir = fmt::format("{}/{}", argv[4], d.name);
-    Status s = write_bundle(dir, run, rec, {{capture_source, capture_name, "sigrok-session"}},
+    Status s = write_bundle(dir, run, rec, {{capture_source, capture_name, "sigrok-session", ""}},
                             fmt::format("synthetic: seed 000 section 6 ({}), made by scripts/make-case-study; "
                                         "the DDR capture is rendered by harness capture synth",
                                         d.name));
