@@ -11,10 +11,6 @@ constexpr std::size_t kBlock = 256;
 constexpr std::size_t kLanes = 8;
 }  // namespace
 
-void ErrorAccumulator::add(const double* ref, const double* dev, std::size_t n) {
-  for (std::size_t at = 0; at < n; at += kBlock) flush_block(ref + at, dev + at, std::min(kBlock, n - at));
-}
-
 // One block: plain sums in independent lanes (the compiler vectorises them),
 // then one compensated addition per sum. A non-finite value anywhere makes
 // some lane non-finite; only then is the block walked element by element to
@@ -105,6 +101,11 @@ __attribute__((target_clones("avx2", "default"))) void ErrorAccumulator::flush_b
       s_.ref_max = std::max(s_.ref_max, a);
     }
   }
+}
+
+// After flush_block: clang refuses a multiversioned function defined after its first use.
+void ErrorAccumulator::add(const double* ref, const double* dev, std::size_t n) {
+  for (std::size_t at = 0; at < n; at += kBlock) flush_block(ref + at, dev + at, std::min(kBlock, n - at));
 }
 
 ErrorStats ErrorAccumulator::finish() const {
