@@ -32,7 +32,7 @@ namespace harness {
 Result<std::size_t> MemoryByteSource::read_at(std::uint64_t offset, void* out, std::size_t n) {
   if (offset >= bytes_.size()) return std::size_t{0};
   std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(n, bytes_.size() - offset));
-  std::memcpy(out, bytes_.data() + offset, take);
+  if (take > 0) std::memcpy(out, bytes_.data() + offset, take);  // an empty read may come with no buffer
   return take;
 }
 

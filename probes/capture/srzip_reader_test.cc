@@ -713,3 +713,17 @@ TEST(SrzipThreads, TheFirstBrokenEntryInFileOrderIsReportedForAnyNumberOfThreads
 
 }  // namespace
 }  // namespace harness
+
+namespace harness {
+namespace {
+
+// Found by sr_fuzz: an empty read may come with no buffer at all.
+TEST(MemoryByteSource, AnEmptyReadNeedsNoBuffer) {
+  MemoryByteSource source("PK\x03\x04");
+  Result<std::size_t> n = source.read_at(1, nullptr, 0);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, 0u);
+}
+
+}  // namespace
+}  // namespace harness
