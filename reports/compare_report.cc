@@ -62,18 +62,11 @@ std::string verdict_text(const MetricComparison& m) {
   return m.acknowledged.empty() ? v : v + " (acknowledged)";
 }
 
-// "runs 3, 4, 5, 6, 7" for a baseline set, "run 7" for one run.
-std::string baseline_runs_text(const CompareReport& r) {
-  if (r.baseline_runs.size() < 2) return fmt::format("run {}", r.baseline_run);
-  std::string s;
-  for (std::int64_t id : r.baseline_runs) s += (s.empty() ? "" : ", ") + std::to_string(id);
-  return "runs " + s;
-}
-
 std::string title(const CompareReport& r) {
   std::string against = r.baseline_name.empty() ? fmt::format("run {}", r.baseline_run)
                                                  : fmt::format("baseline '{}' ({})", r.baseline_name,
-                                                               baseline_runs_text(r));
+                                                               run_ids_text(r.baseline_runs.empty() ? std::vector<std::int64_t>{r.baseline_run}
+                                                                                       : r.baseline_runs));
   return fmt::format("run {} against {}, scenario {}, rig {}", r.current_run, against, r.scenario, r.rig);
 }
 

@@ -90,4 +90,11 @@ std::string render_run_list_text(const std::vector<RunSummary>& runs) {
   return out;
 }
 
+std::string run_ids_text(const std::vector<std::int64_t>& ids) {
+  if (ids.size() == 1) return fmt::format("run {}", ids.front());
+  std::string s;
+  for (std::int64_t id : ids) s += (s.empty() ? "" : ", ") + std::to_string(id);
+  return "runs " + s;
+}
+
 }  // namespace harness

@@ -2,6 +2,7 @@
 // the list of stored runs.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,7 @@ std::string render_verdicts_and_hints_text(const RunRecord& run);
 std::string metric_value_text(const Metric& m);
 std::string render_verdict_table(const std::vector<Verdict>& verdicts);
 std::string render_run_list_text(const std::vector<RunSummary>& runs);
+// "run 7", or "runs 3, 4, 5" for several (a baseline set).
+std::string run_ids_text(const std::vector<std::int64_t>& ids);
 
 }  // namespace harness

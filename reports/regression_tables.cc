@@ -4,11 +4,11 @@
 #include <charconv>
 #include <cmath>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 
-#include "harness/base/units.h"
+#include "reports/markdown.h"
+#include "reports/report_model.h"
 
 namespace harness {
 namespace {
@@ -29,11 +29,8 @@ std::optional<int> burst_bytes(std::string_view metric) {
   return n;
 }
 
-std::string cell(const std::optional<double>& v, const std::string& unit) {
-  if (!v) return "-";
-  if (unit.empty() || unit == "1") return fmt::format("{:.4g}", *v);
-  return format_quantity(*v, unit);
-}
+// Absent in that run (or unavailable there): a dash, as a table reads.
+std::string cell(const std::optional<double>& v, const std::string& unit) { return v ? figure_text(v, unit) : "-"; }
 
 // The last column against the one before it, where both have a value.
 std::string last_change(const RegressionRow& r) {
@@ -180,25 +177,10 @@ std::string render_regression_tables_text(const std::vector<RegressionTable>& ta
 }
 
 std::string render_regression_tables_markdown(const std::vector<RegressionTable>& tables) {
-  // Metric names and dates are plain words, but a scenario or rig name is the
-  // user's: escape what Markdown or HTML would read.
-  auto md = [](const std::string& s) {
-    std::string o;
-    for (char ch : s) {
-      if (ch == '|' || ch == '\\' || ch == '*' || ch == '_' || ch == '`' || ch == '[' || ch == ']' || ch == '#')
-        o += '\\';
-      if (ch == '<') o += "&lt;";
-      else if (ch == '>') o += "&gt;";
-      else if (ch == '&') o += "&amp;";
-      else if (ch == '\n' || ch == '\r') o += ' ';
-      else o += ch;
-    }
-    return o;
-  };
   std::string out;
   for (const RegressionTable& t : tables) {
     if (!out.empty()) out += "\n";
-    out += "### " + md(heading(t)) + "\n\n| metric |";
+    out += "### " + markdown_text(heading(t)) + "\n\n| metric |";
     for (const RegressionColumn& c : t.columns) out += fmt::format(" run {} ({}) |", c.run_id, date_of(c.started_at));
     out += " last change |\n|---|";
     for (std::size_t i = 0; i < t.columns.size(); ++i) out += "---:|";

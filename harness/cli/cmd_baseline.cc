@@ -26,12 +26,8 @@ nlohmann::json baseline_to_json(const Baseline& b) {
           {"runs", b.runs},   {"set_at", b.set_at}};
 }
 
-// "run 7", or "runs 3, 4, 5, 6, 7".
 std::string runs_text(const Baseline& b) {
-  if (b.runs.size() < 2) return fmt::format("run {}", b.run_id);
-  std::string s;
-  for (std::int64_t id : b.runs) s += (s.empty() ? "" : ", ") + std::to_string(id);
-  return "runs " + s;
+  return run_ids_text(b.runs.empty() ? std::vector<std::int64_t>{b.run_id} : b.runs);
 }
 
 std::string render_baselines(const std::vector<Baseline>& list) {
