@@ -70,7 +70,10 @@ Status write_file_atomically(const std::string& path, std::string_view text) {
                                       os_error(errno)));
     }
   }
-  if (tmp.fd < 0) return Error::infra(fmt::format("{}: cannot create a temporary file in {}", path, dir.string()));
+  if (tmp.fd < 0) {
+    return Error::infra(fmt::format("{}: cannot create a temporary file in {}: {} (16 random names all taken)", path,
+                                    dir.string(), os_error(EEXIST)));
+  }
   Status written = write_all(tmp.fd, text, path);
   if (written && ::fsync(tmp.fd) != 0) written = Error::infra(fmt::format("{}: fsync failed: {}", path, os_error(errno)));
   if (!written) {
