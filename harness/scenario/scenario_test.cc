@@ -25,6 +25,18 @@ std::string error_of(const std::string& text) {
   return s ? "" : s.error().message;
 }
 
+// The shipped examples are documentation a user copies: each must load as is.
+TEST(Scenario, EveryShippedScenarioLoads) {
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(HARNESS_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".toml") continue;
+    Result<Scenario> s = load_scenario(entry.path().string());
+    EXPECT_TRUE(s) << entry.path() << ": " << s.error().message;
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 6);
+}
+
 TEST(Scenario, ParsesTheMinimalScenario) {
   Result<Scenario> s = parse_scenario(kMinimal, "s.toml");
   ASSERT_TRUE(s) << s.error().message;
