@@ -176,103 +176,20 @@ std::string roofline_section(const ReportInput& in) {
 std::string latency_section(const ReportInput& in) {
   std::string out = "<h2>Level 4: latency</h2>\n";
   const Analysis& a = in.run.analysis;
-  const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
-  struct Panel {
-    std::string title, samples, prefix;
-  };
-  std::vector<Panel> panels;
-  // A condition's set says its load in its source (level 4 writes
-  // ' under load "stress-ng --cpu 4"'); the first condition is "latency",
-  // the others "load.<name>.latency", whichever load each has.
-  auto title_of = [](const SampleSet& s) {
-    constexpr std::string_view marker = " under load \"";
-    std::size_t at = s.source.find(marker);
-    if (at == std::string::npos) return std::string("without load");
-    std::size_t from = at + marker.size(), to = s.source.find('"', from);
-    return "under load: " + s.source.substr(from, to == std::string::npos ? std::string::npos : to - from);
-  };
-  if (const SampleSet* s = find_samples(a, "latency")) panels.push_back({title_of(*s), "latency", "latency_"});
-  for (const SampleSet& s : a.samples) {
-    if (starts_with(s.name, "load.") && ends_with(s.name, ".latency")) {
-      std::string cond = s.name.substr(5, s.name.size() - 5 - 8);
-      panels.push_back({title_of(s), s.name, "load." + cond + ".latency_"});
-    }
-  }
-  if (panels.empty()) {
+  LatencyPanels drawn = latency_panels(a, in.baseline ? &in.baseline->analysis : nullptr);
+  if (drawn.panels.empty()) {
     std::vector<std::string> reasons = level_unavailable_reasons(a, Level::latency);
     if (reasons.empty()) reasons.push_back("no latency samples in this run");
     return out + unavailable_html(reasons);
   }
-  // One x range for all panels, so that with and without load read side by
-  // side: from the smallest sample to the largest p99.5 of any set, so that
-  // a few far outliers (or a slow baseline's tail) do not squeeze the
-  // distributions into a corner; samples beyond go into the last bin, and
-  // the chart says how many.
-  double lo = INFINITY, hi = -INFINITY;
-  std::size_t beyond = 0;
-  auto extend = [&](const SampleSet* s) {
-    if (!s) return;
-    std::vector<double> v;
-    for (double x : s->values)
-      if (std::isfinite(x)) v.push_back(x);
-    if (v.empty()) return;
-    std::sort(v.begin(), v.end());
-    lo = std::min(lo, v.front());
-    hi = std::max(hi, percentile_sorted(v, 99.5));
-  };
-  for (const Panel& p : panels) {
-    extend(find_samples(a, p.samples));
-    if (base) extend(find_samples(*base, p.samples));
-  }
-  auto count_beyond = [&](const SampleSet* s) {
-    if (!s) return;
-    for (double x : s->values)
-      if (std::isfinite(x) && x > hi) ++beyond;
-  };
-  for (const Panel& p : panels) {
-    count_beyond(find_samples(a, p.samples));
-    if (base) count_beyond(find_samples(*base, p.samples));
-  }
-  // Bins fine enough that the narrowest distribution still shows its shape
-  // when a slow baseline stretches the shared axis.
-  double narrowest = INFINITY;
-  auto spread = [&](const SampleSet* s) {
-    if (!s || s->values.size() < 2) return;
-    std::vector<double> v;
-    for (double x : s->values)
-      if (std::isfinite(x)) v.push_back(x);
-    if (v.size() < 2) return;
-    std::sort(v.begin(), v.end());
-    double w = percentile_sorted(v, 99) - v.front();
-    if (w > 0) narrowest = std::min(narrowest, w);
-  };
-  for (const Panel& p : panels) {
-    spread(find_samples(a, p.samples));
-    if (base) spread(find_samples(*base, p.samples));
-  }
-  int bins = 0;
-  if (std::isfinite(narrowest) && hi > lo) bins = static_cast<int>(std::clamp(std::ceil(12 * (hi - lo) / narrowest), 12.0, 80.0));
   out += "<div class=\"charts\">\n";
-  for (const Panel& p : panels) {
-    svg::HistogramSpec spec;
-    spec.title = p.title;
-    spec.values = find_samples(a, p.samples)->values;
-    if (base)
-      if (const SampleSet* b = find_samples(*base, p.samples)) spec.baseline = b->values;
-    if (std::isfinite(lo) && std::isfinite(hi)) spec.range = std::make_pair(lo, hi);
-    spec.x_title = "latency";
-    spec.bins = bins;
-    spec.x_format = time_format(std::isfinite(hi) ? hi : 0);
-    for (const char* q : {"p50", "p95", "p99"}) {
-      if (auto v = finite_value(a.find_metric(p.prefix + q))) spec.markers.push_back({q, *v});
-    }
-    out += svg::histogram_chart(spec);
-  }
+  for (const svg::HistogramSpec& spec : drawn.panels) out += svg::histogram_chart(spec);
   out += "</div>\n";
-  if (beyond > 0) {
+  if (drawn.beyond > 0) {
     out += fmt::format("<p class=\"meta\">The axes end at the largest p99.5 ({}); {} sample{} beyond it {} counted in "
                        "the last bin.</p>\n",
-                       format_quantity(hi, "s"), beyond, beyond == 1 ? "" : "s", beyond == 1 ? "is" : "are");
+                       format_quantity(drawn.hi, "s"), drawn.beyond, drawn.beyond == 1 ? "" : "s",
+                       drawn.beyond == 1 ? "is" : "are");
   }
   return out;
 }
@@ -524,6 +441,99 @@ std::vector<std::string> level_unavailable_reasons(const Analysis& a, Level leve
     if (std::find(reasons.begin(), reasons.end(), r) == reasons.end()) reasons.push_back(r);
   }
   return reasons;
+}
+
+LatencyPanels latency_panels(const Analysis& a, const Analysis* base) {
+  LatencyPanels drawn;
+  struct Panel {
+    std::string title, samples, prefix;
+  };
+  std::vector<Panel> panels;
+  // A condition's set says its load in its source (level 4 writes
+  // ' under load "stress-ng --cpu 4"'); the first condition is "latency",
+  // the others "load.<name>.latency", whichever load each has.
+  auto title_of = [](const SampleSet& s) {
+    constexpr std::string_view marker = " under load \"";
+    std::size_t at = s.source.find(marker);
+    if (at == std::string::npos) return std::string("without load");
+    std::size_t from = at + marker.size(), to = s.source.find('"', from);
+    return "under load: " + s.source.substr(from, to == std::string::npos ? std::string::npos : to - from);
+  };
+  if (const SampleSet* s = find_samples(a, "latency")) panels.push_back({title_of(*s), "latency", "latency_"});
+  for (const SampleSet& s : a.samples) {
+    if (starts_with(s.name, "load.") && ends_with(s.name, ".latency")) {
+      std::string cond = s.name.substr(5, s.name.size() - 5 - 8);
+      panels.push_back({title_of(s), s.name, "load." + cond + ".latency_"});
+    }
+  }
+  if (panels.empty()) return drawn;
+  // One x range for all panels, so that with and without load read side by
+  // side: from the smallest sample to the largest p99.5 of any set, so that
+  // a few far outliers (or a slow baseline's tail) do not squeeze the
+  // distributions into a corner; samples beyond go into the last bin, and
+  // the chart says how many.
+  double lo = INFINITY, hi = -INFINITY;
+  std::size_t beyond = 0;
+  auto extend = [&](const SampleSet* s) {
+    if (!s) return;
+    std::vector<double> v;
+    for (double x : s->values)
+      if (std::isfinite(x)) v.push_back(x);
+    if (v.empty()) return;
+    std::sort(v.begin(), v.end());
+    lo = std::min(lo, v.front());
+    hi = std::max(hi, percentile_sorted(v, 99.5));
+  };
+  for (const Panel& p : panels) {
+    extend(find_samples(a, p.samples));
+    if (base) extend(find_samples(*base, p.samples));
+  }
+  auto count_beyond = [&](const SampleSet* s) {
+    if (!s) return;
+    for (double x : s->values)
+      if (std::isfinite(x) && x > hi) ++beyond;
+  };
+  for (const Panel& p : panels) {
+    count_beyond(find_samples(a, p.samples));
+    if (base) count_beyond(find_samples(*base, p.samples));
+  }
+  // Bins fine enough that the narrowest distribution still shows its shape
+  // when a slow baseline stretches the shared axis.
+  double narrowest = INFINITY;
+  auto spread = [&](const SampleSet* s) {
+    if (!s || s->values.size() < 2) return;
+    std::vector<double> v;
+    for (double x : s->values)
+      if (std::isfinite(x)) v.push_back(x);
+    if (v.size() < 2) return;
+    std::sort(v.begin(), v.end());
+    double w = percentile_sorted(v, 99) - v.front();
+    if (w > 0) narrowest = std::min(narrowest, w);
+  };
+  for (const Panel& p : panels) {
+    spread(find_samples(a, p.samples));
+    if (base) spread(find_samples(*base, p.samples));
+  }
+  int bins = 0;
+  if (std::isfinite(narrowest) && hi > lo) bins = static_cast<int>(std::clamp(std::ceil(12 * (hi - lo) / narrowest), 12.0, 80.0));
+  for (const Panel& p : panels) {
+    svg::HistogramSpec spec;
+    spec.title = p.title;
+    spec.values = find_samples(a, p.samples)->values;
+    if (base)
+      if (const SampleSet* b = find_samples(*base, p.samples)) spec.baseline = b->values;
+    if (std::isfinite(lo) && std::isfinite(hi)) spec.range = std::make_pair(lo, hi);
+    spec.x_title = "latency";
+    spec.bins = bins;
+    spec.x_format = time_format(std::isfinite(hi) ? hi : 0);
+    for (const char* q : {"p50", "p95", "p99"}) {
+      if (auto v = finite_value(a.find_metric(p.prefix + q))) spec.markers.push_back({q, *v});
+    }
+    drawn.panels.push_back(std::move(spec));
+  }
+  drawn.beyond = beyond;
+  drawn.hi = std::isfinite(hi) ? hi : 0;
+  return drawn;
 }
 
 RooflineData roofline_data(const Analysis& a, const Analysis* base, std::vector<std::string>& notes) {
