@@ -115,16 +115,15 @@ std::string figures_text(const std::vector<std::pair<std::string, const Metric*>
 
 }  // namespace
 
-std::vector<std::string> headline_lines(const RunRecord& run) {
-  const Analysis& a = run.analysis;
-  std::vector<std::string> lines;
+std::vector<LevelHeadline> level_headlines(const Analysis& a) {
+  std::vector<LevelHeadline> out;
   for (Level level : kAllLevels) {
     std::vector<const Metric*> metrics;
     for (const Metric& m : a.metrics)
       if (m.level == level) metrics.push_back(&m);
     if (metrics.empty()) continue;
-    const std::string tag = fmt::format("level {} {}", static_cast<int>(level), level_name(level));
-    const std::string indent(18, ' ');
+    out.push_back({level, {}});
+    std::vector<std::string>& lines = out.back().lines;
     bool any_value = false;
     std::vector<std::string> reasons;
     for (const Metric* m : metrics) {
@@ -134,7 +133,7 @@ std::vector<std::string> headline_lines(const RunRecord& run) {
     if (!any_value) {
       std::string why;
       for (const std::string& r : reasons) why += (why.empty() ? "" : "; ") + r;
-      lines.push_back(fmt::format("{:<17} unavailable: {}", tag, why));
+      lines.push_back("unavailable: " + why);
       continue;
     }
     std::vector<std::pair<std::string, const Metric*>> first, second;
@@ -158,10 +157,10 @@ std::vector<std::string> headline_lines(const RunRecord& run) {
         for (const auto& [bound, n] : bounds) tally += fmt::format("{}{} {}-bound", tally.empty() ? "" : ", ", n, bound);
         std::string where = fmt::format("{} kernel{} or layer{} placed: {}", placed, placed == 1 ? "" : "s",
                                         placed == 1 ? "" : "s", tally);
-        lines.push_back(fmt::format("{:<17} {}", tag, text.empty() ? where : text));
-        if (!text.empty()) lines.push_back(indent + where);
+        lines.push_back(text.empty() ? where : text);
+        if (!text.empty()) lines.push_back(where);
       } else {
-        lines.push_back(fmt::format("{:<17} {}", tag, text.empty() ? "no ceilings or kernels measured" : text));
+        lines.push_back(text.empty() ? "no ceilings or kernels measured" : text);
       }
       continue;
     }
@@ -188,8 +187,17 @@ std::vector<std::string> headline_lines(const RunRecord& run) {
     std::size_t missing = 0;
     for (const Metric* m : metrics) missing += m->value ? 0 : 1;
     if (missing > 0) text += fmt::format("; {} of {} figures unavailable", missing, metrics.size());
-    lines.push_back(fmt::format("{:<17} {}", tag, text));
-    if (!second.empty()) lines.push_back(indent + figures_text(second));
+    lines.push_back(text);
+    if (!second.empty()) lines.push_back(figures_text(second));
+  }
+  return out;
+}
+
+std::vector<std::string> headline_lines(const RunRecord& run) {
+  std::vector<std::string> lines;
+  for (const LevelHeadline& h : level_headlines(run.analysis)) {
+    const std::string tag = fmt::format("level {} {}", static_cast<int>(h.level), level_name(h.level));
+    for (std::size_t i = 0; i < h.lines.size(); ++i) lines.push_back(fmt::format("{:<17} {}", i == 0 ? tag : "", h.lines[i]));
   }
   return lines;
 }

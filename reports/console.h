@@ -25,7 +25,15 @@ struct Palette {
 // table and hints first, then the headline figures of each level that ran
 // (one or two lines each, with provenance). Every figure: render_run_text.
 std::string render_run_summary_text(const RunRecord& run, const Palette& palette = {});
-// The headline figures alone, one entry per level that has metrics.
+// The headline figures of each level that has metrics: one or two lines of
+// text (figures with provenance, or why the level is unavailable). The HTML
+// report's summary shows the same.
+struct LevelHeadline {
+  Level level = Level::roofline;
+  std::vector<std::string> lines;
+};
+std::vector<LevelHeadline> level_headlines(const Analysis& analysis);
+// level_headlines as terminal lines: "level 4 latency   p50 ...", the second line indented.
 std::vector<std::string> headline_lines(const RunRecord& run);
 
 // Metrics grouped by level, each with value, unit and provenance; then the

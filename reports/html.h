@@ -22,13 +22,15 @@ std::string render_html(const ReportInput& input);
 RooflineData roofline_data(const Analysis& run, const Analysis* baseline, std::vector<std::string>& notes);
 
 // Level 4's latency histograms as drawn: one panel per load condition
-// (titled by its load), all on one x range from the smallest sample to the
-// largest p99.5 of either run; `beyond` samples lie past it (counted in the
-// last bin), `hi` is where the axes end.
+// (titled by its load), all on one x range scaled to this run's samples,
+// from the smallest to the largest p99.5; `beyond` of its samples lie past
+// it (counted in the last bin), `hi` is where the axes end. The baseline's
+// outline keeps the samples on that axis; `baseline_outside` are not drawn.
 struct LatencyPanels {
   std::vector<svg::HistogramSpec> panels;
   std::size_t beyond = 0;
   double hi = 0;
+  std::size_t baseline_outside = 0;
 };
 LatencyPanels latency_panels(const Analysis& run, const Analysis* baseline);
 
