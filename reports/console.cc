@@ -184,6 +184,15 @@ std::vector<LevelHeadline> level_headlines(const Analysis& a) {
       }
     }
     std::string text = figures_text(first);
+    if (level == Level::latency && !second.empty() && !text.empty()) {
+      // Several conditions: say which one the first line is. Level 4 names
+      // a condition's load in its figures' source (' under load "..."').
+      const Metric* p50 = a.find_metric("latency_p50");
+      constexpr std::string_view marker = " under load \"";
+      std::size_t at = p50 ? p50->source.find(marker) : std::string::npos;
+      std::size_t end = at == std::string::npos ? at : p50->source.find('"', at + marker.size());
+      text = (end == std::string::npos ? std::string("without load") : p50->source.substr(at + 1, end - at)) + ": " + text;
+    }
     std::size_t missing = 0;
     for (const Metric* m : metrics) missing += m->value ? 0 : 1;
     if (missing > 0) text += fmt::format("; {} of {} figures unavailable", missing, metrics.size());

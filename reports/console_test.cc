@@ -33,7 +33,8 @@ TEST(RunSummary, HeadlineFiguresOfEveryLevelWithTheirProvenance) {
                   "level 2 counters  memory stalls 0.87, L2 miss rate 0.47, bytes/iteration 1.5 TB (replayed)",
                   "level 3 ddr       bandwidth 5.037 GB/s, DQ active 0.3165, row hits 0.3294, commonest transaction "
                   "size 32 (replayed)",
-                  "level 4 latency   p50 1.24 s, p95 3.463 s, p99 5.26 s, throughput 0.6633 1/s, power 12 W, "
+                  // Two conditions: the first line says which one it is.
+                  "level 4 latency   under load \"stress-ng --cpu 4\": p50 1.24 s, p95 3.463 s, p99 5.26 s, throughput 0.6633 1/s, power 12 W, "
                   "iterations 1000 (replayed); 4 of 38 figures unavailable",
                   "                  load none p95 2.01 s (replayed)"));
 }
@@ -46,6 +47,9 @@ TEST(RunSummary, ALevelWithoutItsHeadlineFiguresShowsWhatItHasAndSaysWhatIsMissi
   EXPECT_EQ(lines[2], "level 2 counters  counter.CONTEXT_SWITCHES 0 events, counter.PAGE_FAULTS 0 events, "
                       "counter.TASK_CLOCK 8.96 ms (replayed); 10 of 13 figures unavailable");
   EXPECT_EQ(lines[3], "level 3 ddr       unavailable: the scenario has no [ddr] section (no logic-analyzer source)");
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_THAT(lines[4], testing::StartsWith("level 4 latency   without load: p50 355 us, p95 480 us, "));
+  EXPECT_EQ(lines[5], "                  load stress-ng-cpu-1 p95 738 us (replayed)");
 }
 
 TEST(RunSummary, VerdictsComeFirstAndArePaintedOnlyWithColour) {
