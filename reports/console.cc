@@ -1,6 +1,7 @@
 #include "reports/console.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -16,7 +17,12 @@ std::string metric_value_text(const Metric& m) {
 }
 
 
-std::string render_verdict_table(const std::vector<Verdict>& verdicts) {
+std::string Palette::paint(std::string_view text, std::string_view sgr) const {
+  if (!on || text.empty()) return std::string(text);
+  return fmt::format("\x1b[{}m{}\x1b[0m", sgr, text);
+}
+
+std::string render_verdict_table(const std::vector<Verdict>& verdicts, const Palette& palette) {
   if (verdicts.empty()) return "verdicts: none (the scenario sets no expectations)\n";
   std::size_t w_check = 5, w_expected = 8, w_measured = 8;
   for (const Verdict& v : verdicts) {
@@ -27,8 +33,13 @@ std::string render_verdict_table(const std::vector<Verdict>& verdicts) {
   std::string out = fmt::format("{:<9} {:<{}} {:<{}} {:<{}} {}\n", "level", "check", w_check, "expected",
                                 w_expected, "measured", w_measured, "result");
   for (const Verdict& v : verdicts) {
+    // The result is the last column: painting it leaves the alignment alone.
+    const std::string_view result = verdict_status_name(v.status);
+    const std::string painted = v.status == VerdictStatus::pass   ? palette.good(result)
+                                : v.status == VerdictStatus::fail ? palette.bad(result)
+                                                                  : palette.warn(result);
     out += fmt::format("{:<9} {:<{}} {:<{}} {:<{}} {}\n", level_name(v.level), v.check, w_check, v.expected,
-                       w_expected, v.measured, w_measured, verdict_status_name(v.status));
+                       w_expected, v.measured, w_measured, painted);
     if (!v.detail.empty()) out += fmt::format("          {}\n", v.detail);
   }
   return out;
@@ -38,15 +49,182 @@ std::string render_run_text(const RunRecord& run) {
   return render_run_details_text(run) + "\n" + render_verdicts_and_hints_text(run);
 }
 
-std::string render_verdicts_and_hints_text(const RunRecord& run) {
-  std::string out = render_verdict_table(run.analysis.verdicts);
+std::string render_verdicts_and_hints_text(const RunRecord& run, const Palette& palette) {
+  std::string out = render_verdict_table(run.analysis.verdicts, palette);
   for (const std::string& h : run.analysis.hints) out += "hint: " + h + "\n";
   return out;
 }
 
+namespace {
+
+std::string run_line(const RunRecord& run, const Palette& palette) {
+  const std::string_view status = run_status_name(run.status);
+  const std::string painted = run.status == RunStatus::passed   ? palette.good(status)
+                              : run.status == RunStatus::failed ? palette.bad(status)
+                                                                : palette.warn(status);
+  return fmt::format("run {}  scenario {}  rig {}  {}  {}\n", run.id, run.scenario_name, run.rig, run.origin, painted);
+}
+
+// The figures a person looks at first, per level, by exact name and with a
+// short label; each is shown when the run has it. (Names as the levels emit
+// them: harness/levels/<level>.cc.)
+struct HeadlineFigure {
+  Level level;
+  std::string_view name, label;
+};
+constexpr HeadlineFigure kHeadlineFigures[] = {
+    {Level::counters, "counter.ipc", "IPC"},
+    {Level::counters, "counter.mem_stall_ratio", "memory stalls"},
+    {Level::counters, "counter.l2_miss_rate", "L2 miss rate"},
+    {Level::counters, "counter.llc_load_miss_rate", "LLC load miss rate"},
+    {Level::counters, "counter.bytes_per_iteration", "bytes/iteration"},
+    {Level::ddr, "ddr.bandwidth", "bandwidth"},
+    {Level::ddr, "ddr.dq_active_ratio", "DQ active"},
+    {Level::ddr, "ddr.row_hit_rate", "row hits"},
+    {Level::ddr, "ddr.burst_bytes_mode", "commonest transaction size"},
+    {Level::latency, "latency_p50", "p50"},
+    {Level::latency, "latency_p95", "p95"},
+    {Level::latency, "latency_p99", "p99"},
+    {Level::latency, "throughput", "throughput"},
+    {Level::latency, "power_mean", "power"},
+    {Level::latency, "iterations", "iterations"},
+    {Level::accuracy, "accuracy.layers", "layers"},
+    {Level::accuracy, "accuracy.min_cosine", "worst cosine"},
+    {Level::accuracy, "accuracy.min_psnr_db", "worst PSNR"},
+};
+
+bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool has_suffix(std::string_view s, std::string_view x) {
+  return s.size() >= x.size() && s.substr(s.size() - x.size()) == x;
+}
+
+// "p50 1.2 ms, p95 1.4 ms (measured)": one provenance at the end when all
+// figures share it, else one after each.
+std::string figures_text(const std::vector<std::pair<std::string, const Metric*>>& figures) {
+  if (figures.empty()) return {};
+  bool same = true;
+  for (const auto& f : figures) same = same && f.second->provenance == figures.front().second->provenance;
+  std::string out;
+  for (const auto& [label, m] : figures) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", label, metric_value_text(*m));
+    if (!same) out += fmt::format(" ({})", provenance_name(m->provenance));
+  }
+  if (same) out += fmt::format(" ({})", provenance_name(figures.front().second->provenance));
+  return out;
+}
+
+}  // namespace
+
+std::vector<LevelHeadline> level_headlines(const Analysis& a) {
+  std::vector<LevelHeadline> out;
+  for (Level level : kAllLevels) {
+    std::vector<const Metric*> metrics;
+    for (const Metric& m : a.metrics)
+      if (m.level == level) metrics.push_back(&m);
+    if (metrics.empty()) continue;
+    out.push_back({level, {}});
+    std::vector<std::string>& lines = out.back().lines;
+    bool any_value = false;
+    std::vector<std::string> reasons;
+    for (const Metric* m : metrics) {
+      if (m->value) any_value = true;
+      else if (std::find(reasons.begin(), reasons.end(), m->unavailable) == reasons.end()) reasons.push_back(m->unavailable);
+    }
+    if (!any_value) {
+      std::string why;
+      for (const std::string& r : reasons) why += (why.empty() ? "" : "; ") + r;
+      lines.push_back("unavailable: " + why);
+      continue;
+    }
+    std::vector<std::pair<std::string, const Metric*>> first, second;
+    if (level == Level::roofline) {
+      // The ceilings, then where the kernels and layers sit.
+      for (const Metric* m : metrics) {
+        if (!m->value) continue;
+        if (has_prefix(m->name, "ceiling.memory.")) first.push_back({m->name.substr(15), m});
+        if (has_prefix(m->name, "ceiling.compute.")) first.push_back({m->name.substr(16), m});
+      }
+      std::map<std::string, int> bounds;
+      int placed = 0;
+      for (const Metric* m : metrics) {
+        if (!has_suffix(m->name, ".bound") || !m->value || m->text.empty()) continue;
+        ++placed;
+        ++bounds[m->text];
+      }
+      std::string text = figures_text(first);
+      if (placed > 0) {
+        std::string tally;
+        for (const auto& [bound, n] : bounds) tally += fmt::format("{}{} {}-bound", tally.empty() ? "" : ", ", n, bound);
+        std::string where = fmt::format("{} kernel{} or layer{} placed: {}", placed, placed == 1 ? "" : "s",
+                                        placed == 1 ? "" : "s", tally);
+        lines.push_back(text.empty() ? where : text);
+        if (!text.empty()) lines.push_back(where);
+      } else {
+        lines.push_back(text.empty() ? "no ceilings or kernels measured" : text);
+      }
+      continue;
+    }
+    for (const HeadlineFigure& h : kHeadlineFigures) {
+      if (h.level != level) continue;
+      const Metric* m = a.find_metric(h.name);
+      if (m && m->level == level && m->value) first.push_back({std::string(h.label), m});
+    }
+    if (level == Level::latency) {
+      // Under each load: its p95 beside the unloaded one.
+      for (const Metric* m : metrics) {
+        if (!has_prefix(m->name, "load.") || !has_suffix(m->name, ".latency_p95") || !m->value) continue;
+        std::string load = m->name.substr(5, m->name.size() - 5 - std::string_view(".latency_p95").size());
+        second.push_back({"load " + load + " p95", m});
+      }
+    }
+    if (first.empty()) {
+      // None of the headline figures has a value: the first few that do.
+      for (const Metric* m : metrics) {
+        if (m->value && first.size() < 3) first.push_back({m->name, m});
+      }
+    }
+    std::string text = figures_text(first);
+    if (level == Level::latency && !second.empty() && !text.empty()) {
+      // Several conditions: say which one the first line is. Level 4 names
+      // a condition's load in its figures' source (' under load "..."').
+      const Metric* p50 = a.find_metric("latency_p50");
+      constexpr std::string_view marker = " under load \"";
+      std::size_t at = p50 ? p50->source.find(marker) : std::string::npos;
+      std::size_t end = at == std::string::npos ? at : p50->source.find('"', at + marker.size());
+      text = (end == std::string::npos ? std::string("without load") : p50->source.substr(at + 1, end - at)) + ": " + text;
+    }
+    std::size_t missing = 0;
+    for (const Metric* m : metrics) missing += m->value ? 0 : 1;
+    if (missing > 0) text += fmt::format("; {} of {} figures unavailable", missing, metrics.size());
+    lines.push_back(text);
+    if (!second.empty()) lines.push_back(figures_text(second));
+  }
+  return out;
+}
+
+std::vector<std::string> headline_lines(const RunRecord& run) {
+  std::vector<std::string> lines;
+  for (const LevelHeadline& h : level_headlines(run.analysis)) {
+    const std::string tag = fmt::format("level {} {}", static_cast<int>(h.level), level_name(h.level));
+    for (std::size_t i = 0; i < h.lines.size(); ++i) lines.push_back(fmt::format("{:<17} {}", i == 0 ? tag : "", h.lines[i]));
+  }
+  return lines;
+}
+
+std::string render_run_summary_text(const RunRecord& run, const Palette& palette) {
+  std::string out = run_line(run, palette);
+  if (!run.reason.empty()) out += fmt::format("reason: {}\n", run.reason);
+  out += "\n" + render_verdicts_and_hints_text(run, palette);
+  std::vector<std::string> lines = headline_lines(run);
+  if (!lines.empty()) {
+    out += "\n";
+    for (const std::string& l : lines) out += l + "\n";
+  }
+  return out;
+}
+
 std::string render_run_details_text(const RunRecord& run) {
-  std::string out = fmt::format("run {}  scenario {}  rig {}  {}  {}\n", run.id, run.scenario_name, run.rig,
-                                run.origin, run_status_name(run.status));
+  std::string out = run_line(run, Palette{});
   if (!run.reason.empty()) out += fmt::format("reason: {}\n", run.reason);
   out += fmt::format("started {}  ended {}\n", run.started_at, run.ended_at.empty() ? "-" : run.ended_at);
   for (Level level : kAllLevels) {

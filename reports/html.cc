@@ -84,6 +84,8 @@ td.unavailable,td.undecided{color:#8a6d00} td.unchanged{color:#555}
 .charts{display:flex;flex-wrap:wrap;gap:12px} .charts svg{border:1px solid #eee;background:#fff}
 pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:12px}
 footer{margin-top:32px;color:#777;font-size:12px}
+.summary{background:#fafafa;border:1px solid #e5e5e5;padding:4px 14px} .summary h3{margin-top:10px}
+table.levels th{white-space:nowrap;background:none} table.levels{border:none}
 )";
 
 std::string verdict_table_html(const std::vector<Verdict>& verdicts) {
@@ -111,23 +113,87 @@ constexpr const char* kComparisonHead =
     "<table class=\"comparison\">\n<tr><th>level</th><th>metric</th><th>baseline</th><th>this run</th>"
     "<th>change</th><th>verdict</th><th>detail</th></tr>\n";
 
-// At the top: what the comparison concluded, and the metrics that moved.
+// In the summary: what the comparison concluded, and the metrics that moved
+// most, regressions first (each kind by the size of its change); the rest
+// are in the full table below the charts.
+constexpr std::size_t kMovedMost = 5;
+
 std::string comparison_summary_html(const ReportComparison& c) {
   std::map<std::string, int> counts;
-  std::string rows;
+  std::vector<const MetricChange*> regressed, improved;
   for (const MetricChange& m : c.changes) {
     if (m.verdict.empty()) continue;
     ++counts[m.verdict];
-    if (m.verdict == "regressed" || m.verdict == "improved") rows += comparison_row(m);
+    if (m.verdict == "regressed") regressed.push_back(&m);
+    if (m.verdict == "improved") improved.push_back(&m);
   }
-  std::string out = fmt::format("<h2>Comparison with {}</h2>\n<p class=\"meta\">{}", escape_xml(c.baseline_label),
+  std::string out = fmt::format("<h3>Compared with {}</h3>\n<p class=\"meta\">{}", escape_xml(c.baseline_label),
                                 escape_xml(c.method));
   if (counts.empty()) return out + "; the per-metric differences are listed below the charts.</p>\n";
   std::string tally;
   for (const auto& [verdict, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, verdict);
   out += ": " + escape_xml(tally) + ".</p>\n";
+  auto by_size = [](const MetricChange* x, const MetricChange* y) {
+    double a = x->change_pct ? std::fabs(*x->change_pct) : -1, b = y->change_pct ? std::fabs(*y->change_pct) : -1;
+    return a > b;
+  };
+  std::stable_sort(regressed.begin(), regressed.end(), by_size);
+  std::stable_sort(improved.begin(), improved.end(), by_size);
+  std::string rows;
+  std::size_t left_out = 0;
+  for (const std::vector<const MetricChange*>* kind : {&regressed, &improved}) {
+    for (std::size_t i = 0; i < kind->size(); ++i) {
+      if (i < kMovedMost) rows += comparison_row(*(*kind)[i]);
+      else ++left_out;
+    }
+  }
   if (!rows.empty()) out += kComparisonHead + rows + "</table>\n";
+  if (left_out > 0) out += fmt::format("<p class=\"notes\">{} more regressed or improved metrics are in the full table "
+                                       "below the charts.</p>\n", left_out);
   return out;
+}
+
+// The verdict in one line: how many checks passed, failed or could not be
+// judged, and which failed.
+std::string verdict_line_html(const RunRecord& run) {
+  const std::vector<Verdict>& v = run.analysis.verdicts;
+  std::string status = fmt::format("<span class=\"badge {0}\">{0}</span>", run_status_name(run.status));
+  if (v.empty()) return "<p>" + status + " No verdicts: the scenario sets no expectations.</p>\n";
+  int pass = 0, fail = 0, unavailable = 0;
+  std::string failed;
+  for (const Verdict& x : v) {
+    if (x.status == VerdictStatus::pass) ++pass;
+    if (x.status == VerdictStatus::unavailable) ++unavailable;
+    if (x.status == VerdictStatus::fail) {
+      ++fail;
+      failed += (failed.empty() ? "" : ", ") + escape_xml(x.check);
+    }
+  }
+  std::string out = fmt::format("<p>{} {} check{}: {} pass, {} fail, {} unavailable", status, v.size(),
+                                v.size() == 1 ? "" : "s", pass, fail, unavailable);
+  if (!failed.empty()) out += "; failed: " + failed;
+  return out + ".</p>\n";
+}
+
+// One line per level (the same headline figures as the terminal's summary).
+std::string level_lines_html(const Analysis& a) {
+  std::vector<LevelHeadline> levels = level_headlines(a);
+  if (levels.empty()) return {};
+  std::string out = "<table class=\"levels\">\n";
+  for (const LevelHeadline& h : levels) {
+    std::string text;
+    for (const std::string& line : h.lines) text += (text.empty() ? "" : "<br>") + escape_xml(line);
+    out += fmt::format("<tr><th>Level {}: {}</th><td>{}</td></tr>\n", static_cast<int>(h.level), level_name(h.level),
+                       text);
+  }
+  return out + "</table>\n";
+}
+
+std::string summary_html(const ReportInput& in) {
+  std::string out = "<h2>Summary</h2>\n<div class=\"summary\">\n" + verdict_line_html(in.run);
+  if (in.comparison) out += comparison_summary_html(*in.comparison);
+  out += level_lines_html(in.run.analysis);
+  return out + "</div>\n";
 }
 
 // Below the charts: every metric either run has a value for.
@@ -149,6 +215,59 @@ std::string comparison_table_html(const ReportComparison& c) {
 }
 
 // ---- level sections -----------------------------------------------------------
+
+// A histogram axis scaled to this run's samples: from the smallest to the
+// largest p99.5 of its sets, so that a few far outliers do not squeeze the
+// distribution into a corner (the samples beyond go into the last bin, and
+// the report says how many), with bins fine enough that the narrowest set
+// still shows its shape.
+struct ScaledRange {
+  double lo = INFINITY, hi = -INFINITY;
+  std::size_t beyond = 0;
+  int bins = 0;  // 0: the chart chooses
+};
+
+ScaledRange scaled_range(const std::vector<const std::vector<double>*>& sets) {
+  ScaledRange r;
+  double narrowest = INFINITY;
+  for (const std::vector<double>* s : sets) {
+    std::vector<double> v;
+    for (double x : *s)
+      if (std::isfinite(x)) v.push_back(x);
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    r.lo = std::min(r.lo, v.front());
+    r.hi = std::max(r.hi, percentile_sorted(v, 99.5));
+    double w = v.size() >= 2 ? percentile_sorted(v, 99) - v.front() : 0;
+    if (w > 0) narrowest = std::min(narrowest, w);
+  }
+  for (const std::vector<double>* s : sets)
+    for (double x : *s)
+      if (std::isfinite(x) && x > r.hi) ++r.beyond;
+  if (std::isfinite(narrowest) && r.hi > r.lo)
+    r.bins = static_cast<int>(std::clamp(std::ceil(12 * (r.hi - r.lo) / narrowest), 12.0, 80.0));
+  return r;
+}
+
+// The baseline's samples on this run's axis; those off it are counted, not
+// piled into an end bin (which would draw a peak the baseline does not have).
+std::vector<double> within(const ScaledRange& r, const std::vector<double>& values, std::size_t& outside) {
+  std::vector<double> kept;
+  for (double x : values) {
+    if (!std::isfinite(x)) continue;
+    if (x < r.lo || x > r.hi) ++outside;
+    else kept.push_back(x);
+  }
+  return kept;
+}
+
+std::string outside_note(std::size_t outside, double hi, const std::string& unit) {
+  if (outside == 0) return {};
+  return fmt::format("<p class=\"meta\">{} sample{} of the baseline lie{} off this run's axis (which ends at {}) and "
+                     "{} not drawn; the figures tables compare them.</p>\n",
+                     outside, outside == 1 ? "" : "s", outside == 1 ? "s" : "", format_quantity(hi, unit),
+                     outside == 1 ? "is" : "are");
+}
 
 std::string roofline_section(const ReportInput& in) {
   std::string out = "<h2>Level 1: roofline</h2>\n";
@@ -176,104 +295,22 @@ std::string roofline_section(const ReportInput& in) {
 std::string latency_section(const ReportInput& in) {
   std::string out = "<h2>Level 4: latency</h2>\n";
   const Analysis& a = in.run.analysis;
-  const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
-  struct Panel {
-    std::string title, samples, prefix;
-  };
-  std::vector<Panel> panels;
-  // A condition's set says its load in its source (level 4 writes
-  // ' under load "stress-ng --cpu 4"'); the first condition is "latency",
-  // the others "load.<name>.latency", whichever load each has.
-  auto title_of = [](const SampleSet& s) {
-    constexpr std::string_view marker = " under load \"";
-    std::size_t at = s.source.find(marker);
-    if (at == std::string::npos) return std::string("without load");
-    std::size_t from = at + marker.size(), to = s.source.find('"', from);
-    return "under load: " + s.source.substr(from, to == std::string::npos ? std::string::npos : to - from);
-  };
-  if (const SampleSet* s = find_samples(a, "latency")) panels.push_back({title_of(*s), "latency", "latency_"});
-  for (const SampleSet& s : a.samples) {
-    if (starts_with(s.name, "load.") && ends_with(s.name, ".latency")) {
-      std::string cond = s.name.substr(5, s.name.size() - 5 - 8);
-      panels.push_back({title_of(s), s.name, "load." + cond + ".latency_"});
-    }
-  }
-  if (panels.empty()) {
+  LatencyPanels drawn = latency_panels(a, in.baseline ? &in.baseline->analysis : nullptr);
+  if (drawn.panels.empty()) {
     std::vector<std::string> reasons = level_unavailable_reasons(a, Level::latency);
     if (reasons.empty()) reasons.push_back("no latency samples in this run");
     return out + unavailable_html(reasons);
   }
-  // One x range for all panels, so that with and without load read side by
-  // side: from the smallest sample to the largest p99.5 of any set, so that
-  // a few far outliers (or a slow baseline's tail) do not squeeze the
-  // distributions into a corner; samples beyond go into the last bin, and
-  // the chart says how many.
-  double lo = INFINITY, hi = -INFINITY;
-  std::size_t beyond = 0;
-  auto extend = [&](const SampleSet* s) {
-    if (!s) return;
-    std::vector<double> v;
-    for (double x : s->values)
-      if (std::isfinite(x)) v.push_back(x);
-    if (v.empty()) return;
-    std::sort(v.begin(), v.end());
-    lo = std::min(lo, v.front());
-    hi = std::max(hi, percentile_sorted(v, 99.5));
-  };
-  for (const Panel& p : panels) {
-    extend(find_samples(a, p.samples));
-    if (base) extend(find_samples(*base, p.samples));
-  }
-  auto count_beyond = [&](const SampleSet* s) {
-    if (!s) return;
-    for (double x : s->values)
-      if (std::isfinite(x) && x > hi) ++beyond;
-  };
-  for (const Panel& p : panels) {
-    count_beyond(find_samples(a, p.samples));
-    if (base) count_beyond(find_samples(*base, p.samples));
-  }
-  // Bins fine enough that the narrowest distribution still shows its shape
-  // when a slow baseline stretches the shared axis.
-  double narrowest = INFINITY;
-  auto spread = [&](const SampleSet* s) {
-    if (!s || s->values.size() < 2) return;
-    std::vector<double> v;
-    for (double x : s->values)
-      if (std::isfinite(x)) v.push_back(x);
-    if (v.size() < 2) return;
-    std::sort(v.begin(), v.end());
-    double w = percentile_sorted(v, 99) - v.front();
-    if (w > 0) narrowest = std::min(narrowest, w);
-  };
-  for (const Panel& p : panels) {
-    spread(find_samples(a, p.samples));
-    if (base) spread(find_samples(*base, p.samples));
-  }
-  int bins = 0;
-  if (std::isfinite(narrowest) && hi > lo) bins = static_cast<int>(std::clamp(std::ceil(12 * (hi - lo) / narrowest), 12.0, 80.0));
   out += "<div class=\"charts\">\n";
-  for (const Panel& p : panels) {
-    svg::HistogramSpec spec;
-    spec.title = p.title;
-    spec.values = find_samples(a, p.samples)->values;
-    if (base)
-      if (const SampleSet* b = find_samples(*base, p.samples)) spec.baseline = b->values;
-    if (std::isfinite(lo) && std::isfinite(hi)) spec.range = std::make_pair(lo, hi);
-    spec.x_title = "latency";
-    spec.bins = bins;
-    spec.x_format = time_format(std::isfinite(hi) ? hi : 0);
-    for (const char* q : {"p50", "p95", "p99"}) {
-      if (auto v = finite_value(a.find_metric(p.prefix + q))) spec.markers.push_back({q, *v});
-    }
-    out += svg::histogram_chart(spec);
-  }
+  for (const svg::HistogramSpec& spec : drawn.panels) out += svg::histogram_chart(spec);
   out += "</div>\n";
-  if (beyond > 0) {
-    out += fmt::format("<p class=\"meta\">The axes end at the largest p99.5 ({}); {} sample{} beyond it {} counted in "
-                       "the last bin.</p>\n",
-                       format_quantity(hi, "s"), beyond, beyond == 1 ? "" : "s", beyond == 1 ? "is" : "are");
+  if (drawn.beyond > 0) {
+    out += fmt::format("<p class=\"meta\">The axes end at this run's largest p99.5 ({}); {} sample{} beyond it {} "
+                       "counted in the last bin.</p>\n",
+                       format_quantity(drawn.hi, "s"), drawn.beyond, drawn.beyond == 1 ? "" : "s",
+                       drawn.beyond == 1 ? "is" : "are");
   }
+  out += outside_note(drawn.baseline_outside, drawn.hi, "s");
   return out;
 }
 
@@ -282,6 +319,7 @@ std::string ddr_section(const ReportInput& in) {
   const Analysis& a = in.run.analysis;
   const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
   std::string charts;
+  std::vector<std::string> notes;
   for (const SampleSet& s : a.samples) {
     if (s.level != Level::ddr && !starts_with(s.name, "ddr.")) continue;
     const SampleSet* b = base ? find_samples(*base, s.name) : nullptr;
@@ -289,12 +327,20 @@ std::string ddr_section(const ReportInput& in) {
       svg::HistogramSpec spec;
       spec.title = "read-command interval (" + s.name + ")";
       spec.values = s.values;
-      if (b) spec.baseline = b->values;
-      double hi = 0;
-      for (double v : s.values) if (std::isfinite(v)) hi = std::max(hi, v);
+      const ScaledRange range = scaled_range({&s.values});
+      std::size_t outside = 0;
+      if (b) spec.baseline = within(range, b->values, outside);
+      if (std::isfinite(range.lo) && std::isfinite(range.hi)) spec.range = std::make_pair(range.lo, range.hi);
+      spec.bins = range.bins;
       spec.x_title = s.unit == "s" ? "interval" : "interval (" + s.unit + ")";
-      if (s.unit == "s") spec.x_format = time_format(hi);
+      if (s.unit == "s") spec.x_format = time_format(std::isfinite(range.hi) ? range.hi : 0);
       charts += svg::histogram_chart(spec);
+      if (range.beyond > 0)
+        notes.push_back(fmt::format("read-command intervals: the axis ends at this run's p99.5 ({}); {} beyond it counted "
+                                    "in the last bin", format_quantity(range.hi, s.unit), range.beyond));
+      if (outside > 0)
+        notes.push_back(fmt::format("read-command intervals: {} of the baseline's lie off this run's axis, not drawn",
+                                    outside));
     } else if (s.name == "ddr.dq_active_timeline") {
       svg::LineSpec spec;
       spec.title = s.provenance == Provenance::model ? "DQ bus activity over time (from command timing)"
@@ -346,7 +392,7 @@ std::string ddr_section(const ReportInput& in) {
     if (reasons.empty()) return out + "<p>No DDR distributions in this run; its figures are in the table below.</p>\n";
     return out + unavailable_html(reasons);
   }
-  return out + "<div class=\"charts\">\n" + charts + "</div>\n";
+  return out + "<div class=\"charts\">\n" + charts + "</div>\n" + notes_html(notes);
 }
 
 std::string counters_section(const ReportInput& in) {
@@ -526,6 +572,59 @@ std::vector<std::string> level_unavailable_reasons(const Analysis& a, Level leve
   return reasons;
 }
 
+LatencyPanels latency_panels(const Analysis& a, const Analysis* base) {
+  LatencyPanels drawn;
+  struct Panel {
+    std::string title, samples, prefix;
+  };
+  std::vector<Panel> panels;
+  // A condition's set says its load in its source (level 4 writes
+  // ' under load "stress-ng --cpu 4"'); the first condition is "latency",
+  // the others "load.<name>.latency", whichever load each has.
+  auto title_of = [](const SampleSet& s) {
+    constexpr std::string_view marker = " under load \"";
+    std::size_t at = s.source.find(marker);
+    if (at == std::string::npos) return std::string("without load");
+    std::size_t from = at + marker.size(), to = s.source.find('"', from);
+    return "under load: " + s.source.substr(from, to == std::string::npos ? std::string::npos : to - from);
+  };
+  if (const SampleSet* s = find_samples(a, "latency")) panels.push_back({title_of(*s), "latency", "latency_"});
+  for (const SampleSet& s : a.samples) {
+    if (starts_with(s.name, "load.") && ends_with(s.name, ".latency")) {
+      std::string cond = s.name.substr(5, s.name.size() - 5 - 8);
+      panels.push_back({title_of(s), s.name, "load." + cond + ".latency_"});
+    }
+  }
+  if (panels.empty()) return drawn;
+  // One x range for all panels, so that with and without load read side by
+  // side, scaled to this run's samples (see ScaledRange): a slow baseline's
+  // tail must not squeeze this run's distributions into a corner.
+  std::vector<const std::vector<double>*> own;
+  for (const Panel& p : panels) own.push_back(&find_samples(a, p.samples)->values);
+  const ScaledRange range = scaled_range(own);
+  const double lo = range.lo, hi = range.hi;
+  std::size_t beyond = range.beyond;
+  int bins = range.bins;
+  for (const Panel& p : panels) {
+    svg::HistogramSpec spec;
+    spec.title = p.title;
+    spec.values = find_samples(a, p.samples)->values;
+    if (base)
+      if (const SampleSet* b = find_samples(*base, p.samples)) spec.baseline = within(range, b->values, drawn.baseline_outside);
+    if (std::isfinite(lo) && std::isfinite(hi)) spec.range = std::make_pair(lo, hi);
+    spec.x_title = "latency";
+    spec.bins = bins;
+    spec.x_format = time_format(std::isfinite(hi) ? hi : 0);
+    for (const char* q : {"p50", "p95", "p99"}) {
+      if (auto v = finite_value(a.find_metric(p.prefix + q))) spec.markers.push_back({q, *v});
+    }
+    drawn.panels.push_back(std::move(spec));
+  }
+  drawn.beyond = beyond;
+  drawn.hi = std::isfinite(hi) ? hi : 0;
+  return drawn;
+}
+
 RooflineData roofline_data(const Analysis& a, const Analysis* base, std::vector<std::string>& notes) {
   RooflineData data;
   for (const Metric& m : a.metrics) {
@@ -586,13 +685,14 @@ std::string render_html(const ReportInput& in) {
                                                escape_xml(in.baseline->started_at))
                                  : "");
   if (!run.reason.empty()) out += "<p class=\"unavailable\">" + escape_xml(run.reason) + "</p>\n";
-  out += "<h2>Verdicts</h2>\n" + verdict_table_html(run.analysis.verdicts);
-  if (in.comparison) out += comparison_summary_html(*in.comparison);
+  // Read top-down: the summary, then the charts, then the full tables.
+  out += summary_html(in);
   out += roofline_section(in);
   out += counters_section(in);
   out += ddr_section(in);
   out += latency_section(in);
   out += accuracy_section(in);  // level 5
+  out += "<h2>Verdicts</h2>\n" + verdict_table_html(run.analysis.verdicts);
   if (in.comparison) out += comparison_table_html(*in.comparison);
   if (!run.analysis.hints.empty()) {
     out += "<h2>Hints</h2>\n" + notes_html(run.analysis.hints);

@@ -56,7 +56,7 @@ TEST(HtmlReport, LevelIsUnavailableOnlyWhenNothingWasMeasured) {
   EXPECT_TRUE(level_unavailable_reasons(a, Level::ddr).empty());
 }
 
-TEST(HtmlReport, SelfContainedWithVerdictsFirstAndProvenanceLast) {
+TEST(HtmlReport, SelfContainedReadTopDownSummaryChartsTables) {
   std::string html = render_html(day6_vs_day1());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(html.find("<script"), std::string::npos);
@@ -67,17 +67,30 @@ TEST(HtmlReport, SelfContainedWithVerdictsFirstAndProvenanceLast) {
   EXPECT_EQ(stripped.find("http"), std::string::npos);
   EXPECT_FALSE(has_non_finite(html));
 
-  std::size_t verdicts = html.find("<h2>Verdicts</h2>"), roofline = html.find("<h2>Level 1: roofline</h2>"),
+  // The summary first, then the charts, then the full tables.
+  std::size_t summary = html.find("<h2>Summary</h2>"), roofline = html.find("<h2>Level 1: roofline</h2>"),
+              latency = html.find("<h2>Level 4: latency</h2>"), verdicts = html.find("<h2>Verdicts</h2>"),
               figures = html.find("<h2>Figures and their provenance</h2>"), context = html.find("<h2>Run context</h2>");
-  ASSERT_NE(verdicts, std::string::npos);
+  ASSERT_NE(summary, std::string::npos);
   ASSERT_NE(roofline, std::string::npos);
+  ASSERT_NE(verdicts, std::string::npos);
   ASSERT_NE(figures, std::string::npos);
   ASSERT_NE(context, std::string::npos);
-  EXPECT_LT(verdicts, roofline);
-  EXPECT_LT(roofline, figures);
+  EXPECT_LT(summary, roofline);
+  EXPECT_LT(latency, verdicts);
+  EXPECT_LT(verdicts, figures);
   EXPECT_LT(figures, context);
-  EXPECT_NE(html.find("<td class=\"status fail\">fail</td>"), std::string::npos);
-  EXPECT_NE(html.find("<h2>Comparison with run 1</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"status fail\">fail</td>", verdicts), std::string::npos);
+  // The summary says the verdict in one line and has one row per level.
+  std::size_t line = html.find("<p><span class=\"badge ", summary);
+  ASSERT_NE(line, std::string::npos);
+  EXPECT_LT(line, roofline);
+  EXPECT_NE(html.find(" pass, ", line), std::string::npos);
+  for (const char* level : {"<tr><th>Level 1: roofline</th><td>", "<tr><th>Level 4: latency</th><td>"}) {
+    std::size_t at = html.find(level, summary);
+    EXPECT_LT(at, roofline) << level;
+  }
+  EXPECT_NE(html.find("<h3>Compared with run 1</h3>"), std::string::npos);
 }
 
 TEST(HtmlReport, DrawsEveryKindOfDataTheRunHas) {
@@ -128,7 +141,7 @@ TEST(HtmlReport, JudgedComparisonSummarisesAtTheTopAndListsAllBelow) {
   c.changes.push_back({Level::latency, "power_mean", "W", std::nullopt, std::nullopt, std::nullopt, "undecided", ""});
   in.comparison = c;
   std::string html = render_html(in);
-  std::size_t top = html.find("<h2>Comparison with baseline &apos;day1&apos; (run 1)</h2>");
+  std::size_t top = html.find("<h3>Compared with baseline &apos;day1&apos; (run 1)</h3>");
   std::size_t charts = html.find("<h2>Level 1: roofline</h2>");
   std::size_t all = html.find("<h2>All differences from baseline &apos;day1&apos; (run 1)</h2>");
   ASSERT_NE(top, std::string::npos);
@@ -141,6 +154,8 @@ TEST(HtmlReport, JudgedComparisonSummarisesAtTheTopAndListsAllBelow) {
   std::size_t regressed = html.find("<td class=\"status regressed\">regressed</td>");
   ASSERT_NE(regressed, std::string::npos);
   EXPECT_LT(regressed, charts);  // the regression is in the summary
+  // Regressions before improvements, in the summary.
+  EXPECT_LT(regressed, html.find("<td class=\"status improved\">improved</td>"));
   EXPECT_NE(html.find("1 metrics are unavailable in both runs", all), std::string::npos);
 }
 

@@ -301,14 +301,11 @@ Frame frame_for(double width, double height) {
 
 }  // namespace
 
-std::string histogram_chart(const HistogramSpec& spec) {
-  Canvas c(spec.width, spec.height, spec.title);
-  c.text(spec.width / 2, 18, spec.title, Anchor::middle, 13, "#222", 0, true);
+HistogramLayout layout_histogram(const HistogramSpec& spec) {
+  HistogramLayout L;
   std::vector<double> values = finite_only(spec.values), baseline = finite_only(spec.baseline);
-  if (values.empty()) {
-    c.text(spec.width / 2, spec.height / 2, "no samples", Anchor::middle, 12, "#a00");
-    return c.str();
-  }
+  L.frame = frame_for(spec.width, spec.height);
+  if (values.empty()) return L;
   double lo, hi;
   if (spec.range) {
     std::tie(lo, hi) = *spec.range;
@@ -319,34 +316,52 @@ std::string histogram_chart(const HistogramSpec& spec) {
     for (double v : baseline) { lo = std::min(lo, v); hi = std::max(hi, v); }
   }
   std::tie(lo, hi) = nice_range(lo, hi);
+  L.lo = lo;
+  L.hi = hi;
   int bins = spec.bins > 0 ? spec.bins
                            : std::clamp(static_cast<int>(std::ceil(std::sqrt(static_cast<double>(values.size())))), 5, 50);
   std::vector<int> counts = histogram_counts(values, lo, hi, bins);
   std::vector<int> base_counts;
   if (!baseline.empty()) base_counts = histogram_counts(baseline, lo, hi, bins);
-  int top = 1;
-  for (int n : counts) top = std::max(top, n);
-  for (int n : base_counts) top = std::max(top, n);
-
-  Frame f = frame_for(spec.width, spec.height);
+  for (int n : counts) L.top = std::max(L.top, n);
+  for (int n : base_counts) L.top = std::max(L.top, n);
+  Frame& f = L.frame;
   f.x = Scale::linear(lo, hi, f.left, f.right);
-  auto [ylo, yhi] = nice_range(0, top * 1.15);
+  auto [ylo, yhi] = nice_range(0, L.top * 1.15);
   f.y = Scale::linear(ylo, yhi, f.bottom, f.top);
-  draw_axes(c, f, spec.x_title, "count", spec.x_format, nullptr);
-
-  double bw = (hi - lo) / bins;
+  const double bw = (hi - lo) / bins;
   for (int i = 0; i < bins; ++i) {
-    if (counts[i] == 0) continue;
-    double x0 = f.x.px(lo + i * bw), x1 = f.x.px(lo + (i + 1) * bw);
-    c.rect(x0 + 0.5, f.y.px(counts[i]), std::max(x1 - x0 - 1, 1.0), f.bottom - f.y.px(counts[i]),
+    HistogramLayout::Bin b;
+    b.x0 = f.x.px(lo + i * bw);
+    b.x1 = f.x.px(lo + (i + 1) * bw);
+    b.count = counts[static_cast<std::size_t>(i)];
+    b.baseline = base_counts.empty() ? 0 : base_counts[static_cast<std::size_t>(i)];
+    L.bins.push_back(b);
+  }
+  return L;
+}
+
+std::string histogram_chart(const HistogramSpec& spec) {
+  Canvas c(spec.width, spec.height, spec.title);
+  c.text(spec.width / 2, 18, spec.title, Anchor::middle, 13, "#222", 0, true);
+  const HistogramLayout L = layout_histogram(spec);
+  if (L.bins.empty()) {
+    c.text(spec.width / 2, spec.height / 2, "no samples", Anchor::middle, 12, "#a00");
+    return c.str();
+  }
+  const Frame& f = L.frame;
+  draw_axes(c, f, spec.x_title, "count", spec.x_format, nullptr);
+  for (const HistogramLayout::Bin& b : L.bins) {
+    if (b.count == 0) continue;
+    c.rect(b.x0 + 0.5, f.y.px(b.count), std::max(b.x1 - b.x0 - 1, 1.0), f.bottom - f.y.px(b.count),
            {kRunColour, 0, kRunColour, "", 0.75});
   }
-  if (!base_counts.empty()) {
+  if (!finite_only(spec.baseline).empty()) {
     std::vector<std::pair<double, double>> outline;
-    for (int i = 0; i < bins; ++i) {
-      double y = f.y.px(base_counts[i]);
-      outline.push_back({f.x.px(lo + i * bw), y});
-      outline.push_back({f.x.px(lo + (i + 1) * bw), y});
+    for (const HistogramLayout::Bin& b : L.bins) {
+      double y = f.y.px(b.baseline);
+      outline.push_back({b.x0, y});
+      outline.push_back({b.x1, y});
     }
     c.polyline(outline, {kBaselineColour, 1.5});
   }
@@ -360,7 +375,7 @@ std::string histogram_chart(const HistogramSpec& spec) {
     label_y += 13;
   }
   std::string base = spec.baseline_label;
-  legend(c, f.left, spec.height - 5, spec.values_label, base_counts.empty() ? nullptr : &base);
+  legend(c, f.left, spec.height - 5, spec.values_label, finite_only(spec.baseline).empty() ? nullptr : &base);
   return c.str();
 }
 

@@ -127,6 +127,21 @@ struct HistogramSpec {
 };
 std::string histogram_chart(const HistogramSpec& spec);
 
+// Where a histogram's bins land, in pixels, computed apart from drawing so
+// that tests check the geometry (e.g. that the data fills the axis).
+struct HistogramLayout {
+  Frame frame;
+  double lo = 0, hi = 0;  // the x range drawn (spec.range or the data's, widened to 1-2-5 steps)
+  struct Bin {
+    double x0 = 0, x1 = 0;  // pixels
+    int count = 0;
+    int baseline = 0;       // the baseline's count in the same bin (0 without one)
+  };
+  std::vector<Bin> bins;  // empty: no finite value to draw
+  int top = 1;            // the highest count of either
+};
+HistogramLayout layout_histogram(const HistogramSpec& spec);
+
 struct Bar {
   std::string label;
   std::optional<double> value;

@@ -3,6 +3,8 @@
 // with a point per kernel or layer (predicted where no time was measured), the
 // DDR bytes-per-transaction chart and DQ activity timeline, and latency panels
 // titled by their load.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <gmock/gmock.h>
@@ -53,6 +55,98 @@ TEST(ReportOfReplayedFixtures, TheCaseStudyShowsEveryLevel) {
     EXPECT_LE(p.x, layout.frame.right);
     ASSERT_TRUE(p.baseline_x);
     EXPECT_GE(*p.baseline_x, layout.frame.left);
+  }
+}
+
+// Every point, baseline point, ceiling and ridge lies inside the plot area.
+void expect_inside(const RooflineLayout& L) {
+  const svg::Frame& f = L.frame;
+  auto inside = [&](double x, double y, const std::string& what) {
+    constexpr double slack = 0.5;  // pixels: a line may end exactly on the frame
+    EXPECT_TRUE(x >= f.left - slack && x <= f.right + slack && y >= f.top - slack && y <= f.bottom + slack)
+        << what << " at (" << x << ", " << y << ") outside [" << f.left << ", " << f.right << "] x [" << f.top << ", "
+        << f.bottom << "]";
+  };
+  for (const RooflineLayout::Placed& p : L.points) {
+    inside(p.x, p.y, p.label);
+    if (p.baseline_x) inside(*p.baseline_x, *p.baseline_y, p.label + " (baseline)");
+  }
+  for (const auto& s : L.memory) {
+    inside(s.x1, s.y1, s.label);
+    inside(s.x2, s.y2, s.label);
+  }
+  for (const auto& s : L.compute) {
+    inside(s.x1, s.y1, s.label);
+    inside(s.x2, s.y2, s.label);
+  }
+  for (const auto& r : L.ridges) inside(r.x, r.y, r.label);
+}
+
+TEST(ReportOfReplayedFixtures, TheRooflineAxesSpanEveryPointAndEveryCeiling) {
+  RunRecord day1 = replayed(kFixtures / "case-study" / "day1");
+  RunRecord day6 = replayed(kFixtures / "case-study" / "day6");
+  RunRecord host = replayed(kFixtures / "host" / "localhost-2026-11-29");
+  std::vector<std::string> notes;
+  for (auto [run, base] : {std::pair{&day6, &day1}, std::pair{&day1, static_cast<RunRecord*>(nullptr)},
+                           std::pair{&host, static_cast<RunRecord*>(nullptr)}}) {
+    RooflineData data = roofline_data(run->analysis, base ? &base->analysis : nullptr, notes);
+    ASSERT_FALSE(data.points.empty()) << run->scenario_name;
+    ASSERT_FALSE(data.memory.empty() && data.compute.empty()) << run->scenario_name;
+    RooflineLayout L = layout_roofline(data);
+    EXPECT_EQ(L.points.size(), data.points.size()) << run->scenario_name;
+    EXPECT_EQ(L.memory.size(), data.memory.size()) << run->scenario_name;  // every diagonal is drawn
+    EXPECT_EQ(L.compute.size(), data.compute.size()) << run->scenario_name;
+    expect_inside(L);
+    // The lowest intensity (the case study's 0.012 op/B on day 1) is on the
+    // axis, less than two decades from its start.
+    double lowest = INFINITY;
+    for (const RooflinePoint& p : data.points) {
+      lowest = std::min(lowest, p.intensity);
+      if (p.baseline_intensity) lowest = std::min(lowest, *p.baseline_intensity);
+    }
+    EXPECT_LE(L.frame.x.lo(), lowest) << run->scenario_name;
+    EXPECT_GT(L.frame.x.lo() * 100, lowest) << run->scenario_name;
+  }
+}
+
+// The share of the plot's width between the first and the last bin holding a sample.
+double filled_width(const svg::HistogramLayout& L) {
+  double x0 = INFINITY, x1 = -INFINITY;
+  for (const svg::HistogramLayout::Bin& b : L.bins) {
+    if (b.count == 0) continue;
+    x0 = std::min(x0, b.x0);
+    x1 = std::max(x1, b.x1);
+  }
+  return (x1 - x0) / (L.frame.right - L.frame.left);
+}
+
+TEST(ReportOfReplayedFixtures, LatencyHistogramsAreScaledToTheirData) {
+  RunRecord day1 = replayed(kFixtures / "case-study" / "day1");
+  // Day 6 against day 1: day 1's 0.5-6 s tail must not squeeze day 6's 0.7 s
+  // distribution into the left tenth of the axis.
+  using Case = std::pair<const char*, const RunRecord*>;
+  for (auto [fixture, baseline] : {Case{"case-study/day6", &day1}, Case{"case-study/day1", nullptr},
+                                   Case{"case-study/day6", nullptr}, Case{"host/localhost-2026-11-29", nullptr}}) {
+    RunRecord run = replayed(kFixtures / fixture);
+    LatencyPanels drawn = latency_panels(run.analysis, baseline ? &baseline->analysis : nullptr);
+    if (baseline) EXPECT_GT(drawn.baseline_outside, 0u);  // day 1's slow samples are off day 6's axis, and said to be
+    ASSERT_FALSE(drawn.panels.empty()) << fixture;
+    double widest = 0;
+    for (const svg::HistogramSpec& spec : drawn.panels) {
+      svg::HistogramLayout L = layout_histogram(spec);
+      ASSERT_FALSE(L.bins.empty()) << fixture << ": " << spec.title;
+      // The axis starts at the fastest sample (less one tick step), not at
+      // zero: no wide empty left part.
+      double fastest = *std::min_element(spec.values.begin(), spec.values.end());
+      EXPECT_LE(L.lo, fastest) << fixture << ": " << spec.title;
+      EXPECT_LT(fastest - L.lo, 0.2 * (L.hi - L.lo)) << fixture << ": " << spec.title;
+      for (const svg::Marker& m : spec.markers) {
+        EXPECT_TRUE(L.frame.x.contains(m.x)) << fixture << ": " << spec.title << " " << m.label;
+      }
+      widest = std::max(widest, filled_width(L));
+    }
+    // The panels share one axis: the widest distribution fills most of it.
+    EXPECT_GT(widest, 0.6) << fixture;
   }
 }
 

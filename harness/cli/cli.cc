@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <iostream>
 #include <new>
 
@@ -40,7 +42,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.add_flag("--json", global.json, "Machine-readable JSON on stdout");
   app.fallthrough();
 
-  Io io{out, err};
+  Io io{out, err, &out == &std::cout && ::isatty(STDOUT_FILENO) == 1, &err == &std::cerr && ::isatty(STDERR_FILENO) == 1};
   std::vector<std::pair<CLI::App*, Action>> actions;
   for (const CommandEntry& c : kCommands) {
     CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));

@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +9,7 @@
 #include "harness/base/input_limits.h"
 #include "harness/bundle/replay.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/progress_view.h"
 #include "harness/runner/signal_stop.h"
 #include "harness/store/store.h"
 #include "reports/console.h"
@@ -21,6 +23,8 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
     std::string expect;
     std::string write_expect;
     bool no_store = false;
+    bool verbose = false;
+    std::string color = "auto";
   };
   auto o = std::make_shared<Options>();
   app.add_option("bundle", o->dir, "Recording folder (made by 'harness run --record' or 'harness export')")
@@ -28,6 +32,9 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
   app.add_option("--expect", o->expect, "Check metrics and verdicts against this expectation file; exit 1 on a difference");
   app.add_option("--write-expect", o->write_expect, "Write the replay's metrics and verdicts as an expectation file");
   app.add_flag("--no-store", o->no_store, "Do not store the replayed run");
+  app.add_flag("--verbose,-v", o->verbose, "Print every metric and its source (as 'harness show RUN'), not only the summary");
+  app.add_option("--color", o->color, "Colour: auto (on a terminal, unless NO_COLOR is set), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   return [=, &global]() -> Result<ExitCode> {
     SignalStop signals;  // a signal in any phase makes the replayed run aborted, exit 3
     Result<LoadedBundle> bundle = load_bundle(o->dir);
@@ -78,8 +85,15 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
     if (global.json) {
       io.out << run_to_json(*run).dump(2) << "\n";
     } else {
-      io.out << render_run_text(*run);
-      if (!o->no_store) io.out << fmt::format("stored as run {}\n", run->id);
+      const ColorChoice choice = color_choice_from_name(o->color).value_or(ColorChoice::automatic);
+      const Palette palette{colour_wanted(choice, io.out_tty, std::getenv("NO_COLOR"))};
+      if (o->verbose) io.out << render_run_details_text(*run) << "\n";
+      io.out << render_run_summary_text(*run, palette);
+      if (!o->no_store) {
+        io.out << fmt::format("\nstored as run {}", run->id);
+        if (!o->verbose) io.out << fmt::format("; every metric: harness show {}", run->id);
+        io.out << "\n";
+      }
     }
     if (!difference.empty()) {
       io.err << fmt::format("harness: replay differs from {}:\n{}", o->expect, difference);

@@ -58,7 +58,7 @@ TEST_F(ReportCommand, WritesHtmlAgainstAnotherRun) {
   ASSERT_EQ(run({std::to_string(day6_), "--against", std::to_string(day1_), "-o", html.string()}), 0) << err_.str();
   EXPECT_EQ(err_.str(), "harness: wrote " + html.string() + "\n");
   std::string text = slurp(html);
-  EXPECT_NE(text.find("<h2>Comparison with run " + std::to_string(day1_) + "</h2>"), std::string::npos);
+  EXPECT_NE(text.find("<h3>Compared with run " + std::to_string(day1_) + "</h3>"), std::string::npos);
   EXPECT_NE(text.find("baseline (arrow: baseline to this run)"), std::string::npos);
   EXPECT_FALSE(fs::exists(html.string() + ".tmp"));
 }

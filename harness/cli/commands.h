@@ -22,6 +22,10 @@ struct GlobalOptions {
 struct Io {
   std::ostream& out;  // results
   std::ostream& err;  // progress and errors
+  // Whether each is the process's own stdout/stderr on a terminal (a live
+  // progress line, colour); false for any other stream.
+  bool out_tty = false;
+  bool err_tty = false;
 };
 
 using Action = std::function<Result<ExitCode>()>;

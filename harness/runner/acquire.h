@@ -10,6 +10,7 @@
 
 #include "harness/base/result.h"
 #include "harness/levels/recording.h"
+#include "harness/runner/progress.h"
 #include "harness/scenario/scenario.h"
 #include "probes/clock.h"
 
@@ -26,6 +27,8 @@ struct WindowHooks {
   std::function<Status()> open;   // returns once the analyzer samples
   std::function<Status()> close;
   RigRecording::Window* record = nullptr;
+  // The analyzer's samples so far, for progress; empty: no capture shares the window.
+  std::function<std::uint64_t()> captured_samples;
 };
 
 struct AcquireContext {
@@ -38,6 +41,7 @@ struct AcquireContext {
   // Where the workload runs (level 4); null: this process (a LocalDevice).
   Device* device = nullptr;
   WindowHooks* window = nullptr;  // null: no host-side instrument shares a window
+  RunProgress* progress = nullptr;  // null: nobody watches (the agent, tests)
 };
 
 // Levels 1 and 2 run on the device: the agent calls these (LocalDevice).
@@ -59,6 +63,9 @@ class WindowCapture {
   // Host monotonic ns of the first and last sample (valid after finish()).
   std::uint64_t first_sample_ns() const { return first_ns_; }
   std::uint64_t last_sample_ns() const { return last_ns_; }
+  // Samples received so far (0 before start()); the acquisition thread
+  // counts them atomically.
+  std::uint64_t samples_so_far() const;
 
  struct Running;
 

@@ -160,6 +160,10 @@ WindowCapture::~WindowCapture() {
   if (running_) halt(*running_);
 }
 
+std::uint64_t WindowCapture::samples_so_far() const {
+  return running_ && running_->sink ? running_->sink->total() : 0;
+}
+
 Status WindowCapture::start() {
   SigrokAcquisition acq = acquisition_for(ctx_);
   auto r = std::make_unique<Running>();

@@ -62,11 +62,27 @@ PowerSeries cover_iterations(const PowerTrace& t, std::uint64_t from_ns, std::ui
   return p;
 }
 
+// Level 4's progress: the condition measured now and the samples so far,
+// reported as iterations arrive (the device sends them about every 250 ms).
+struct LatencyProgress {
+  const AcquireContext& ctx;
+  std::uint64_t level_start_ns = 0;
+  ProgressEvent event;  // the condition's fields filled in
+
+  void report(ProgressEvent::Kind kind) {
+    if (!ctx.progress) return;
+    event.kind = kind;
+    event.level = Level::latency;
+    event.elapsed_s = static_cast<double>(ctx.clock.now_ns() - level_start_ns) * 1e-9;
+    ctx.progress->report(event);
+  }
+};
+
 // One condition's window: the device runs the warm-up and the measured
 // iterations while the host's power recorder (and, for the scenario's
 // window, the analyzer) runs around them.
 Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* power, WindowHooks* window,
-                      LatencyCondition& out) {
+                      LatencyProgress& progress, LatencyCondition& out) {
   const LatencyConfig& cfg = *ctx.scenario.latency;
   IterationPlan plan;
   plan.warmup = cfg.warmup;
@@ -85,9 +101,19 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
   std::vector<std::uint64_t> start_ns, end_ns;
   start_ns.reserve(static_cast<std::size_t>(cfg.iterations));
   end_ns.reserve(static_cast<std::size_t>(cfg.iterations));
+  const std::int64_t samples_before = progress.event.samples;
   auto sink = [&](const IterationBatch& b) {
     start_ns.insert(start_ns.end(), b.start_ns.begin(), b.start_ns.end());
     end_ns.insert(end_ns.end(), b.end_ns.begin(), b.end_ns.end());
+    ProgressEvent& e = progress.event;
+    e.done = static_cast<std::int64_t>(start_ns.size());
+    e.samples = samples_before + e.done;
+    if (!start_ns.empty()) {
+      const std::uint64_t now = ctx.clock.now_ns();
+      e.measuring_s = static_cast<double>(now - std::min(now, start_ns.front())) * 1e-9;
+    }
+    if (window && window->captured_samples) e.analyzer_samples = window->captured_samples();
+    progress.report(ProgressEvent::Kind::iterations);
   };
   Result<WorkloadWindow> ran = device.run_workload(ctx.scenario.workload, plan, sink, ctx.stop);
   PowerTrace trace;
@@ -135,7 +161,7 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
 }
 
 Status measure_condition(const AcquireContext& ctx, Device& device, const LoadCondition& load, PowerRecorder* power,
-                         WindowHooks* window, LatencyCondition& out) {
+                         WindowHooks* window, LatencyProgress& progress, LatencyCondition& out) {
   const LatencyConfig& cfg = *ctx.scenario.latency;
   std::optional<int> background;
   if (!load.argv.empty()) {
@@ -146,7 +172,7 @@ Status measure_condition(const AcquireContext& ctx, Device& device, const LoadCo
   Status status = ok();
   if (background) status = settle(ctx, cfg.load_settle_s);
   if (status && background) status = device.check_load(*background);
-  if (status) status = measure_window(ctx, device, power, window, out);
+  if (status) status = measure_window(ctx, device, power, window, progress, out);
   if (status && background) status = device.check_load(*background);
   // Stops the load on every path; its end and output are kept.
   if (background) {
@@ -197,6 +223,10 @@ Status acquire_latency(const AcquireContext& ctx, LatencyRecording& out) {
     local = std::make_unique<LocalDevice>(ctx.clock);
     device = local.get();
   }
+  LatencyProgress progress{ctx, ctx.clock.now_ns(), {}};
+  progress.event.condition_count = static_cast<int>(s.latency->loads.size());
+  progress.event.planned = s.latency->iterations;
+  progress.event.min_duration_s = s.latency->min_duration_s;
   for (std::size_t i = 0; i < s.latency->loads.size(); ++i) {
     const LoadCondition& load = s.latency->loads[i];
     out.conditions.emplace_back();
@@ -211,7 +241,17 @@ Status acquire_latency(const AcquireContext& ctx, LatencyRecording& out) {
       window = ctx.window;
       window->condition = load.name;
     }
-    HARNESS_TRY(measure_condition(ctx, *device, load, power->recorder.get(), window, c));
+    ProgressEvent& e = progress.event;
+    e.condition = load.name;
+    e.condition_index = static_cast<int>(i) + 1;
+    e.text = load.argv.empty() ? "without load" : "under load \"" + fmt::format("{}", fmt::join(load.argv, " ")) + "\"";
+    e.done = 0;
+    e.measuring_s = 0;
+    progress.report(ProgressEvent::Kind::condition_started);
+    HARNESS_TRY(measure_condition(ctx, *device, load, power->recorder.get(), window, progress, c));
+    e.done = static_cast<std::int64_t>(c.latency_s.size());
+    e.measuring_s = c.window_s;
+    progress.report(ProgressEvent::Kind::condition_finished);
   }
   return ok();
 }

@@ -57,6 +57,36 @@ TEST(AcquireLatency, AScriptedWorkloadWithAKnownDistributionSkipsItsWarmup) {
   EXPECT_NEAR(*a.find_metric("latency_p95")->value, 105.05e-3, 1e-12);
 }
 
+TEST(AcquireLatency, ReportsEachConditionAndItsIterationsAsTheyArrive) {
+  Scenario s = parse_or_die(stream_workload(110, "hang"), "iterations = 100\nwarmup = 10");
+  MonotonicClock clock;
+  RecordedProgress progress;
+  AcquireContext ctx{s, clock, {}, {}};
+  ctx.progress = &progress;
+  LatencyRecording rec;
+  ASSERT_TRUE(acquire_latency(ctx, rec));
+  const std::vector<ProgressEvent>& e = progress.events;
+  ASSERT_GE(e.size(), 3u);
+  EXPECT_EQ(e.front().kind, ProgressEvent::Kind::condition_started);
+  EXPECT_EQ(e.front().text, "without load");
+  EXPECT_EQ(e.front().condition_index, 1);
+  EXPECT_EQ(e.front().condition_count, 1);
+  EXPECT_EQ(e.front().planned, 100);
+  EXPECT_EQ(e.front().done, 0);
+  std::int64_t last = 0;
+  for (std::size_t i = 1; i + 1 < e.size(); ++i) {
+    EXPECT_EQ(e[i].kind, ProgressEvent::Kind::iterations);
+    EXPECT_GT(e[i].done, last);  // each batch adds to the count
+    EXPECT_EQ(e[i].samples, e[i].done);
+    EXPECT_GE(e[i].elapsed_s, e[i - 1].elapsed_s);
+    last = e[i].done;
+  }
+  EXPECT_EQ(last, 100);
+  EXPECT_EQ(e.back().kind, ProgressEvent::Kind::condition_finished);
+  EXPECT_EQ(e.back().done, 100);
+  EXPECT_DOUBLE_EQ(e.back().measuring_s, rec.conditions[0].window_s);
+}
+
 TEST(AcquireLatency, ACrashAbortsTheRunAndKeepsTheSamplesTaken) {
   Scenario s = parse_or_die(stream_workload(5, "crash"), "iterations = 100\nwarmup = 2");
   MonotonicClock clock;

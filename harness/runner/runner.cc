@@ -58,16 +58,49 @@ Status check_clock_held(RemoteDevice& device, const Rig& rig, std::uint64_t elap
   return ok();
 }
 
+void note(RunProgress* progress, std::string text) {
+  if (!progress) return;
+  ProgressEvent e;
+  e.text = std::move(text);
+  progress->report(e);
+}
+
+// A level's start and end as progress events, with the time it took.
+class LevelSpan {
+ public:
+  LevelSpan(RunProgress* progress, Clock& clock, Level level, std::string how)
+      : progress_(progress), clock_(clock), start_ns_(clock.now_ns()) {
+    event_.level = level;
+    event_.text = std::move(how);
+    report(ProgressEvent::Kind::level_started);
+  }
+  void set_samples(std::int64_t n) { event_.samples = n; }
+  void finish(const Status& status) {
+    if (!status) event_.failure = status.error().message;
+    report(ProgressEvent::Kind::level_finished);
+  }
+
+ private:
+  void report(ProgressEvent::Kind kind) {
+    if (!progress_) return;
+    event_.kind = kind;
+    event_.elapsed_s = static_cast<double>(clock_.now_ns() - start_ns_) * 1e-9;
+    progress_->report(event_);
+  }
+  RunProgress* progress_;
+  Clock& clock_;
+  std::uint64_t start_ns_;
+  ProgressEvent event_;
+};
+
 // Acquisition of every configured level. The device (reached through the
 // rig's transport, a local child agent by default) runs the workload, the
 // counters and the microbenchmarks; this host runs the analyzer and the
 // power recorder around the scenario's measurement window.
-Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::string, std::string>& context,
-                   const std::function<void(const std::string&)>& progress) {
+Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::string, std::string>& context) {
   const Scenario& s = base.scenario;
-  auto step = [&](const std::string& what) {
-    if (progress) progress(what);
-  };
+  RunProgress* progress = base.progress;
+  auto step = [&](const std::string& what) { note(progress, what); };
   const bool needs_device = s.roofline || s.counters || s.latency || (s.accuracy && s.accuracy->on_device);
   std::unique_ptr<RemoteDevice> device;
   rec.rig.emplace();
@@ -105,6 +138,7 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
   if (live_capture && ctx.window) {
     rec.ddr.emplace();
     capture = std::make_unique<WindowCapture>(ctx, *rec.ddr);
+    hooks.captured_samples = [&capture] { return capture->samples_so_far(); };
     hooks.open = [&] {
       step(fmt::format("level 3: analyzer armed for the {} window", window_level));
       return capture->start();
@@ -124,7 +158,7 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
 
   Status status = ok();
   if (s.roofline) {
-    step("level 1: ceilings and kernels (on the device)");
+    LevelSpan span(progress, base.clock, Level::roofline, "ceilings and kernels on the device");
     rec.roofline.emplace();
     Result<RooflineRecording> r = device->measure_roofline(*s.roofline, ctx.stop);
     if (r) *rec.roofline = std::move(*r);
@@ -138,9 +172,10 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
       status = acquire_roofline({profile_only, base.clock, base.stop, base.artifact_dir}, read);
       rec.roofline->profile = read.profile;
     }
+    span.finish(status);
   }
   if (status && s.counters) {
-    step("level 2: counters (on the device)");
+    LevelSpan span(progress, base.clock, Level::counters, "on the device");
     rec.counters.emplace();
     const bool windowed = ctx.window && window_level == "counters";
     const std::uint64_t opened = base.clock.now_ns();
@@ -162,21 +197,28 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
       Status closed = hooks.close();
       if (status) status = closed;
     }
+    span.finish(status);
   }
   if (status && s.ddr && !capture) {
-    step("level 3: DDR capture");
+    LevelSpan span(progress, base.clock, Level::ddr, "capture");
     rec.ddr.emplace();
     status = acquire_ddr(ctx, *rec.ddr);
+    span.finish(status);
   }
   if (status && s.latency) {
-    step("level 4: latency (iterations on the device)");
+    LevelSpan span(progress, base.clock, Level::latency, "iterations on the device");
     rec.latency.emplace();
     status = acquire_latency(ctx, *rec.latency);
+    std::int64_t samples = 0;
+    for (const LatencyCondition& c : rec.latency->conditions) samples += static_cast<std::int64_t>(c.latency_s.size());
+    span.set_samples(samples);
+    span.finish(status);
   }
   if (status && s.accuracy) {
-    step(s.accuracy->on_device ? "level 5: accuracy dumps (fetched from the device)" : "level 5: accuracy dumps");
+    LevelSpan span(progress, base.clock, Level::accuracy, s.accuracy->on_device ? "dumps fetched from the device" : "dumps");
     rec.accuracy.emplace();
     status = acquire_accuracy(ctx, *rec.accuracy);
+    span.finish(status);
   }
   if (capture && window_record.level.empty() && status) {
     rec.ddr->unavailable = "the measurement window's level did not run";
@@ -218,7 +260,7 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   Result<std::int64_t> id = store.begin_run(run);
   if (!id) return id.error();
   run.id = *id;
-  if (options.progress) options.progress(fmt::format("run {} started ({})", run.id, store.path()));
+  note(options.progress, fmt::format("run {} started ({})", run.id, store.path()));
 
   std::string artifact_root = options.artifact_root.empty() ? store.artifact_folder() : options.artifact_root;
   Recording rec;
@@ -234,7 +276,8 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   Status acquired = ok();
   {
     AcquireContext ctx{scenario, clock, signals.token(), rec.base_dir};
-    acquired = acquire_all(ctx, rec, run.context, options.progress);
+    ctx.progress = options.progress;
+    acquired = acquire_all(ctx, rec, run.context);
     interrupted_by = signals.reason();
   }
 
@@ -272,6 +315,7 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
     pending.push_back({f, path, *sha});
   }
 
+  note(options.progress, "analysing the recording");
   run.analysis = analyse(scenario, rec, Provenance::measured);
   for (const Pending& p : pending) {
     Result<Artifact> kept = store.keep_artifact(p.path, p.file.name, p.file.kind, /*move=*/true);

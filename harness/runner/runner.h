@@ -8,6 +8,7 @@
 
 #include "harness/base/result.h"
 #include "harness/model/run.h"
+#include "harness/runner/progress.h"
 #include "harness/runner/signal_stop.h"
 #include "harness/scenario/scenario.h"
 #include "harness/store/store.h"
@@ -16,8 +17,8 @@
 namespace harness {
 
 struct RunOptions {
-  std::function<void(const std::string&)> progress;  // one line per step; may be empty
-  Clock* clock = nullptr;                             // default: the monotonic clock
+  RunProgress* progress = nullptr;  // steps, levels, iterations as they happen; may be null
+  Clock* clock = nullptr;           // default: the monotonic clock
   // Raw files of the run (captures) are written to <artifact_root>/run-<id>/
   // while it runs, then kept in the store's artifact folder, named by their
   // sha256 (Store::keep_artifact); default: the store's artifact folder.

@@ -1,0 +1,82 @@
+// The runner reports its progress as events (progress.h) and knows nothing
+// of terminals: a recording sink sees every step of a small live run.
+#include "harness/runner/runner.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+using Kind = ProgressEvent::Kind;
+
+TEST(RunnerProgress, EveryLevelStartsAndFinishesAndLevelFourReportsItsIterations) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("harness-runner-progress-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Result<Scenario> s = parse_scenario(R"([scenario]
+name = "progress"
+[rig]
+name = "test-host"
+[rig.compute]
+int8 = "4 TOPS"
+[rig.memory]
+dram = "20 GB/s"
+[workload]
+builtin = "vector_add"
+elements = 1024
+[roofline]
+host_benchmarks = false
+[latency]
+iterations = 200
+warmup = 2
+)",
+                                      (dir / "s.toml").string());
+  ASSERT_TRUE(s) << s.error().message;
+  Result<Store> store = Store::open((dir / "runs.sqlite").string());
+  ASSERT_TRUE(store) << store.error().message;
+  RecordedProgress progress;
+  RunOptions options;
+  options.progress = &progress;
+  Result<RunOutcome> outcome = run_scenario(*s, *store, options);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+
+  std::vector<std::string> steps;  // what happened, in order, iterations folded
+  std::int64_t last_done = 0;
+  for (const ProgressEvent& e : progress.events) {
+    switch (e.kind) {
+      case Kind::note: steps.push_back("note: " + e.text); break;
+      case Kind::level_started: steps.push_back(fmt::format("start {} ({})", level_name(e.level), e.text)); break;
+      case Kind::condition_started: steps.push_back(fmt::format("condition {}/{} {}", e.condition_index, e.condition_count, e.text)); break;
+      case Kind::iterations:
+        EXPECT_GE(e.done, last_done);
+        EXPECT_EQ(e.planned, 200);
+        last_done = e.done;
+        if (steps.back() != "iterations") steps.push_back("iterations");
+        break;
+      case Kind::condition_finished: steps.push_back(fmt::format("condition done: {} iterations", e.done)); break;
+      case Kind::level_finished:
+        EXPECT_GE(e.elapsed_s, 0);
+        steps.push_back(fmt::format("done {}{}", level_name(e.level), e.failure.empty() ? "" : ": " + e.failure));
+        if (e.level == Level::latency) EXPECT_EQ(e.samples, last_done);  // every latency sample of the level
+        break;
+    }
+  }
+  EXPECT_THAT(steps, testing::ElementsAre(
+                         "note: run 1 started (" + (dir / "runs.sqlite").string() + ")",
+                         "note: rig 'test-host': connecting to the agent (local)", "start roofline (ceilings and kernels on the device)",
+                         "done roofline", "start latency (iterations on the device)", "condition 1/1 without load",
+                         "iterations", "condition done: " + std::to_string(last_done) + " iterations", "done latency",
+                         "note: analysing the recording"));
+  EXPECT_GE(last_done, 200);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace harness

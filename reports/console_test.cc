@@ -1,0 +1,75 @@
+// The compact summary of `harness run` and `replay`, on replayed fixtures
+// (the names and figures the levels really emit).
+#include "reports/console.h"
+
+#include <filesystem>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "harness/bundle/replay.h"
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kFixtures = fs::path(HARNESS_SOURCE_DIR) / "fixtures";
+
+RunRecord replayed(const fs::path& dir) {
+  Result<LoadedBundle> b = load_bundle(dir.string());
+  EXPECT_TRUE(b) << b.error().message;
+  if (!b) return {};
+  Result<RunRecord> run = replay_bundle(*b);
+  EXPECT_TRUE(run) << run.error().message;
+  return run ? *run : RunRecord{};
+}
+
+TEST(RunSummary, HeadlineFiguresOfEveryLevelWithTheirProvenance) {
+  RunRecord day1 = replayed(kFixtures / "case-study" / "day1");
+  EXPECT_THAT(headline_lines(day1),
+              testing::ElementsAre(
+                  "level 1 roofline  int8 30 Top/s (declared), dram 48 GB/s (replayed)",
+                  "                  1 kernel or layer placed: 1 memory-bound",
+                  "level 2 counters  memory stalls 0.87, L2 miss rate 0.47, bytes/iteration 1.5 TB (replayed)",
+                  "level 3 ddr       bandwidth 5.037 GB/s, DQ active 0.3165, row hits 0.3294, commonest transaction "
+                  "size 32 (replayed)",
+                  // Two conditions: the first line says which one it is.
+                  "level 4 latency   under load \"stress-ng --cpu 4\": p50 1.24 s, p95 3.463 s, p99 5.26 s, throughput 0.6633 1/s, power 12 W, "
+                  "iterations 1000 (replayed); 4 of 38 figures unavailable",
+                  "                  load none p95 2.01 s (replayed)"));
+}
+
+TEST(RunSummary, ALevelWithoutItsHeadlineFiguresShowsWhatItHasAndSaysWhatIsMissing) {
+  RunRecord host = replayed(kFixtures / "host" / "localhost-2026-11-29");
+  std::vector<std::string> lines = headline_lines(host);
+  ASSERT_GE(lines.size(), 4u);
+  // This machine's kernel refused most perf events: no IPC, no stall ratio.
+  EXPECT_EQ(lines[2], "level 2 counters  counter.CONTEXT_SWITCHES 0 events, counter.PAGE_FAULTS 0 events, "
+                      "counter.TASK_CLOCK 8.96 ms (replayed); 10 of 13 figures unavailable");
+  EXPECT_EQ(lines[3], "level 3 ddr       unavailable: the scenario has no [ddr] section (no logic-analyzer source)");
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_THAT(lines[4], testing::StartsWith("level 4 latency   without load: p50 355 us, p95 480 us, "));
+  EXPECT_EQ(lines[5], "                  load stress-ng-cpu-1 p95 738 us (replayed)");
+}
+
+TEST(RunSummary, VerdictsComeFirstAndArePaintedOnlyWithColour) {
+  RunRecord day6 = replayed(kFixtures / "case-study" / "day6");
+  std::string plain = render_run_summary_text(day6);
+  EXPECT_EQ(plain.find("run 0  scenario whisper-medium-ryzen-ai  rig ryzen-ai-7840hs-tablet  replay  failed\n"
+                       "reason: a verdict failed\n\nlevel     check"),
+            0u)
+      << plain;
+  EXPECT_LT(plain.find("ddr.expect.dq_active_ratio_min"), plain.find("\nlevel 1 roofline  "));
+  EXPECT_EQ(plain.find('\x1b'), std::string::npos);
+  std::string painted = render_run_summary_text(day6, Palette{true});
+  EXPECT_NE(painted.find("replay  \x1b[31mfailed\x1b[0m\n"), std::string::npos);
+  EXPECT_NE(painted.find(" \x1b[31mfail\x1b[0m\n"), std::string::npos);
+  EXPECT_NE(painted.find(" \x1b[32mpass\x1b[0m\n"), std::string::npos);
+  EXPECT_NE(painted.find(" \x1b[33munavailable\x1b[0m\n"), std::string::npos);
+  // Not every metric: that is `show` (render_run_text).
+  EXPECT_EQ(plain.find("latency_p50_ci_low"), std::string::npos);
+  EXPECT_NE(render_run_text(day6).find("latency_p50_ci_low"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace harness

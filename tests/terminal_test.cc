@@ -1,0 +1,147 @@
+// `harness run` on a real pseudo-terminal (forkpty): the live progress line
+// redrawn in place, colour unless NO_COLOR, plain milestones with --quiet,
+// and the compact summary at the end.
+#include <poll.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct PtyResult {
+  std::string text;  // everything the terminal received (stdout and stderr)
+  int exit_code = -1;
+};
+
+// Runs the harness with its stdin, stdout and stderr on a new pseudo-terminal
+// 200 columns wide, with `no_color` as NO_COLOR (null: unset).
+PtyResult run_on_pty(const std::vector<std::string>& args, const char* no_color) {
+  termios raw{};
+  cfmakeraw(&raw);  // no "\n" -> "\r\n" translation: the bytes as written
+  winsize size{};
+  size.ws_row = 50;
+  size.ws_col = 200;
+  int master = -1;
+  pid_t pid = forkpty(&master, nullptr, &raw, &size);
+  if (pid < 0) return {"forkpty failed: " + std::string(std::strerror(errno)), -1};
+  if (pid == 0) {
+    if (no_color) ::setenv("NO_COLOR", no_color, 1);
+    else ::unsetenv("NO_COLOR");
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(HARNESS_BINARY));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(HARNESS_BINARY, argv.data());
+    ::_exit(127);
+  }
+  PtyResult r;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  char buf[4096];
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{master, POLLIN, 0};
+    if (::poll(&p, 1, 200) <= 0) continue;
+    ssize_t n = ::read(master, buf, sizeof buf);
+    if (n <= 0) break;  // EIO once the child has closed the terminal
+    r.text.append(buf, static_cast<std::size_t>(n));
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(master);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool has_sgr(const std::string& s) { return std::regex_search(s, std::regex("\x1b\\[[0-9;]*m")); }
+
+class Terminal : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("harness-terminal-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    // A second of iterations (about a millisecond each): the device sends a batch every 250 ms, so the line is redrawn several times.
+    std::ofstream(dir_ / "s.toml") << R"([scenario]
+name = "tty"
+[rig]
+name = "test-host"
+[workload]
+builtin = "vector_add"
+elements = 1048576
+[latency]
+iterations = 20
+warmup = 2
+min_duration = "1.2 s"
+[latency.expect]
+p95_over_p50_max = 1000.0
+)";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::vector<std::string> run_args(std::vector<std::string> extra = {}) {
+    std::vector<std::string> a = {"--db", (dir_ / "runs.sqlite").string(), "run", (dir_ / "s.toml").string()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  fs::path dir_;
+};
+
+TEST_F(Terminal, ALiveLineInColourThenTheCompactSummary) {
+  PtyResult r = run_on_pty(run_args(), nullptr);
+  ASSERT_EQ(r.exit_code, 0) << r.text;
+  // Redrawn in place: carriage return and erase-line, the level's tag painted.
+  const std::string live = "\r\x1b[K\x1b[1;36mlevel 4 latency\x1b[0m  condition 1/1, without load  ";
+  std::size_t redraws = 0;
+  for (std::size_t at = 0; (at = r.text.find(live, at)) != std::string::npos; ++at) ++redraws;
+  EXPECT_GE(redraws, 3u) << r.text;
+  EXPECT_THAT(r.text, ::testing::ContainsRegex("iterations  [0-9.]+ s  ETA [0-9.]+ s  [0-9]+ samples"));
+  EXPECT_THAT(r.text, HasSubstr("\x1b[1;36mlevel 4 latency\x1b[0m  \x1b[32mdone\x1b[0m in "));
+  // The milestones of a log are not printed on a terminal.
+  EXPECT_THAT(r.text, Not(HasSubstr("harness: level 4: latency (iterations on the device)")));
+  // The summary: verdicts painted, the headline figures, where it is stored.
+  EXPECT_THAT(r.text, HasSubstr("latency.expect.p95_over_p50_max <= 1000"));
+  EXPECT_THAT(r.text, HasSubstr("\x1b[32mpass\x1b[0m\n"));
+  EXPECT_THAT(r.text, ::testing::ContainsRegex("\nlevel 4 latency +p50 [0-9.]+ [mun]?s, p95 "));
+  EXPECT_THAT(r.text, HasSubstr("stored as run 1 in " + (dir_ / "runs.sqlite").string() + "; every metric: harness show 1\n"));
+}
+
+TEST_F(Terminal, NoColorKeepsTheLiveLineAndDropsEveryColour) {
+  PtyResult r = run_on_pty(run_args(), "1");
+  ASSERT_EQ(r.exit_code, 0) << r.text;
+  EXPECT_THAT(r.text, HasSubstr("\r\x1b[Klevel 4 latency  condition 1/1, without load  "));
+  EXPECT_FALSE(has_sgr(r.text)) << r.text;
+  // An explicit --color=always wins over NO_COLOR (no-color.org).
+  PtyResult always = run_on_pty(run_args({"--color=always"}), "1");
+  ASSERT_EQ(always.exit_code, 0) << always.text;
+  EXPECT_TRUE(has_sgr(always.text));
+}
+
+TEST_F(Terminal, QuietPrintsPlainMilestonesEvenOnATerminal) {
+  PtyResult r = run_on_pty(run_args({"--quiet", "--color=never"}), nullptr);
+  ASSERT_EQ(r.exit_code, 0) << r.text;
+  EXPECT_EQ(r.text.find('\r'), std::string::npos) << r.text;
+  EXPECT_THAT(r.text, HasSubstr("harness: level 4: latency (iterations on the device)\n"
+                                "harness: level 4: condition 1/1, without load\n"
+                                "harness: level 4: condition 1/1, without load: "));
+  EXPECT_THAT(r.text, ::testing::ContainsRegex("harness: level 4: latency done in [0-9.]+ s, [0-9]+ samples\n"));
+  EXPECT_FALSE(has_sgr(r.text));
+}
+
+}  // namespace
+}  // namespace harness
