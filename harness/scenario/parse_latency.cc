@@ -9,22 +9,10 @@
 namespace harness {
 namespace {
 
+// The [latency.expect] bounds: the catalogue's level-4 entries (the first
+// load condition's metrics).
 const std::vector<ExpectableMetric>& latency_expectables() {
-  static const std::vector<ExpectableMetric> k = {
-      {"latency_p50", "latency_p50", Dimension::time, false, {}},
-      {"latency_p90", "latency_p90", Dimension::time, false, {}},
-      {"latency_p95", "latency_p95", Dimension::time, false, {}},
-      {"latency_p99", "latency_p99", Dimension::time, false, {}},
-      {"latency_max", "latency_max", Dimension::time, false, {}},
-      {"latency_mean", "latency_mean", Dimension::time, false, {}},
-      {"latency_stddev", "latency_stddev", Dimension::time, false, {}},
-      {"p95_over_p50", "latency_p95_over_p50", std::nullopt, false, {}},
-      {"throughput", "throughput", std::nullopt, false, {}},
-      {"token_throughput", "token_throughput", std::nullopt, false, {}},
-      {"power_mean", "power_mean", Dimension::power, false, {}},
-      {"energy_per_iteration", "energy_per_iteration", Dimension::energy, false, {}},
-      {"efficiency", "efficiency", std::nullopt, false, {}},
-  };
+  static const std::vector<ExpectableMetric> k = catalogue_expectables(Level::latency, "");
   return k;
 }
 

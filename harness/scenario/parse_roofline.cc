@@ -3,41 +3,26 @@
 
 #include <fmt/format.h>
 
+#include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
 #include "probes/vendor_figures.h"
 
 namespace harness {
 namespace {
 
+// The expect tables' keys come from the catalogue's level-1 entries.
 const std::vector<ExpectableMetric>& kernel_expectables() {
-  static const std::vector<ExpectableMetric> k = {
-      {"intensity", "intensity", std::nullopt, false, {}},
-      {"utilisation", "utilisation", std::nullopt, false, {}},
-      {"achieved", "achieved", Dimension::compute, false, {}},
-      {"bound", "bound", std::nullopt, true, {"memory", "compute"}},
-      {"ridge_distance", "ridge_distance", std::nullopt, false, {}},
-  };
+  static const std::vector<ExpectableMetric> k = catalogue_expectables(Level::roofline, "[[roofline.kernels]] expect");
   return k;
 }
 
 const std::vector<ExpectableMetric>& profile_expectables() {
-  static const std::vector<ExpectableMetric> k = {
-      {"bandwidth_bound_layers", "profile.bandwidth_bound", std::nullopt, false, {}},
-      {"copy_time_share", "profile.copy_time_share", std::nullopt, false, {}},
-      {"top_time_share", "profile.top_time_share", std::nullopt, false, {}},
-      {"idle_time", "profile.idle_time", Dimension::time, false, {}},
-      {"total_time", "profile.total_time", Dimension::time, false, {}},
-      {"calibration", "profile.calibration", std::nullopt, false, {}},
-  };
+  static const std::vector<ExpectableMetric> k = catalogue_expectables(Level::roofline, "[roofline.profile.expect]");
   return k;
 }
 
 const std::vector<ExpectableMetric>& ceiling_expectables() {
-  static const std::vector<ExpectableMetric> k = {
-      {"dram_bandwidth", "ceiling.memory.dram", Dimension::bandwidth, false, {}},
-      {"fp32_peak", "ceiling.compute.fp32", Dimension::compute, false, {}},
-      {"random_4k_bandwidth", "bandwidth.random_4k", Dimension::bandwidth, false, {}},
-  };
+  static const std::vector<ExpectableMetric> k = catalogue_expectables(Level::roofline, "");
   return k;
 }
 
@@ -134,7 +119,7 @@ RooflineKernel read_kernel(TableReader& r, RooflineConfig& c) {
   if (const toml::table* t = r.table("expect")) {
     TableReader er(r.context(), *t, fmt::format("{}.expect", r.name()));
     for (Expectation e : read_expectations(er, Level::roofline, kernel_expectables())) {
-      e.metric = k.name + "." + e.metric;
+      e.metric = instance_name(e.metric, {k.name});  // "<kernel>.intensity"
       c.expectations.push_back(std::move(e));
     }
     read_baseline_expectations(er, k.name, c.baseline_expectations);
