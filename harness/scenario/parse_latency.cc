@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
 #include "probes/power/power_source.h"  // power_source_names
 
@@ -189,17 +190,21 @@ LatencyConfig read_latency_section(TableReader& r) {
                          .unit = std::string("1"),
                          .where = r.context().where(er.node(key)->source())};
     };
-    if (er.has("efficiency_gain_min")) {
-      if (auto x = er.number("efficiency_gain_min")) {
-        Expectation e = baseline_expectation("efficiency_gain_min", "efficiency_gain");
+    // The baseline-relative keys and the metrics they judge are the catalogue's.
+    const CatalogueEntry& gain = *find_catalogue_entry(Level::latency, "efficiency_gain");
+    const CatalogueEntry& power = *find_catalogue_entry(Level::latency, "power_over_baseline");
+    const std::string gain_key = gain.expectation_keys().front(), power_key = power.expectation_keys().front();
+    if (er.has(gain_key)) {
+      if (auto x = er.number(gain_key)) {
+        Expectation e = baseline_expectation(gain_key, std::string(gain.name));
         e.bound = Bound::min;
         e.number = *x;
         c.efficiency_gain_min = e;
       }
     }
-    if (er.has("power_not_above_baseline")) {
-      if (auto b = er.boolean("power_not_above_baseline"); b && *b) {
-        Expectation e = baseline_expectation("power_not_above_baseline", "power_over_baseline");
+    if (er.has(power_key)) {
+      if (auto b = er.boolean(power_key); b && *b) {
+        Expectation e = baseline_expectation(power_key, std::string(power.name));
         e.bound = Bound::max;
         e.number = 1;
         c.power_not_above_baseline = e;

@@ -67,22 +67,27 @@ void read_bytes_source(TableReader& r, RooflineKernel& k) {
   k.bytes_source = s;
 }
 
+// A kernel's baseline-relative keys: the catalogue's <kernel>.intensity row
+// (intensity_gain_min = ratio, intensity_increased = true).
 void read_baseline_expectations(TableReader& er, const std::string& kernel,
                                 std::vector<KernelBaselineExpectation>& out) {
-  if (er.has("intensity_gain_min")) {
-    const toml::node* n = er.node("intensity_gain_min");
-    if (auto v = er.number("intensity_gain_min")) {
-      if (*v <= 0) er.fail_at("intensity_gain_min", "must be positive (a ratio to the baseline)");
-      out.push_back({kernel, "intensity_gain_min", kernel + ".intensity", *v, false,
-                     er.context().where(n->source())});
+  const CatalogueEntry* row = nullptr;
+  for (const CatalogueEntry& e : metric_catalogue(Level::roofline))
+    if (e.name == "<kernel>.intensity") row = &e;
+  const std::string stem(row->expect), metric = instance_name(row->name, {kernel});
+  const std::string gain = stem + "_gain_min", increased = stem + "_increased";
+  if (er.has(gain)) {
+    const toml::node* n = er.node(gain);
+    if (auto v = er.number(gain)) {
+      if (*v <= 0) er.fail_at(gain, "must be positive (a ratio to the baseline)");
+      out.push_back({kernel, gain, metric, *v, false, er.context().where(n->source())});
     }
   }
-  if (er.has("intensity_increased")) {
-    const toml::node* n = er.node("intensity_increased");
-    if (auto v = er.boolean("intensity_increased")) {
-      if (!*v) er.fail_at("intensity_increased", "only 'true' is meaningful (drop the key otherwise)");
-      out.push_back({kernel, "intensity_increased", kernel + ".intensity", 1, true,
-                     er.context().where(n->source())});
+  if (er.has(increased)) {
+    const toml::node* n = er.node(increased);
+    if (auto v = er.boolean(increased)) {
+      if (!*v) er.fail_at(increased, "only 'true' is meaningful (drop the key otherwise)");
+      out.push_back({kernel, increased, metric, 1, true, er.context().where(n->source())});
     }
   }
 }
