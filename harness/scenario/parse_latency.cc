@@ -100,6 +100,7 @@ std::vector<LoadCondition> read_loads(TableReader& r) {
       return out;
     }
     c.name = c.argv.empty() ? "none" : load_name(c.argv);
+    if (c.name.empty()) c.name = "load";  // argv of dashes only: its metrics still need a prefix
     if (!names.insert(c.name).second) {
       fail(*e, fmt::format("condition \"{}\" is listed twice", c.name));
       return out;

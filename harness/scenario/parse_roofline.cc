@@ -249,6 +249,7 @@ RooflineConfig read_roofline_section(TableReader& r) {
       // level's own families or with another kernel.
       static const std::vector<std::string> reserved = {"bandwidth", "compute", "ceiling", "ridge", "layer",
                                                         "profile", "counter", "ddr", "latency"};
+      if (kr.ok() && k.name.empty()) kr.fail_at("name", "a kernel needs a name (its metrics are <name>.time, ...)");
       if (kr.ok() && std::find(reserved.begin(), reserved.end(), k.name) != reserved.end()) {
         kr.fail_at("name", fmt::format("\"{}\" is reserved for the level's own metrics", k.name));
       }
