@@ -576,9 +576,8 @@ RooflineData roofline_data(const Analysis& a, const Analysis* base, std::vector<
     // A kernel ("<kernel>.intensity") or a profile layer ("layer.<layer>.intensity").
     const bool layer = falls_under(m.level, m.name, "layer.<layer>.intensity");
     if (!layer && !falls_under(m.level, m.name, "<kernel>.intensity")) continue;
-    const std::string label = layer ? "layer." + *placeholder_value(named("layer.<layer>.intensity"), m.name)
-                                    : *placeholder_value(named("<kernel>.intensity"), m.name);
-    const std::string id = layer ? label.substr(std::string_view("layer.").size()) : label;
+    const std::string id = *placeholder_value(named(layer ? "layer.<layer>.intensity" : "<kernel>.intensity"), m.name);
+    const std::string label = layer ? "layer." + id : id;  // as the chart labels it
     const std::string achieved_name = instance(layer ? "layer.<layer>.achieved" : "<kernel>.achieved", id);
     const std::string attainable_name = instance(layer ? "layer.<layer>.attainable" : "<kernel>.attainable", id);
     const Metric* achieved = a.find_metric(achieved_name);
