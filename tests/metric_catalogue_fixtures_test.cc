@@ -2,7 +2,8 @@
 // checked on real runs: every recorded bundle under fixtures/ replayed, and a
 // level-5 run of the tinynet fixture (with its layer profile) recorded and
 // replayed through the CLI. A level that emits a name the catalogue lacks, or
-// a report that reads a name no replayed run emits, fails here.
+// a report (HTML, Markdown, the regression tables) that reads a name no
+// replayed run emits, fails here.
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -14,6 +15,7 @@
 #include "probes/process.h"
 #include "reports/html.h"
 #include "reports/markdown.h"
+#include "reports/regression_tables.h"
 
 namespace harness {
 namespace {
@@ -105,6 +107,10 @@ TEST_F(CatalogueOnFixtures, EveryNameTheReportsReadIsEmittedBySomeReplayedRun) {
     if (name.starts_with("case-study/") && &run != day1)
       EXPECT_FALSE(render_html({run, *day1, value_differences(*day1, run, "run 1")}).empty());
   }
+  // The regression tables of `history --table` rank the stored metrics by name.
+  for (const auto& [name, run] : *runs_)
+    for (const Metric& m : run.analysis.metrics)
+      for (const RegressionTableSpec& spec : regression_table_specs()) (void)regression_row_rank(spec.kind, m.name);
   const std::vector<CatalogueLookup> lookups = catalogue_lookups_so_far();
   EXPECT_GE(lookups.size(), 10u);
   for (const CatalogueLookup& l : lookups) {
