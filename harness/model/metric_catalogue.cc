@@ -296,13 +296,13 @@ const CatalogueEntry& entry_or_throw(Level level, std::string_view name, Series 
   return *e;
 }
 
-std::string resolve_unit(const CatalogueEntry& e, Level level, std::string_view name, std::string_view unit,
-                         bool missing) {
+// The unit given where the row allows it, else the row's (its first
+// alternative: "1/J" for efficiency without tokens).
+std::string resolve_unit(const CatalogueEntry& e, Level level, std::string_view name, std::string_view unit) {
   if (unit.empty()) return default_unit(e);
   if (!unit_allowed(e, unit))
     throw std::logic_error(fmt::format("{} metric \"{}\": unit \"{}\" where the catalogue says \"{}\"",
                                        level_name(level), name, unit, e.unit));
-  (void)missing;
   return std::string(unit);
 }
 
@@ -402,7 +402,7 @@ std::string instance_name(std::string_view pattern, std::initializer_list<std::s
 Metric catalogued_metric(Level level, std::string name, double value, Provenance provenance, std::string source,
                          std::string text, std::string_view unit, std::optional<Better> better) {
   const CatalogueEntry& e = entry_or_throw(level, name, Series::metric);
-  std::string u = resolve_unit(e, level, name, unit, false);
+  std::string u = resolve_unit(e, level, name, unit);
   return Metric::known(level, std::move(name), value, std::move(u), provenance, std::move(source),
                        resolve_better(e, better), std::move(text));
 }
@@ -410,7 +410,7 @@ Metric catalogued_metric(Level level, std::string name, double value, Provenance
 Metric catalogued_missing(Level level, std::string name, std::string reason, std::string_view unit,
                           std::optional<Better> better) {
   const CatalogueEntry& e = entry_or_throw(level, name, Series::metric);
-  std::string u = resolve_unit(e, level, name, unit, true);
+  std::string u = resolve_unit(e, level, name, unit);
   return Metric::missing(level, std::move(name), std::move(u), std::move(reason), resolve_better(e, better));
 }
 
@@ -419,7 +419,7 @@ SampleSet catalogued_samples(Level level, std::string name, Provenance provenanc
   const CatalogueEntry& e = entry_or_throw(level, name, Series::samples);
   SampleSet s;
   s.level = level;
-  s.unit = resolve_unit(e, level, name, unit, false);
+  s.unit = resolve_unit(e, level, name, unit);
   s.name = std::move(name);
   s.provenance = provenance;
   s.source = std::move(source);
