@@ -9,6 +9,8 @@
 
 #include "harness/base/stats.h"
 #include "harness/base/units.h"
+#include "harness/levels/level_table.h"
+#include "harness/model/metric_catalogue.h"
 #include "reports/console.h"
 #include "reports/svg.h"
 
@@ -31,6 +33,23 @@ const SampleSet* find_samples(const Analysis& a, std::string_view name) {
   for (const SampleSet& s : a.samples)
     if (s.name == name) return &s;
   return nullptr;
+}
+
+// Each level's section opens with the level table's heading (harness/levels/level_table.cc).
+std::string section_heading(Level level) {
+  return fmt::format("<h2>{}</h2>\n", escape_xml(level_row(level).report_section));
+}
+
+// The names this report reads are catalogue names (harness/model/metric_catalogue.cc):
+// `named` spells one exactly as the catalogue does, `falls_under` says whether
+// a metric or sample set is an instance of that entry, `instance` fills a
+// pattern's placeholders.
+std::string named(std::string_view pattern) { return std::string(catalogue_pattern(pattern).name); }
+bool falls_under(Level level, const std::string& name, std::string_view pattern, Series series = Series::metric) {
+  return find_catalogue_entry(level, name, series) == &catalogue_pattern(pattern);
+}
+std::string instance(std::string_view pattern, std::string_view part) {
+  return instance_name(catalogue_pattern(pattern).name, {part});
 }
 
 std::string change_text(std::optional<double> pct) {
@@ -270,7 +289,7 @@ std::string outside_note(std::size_t outside, double hi, const std::string& unit
 }
 
 std::string roofline_section(const ReportInput& in) {
-  std::string out = "<h2>Level 1: roofline</h2>\n";
+  std::string out = section_heading(Level::roofline);
   std::vector<std::string> notes;
   const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
   RooflineData data = roofline_data(in.run.analysis, base, notes);
@@ -293,7 +312,7 @@ std::string roofline_section(const ReportInput& in) {
 }
 
 std::string latency_section(const ReportInput& in) {
-  std::string out = "<h2>Level 4: latency</h2>\n";
+  std::string out = section_heading(Level::latency);
   const Analysis& a = in.run.analysis;
   LatencyPanels drawn = latency_panels(a, in.baseline ? &in.baseline->analysis : nullptr);
   if (drawn.panels.empty()) {
@@ -315,15 +334,15 @@ std::string latency_section(const ReportInput& in) {
 }
 
 std::string ddr_section(const ReportInput& in) {
-  std::string out = "<h2>Level 3: DDR bus</h2>\n";
+  std::string out = section_heading(Level::ddr);
   const Analysis& a = in.run.analysis;
   const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
   std::string charts;
   std::vector<std::string> notes;
   for (const SampleSet& s : a.samples) {
-    if (s.level != Level::ddr && !starts_with(s.name, "ddr.")) continue;
+    if (s.level != Level::ddr) continue;
     const SampleSet* b = base ? find_samples(*base, s.name) : nullptr;
-    if (starts_with(s.name, "ddr.read_interval")) {
+    if (falls_under(s.level, s.name, "ddr.read_interval", Series::samples)) {
       svg::HistogramSpec spec;
       spec.title = "read-command interval (" + s.name + ")";
       spec.values = s.values;
@@ -341,7 +360,7 @@ std::string ddr_section(const ReportInput& in) {
       if (outside > 0)
         notes.push_back(fmt::format("read-command intervals: {} of the baseline's lie off this run's axis, not drawn",
                                     outside));
-    } else if (s.name == "ddr.dq_active_timeline") {
+    } else if (falls_under(s.level, s.name, "ddr.dq_active_timeline", Series::samples)) {
       svg::LineSpec spec;
       spec.title = s.provenance == Provenance::model ? "DQ bus activity over time (from command timing)"
                                                      : "DQ bus activity over time (from DQS toggles)";
@@ -364,9 +383,8 @@ std::string ddr_section(const ReportInput& in) {
   for (const Analysis* run : {&a, base}) {
     if (!run) continue;
     for (const Metric& m : run->metrics) {
-      constexpr std::string_view prefix = "ddr.transactions.";
-      if (!starts_with(m.name, prefix) || !ends_with(m.name, "B")) continue;
-      std::string digits = m.name.substr(prefix.size(), m.name.size() - prefix.size() - 1);
+      if (!falls_under(m.level, m.name, "ddr.transactions.<N>B")) continue;
+      const std::string digits = *placeholder_value(named("ddr.transactions.<N>B"), m.name);
       char* end = nullptr;
       double size = std::strtod(digits.c_str(), &end);
       if (!digits.empty() && end && *end == '\0') sized[size] = m.name;
@@ -374,7 +392,7 @@ std::string ddr_section(const ReportInput& in) {
   }
   if (!sized.empty()) {
     auto count = [](const Analysis& run, const std::string& name) -> std::optional<double> {
-      if (!finite_value(run.find_metric("ddr.transactions"))) return std::nullopt;
+      if (!finite_value(run.find_metric(named("ddr.transactions")))) return std::nullopt;
       return finite_value(run.find_metric(name)).value_or(0);
     };
     svg::BarSpec spec;
@@ -396,14 +414,14 @@ std::string ddr_section(const ReportInput& in) {
 }
 
 std::string counters_section(const ReportInput& in) {
-  std::string out = "<h2>Level 2: counters</h2>\n";
+  std::string out = section_heading(Level::counters);
   const Analysis& a = in.run.analysis;
   const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
   svg::PairedSpec spec;
   spec.title = base ? "counters: baseline and this run" : "counters";
   std::vector<std::string> notes;
   for (const Metric& m : a.metrics) {
-    if (m.level != Level::counters || m.name == "counters") continue;
+    if (m.level != Level::counters || m.name == named("counters")) continue;
     svg::PairedRow row;
     row.label = m.name;
     row.value = finite_value(&m);
@@ -438,20 +456,17 @@ std::string accuracy_section(const ReportInput& in) {
   bool any = false;
   for (const Metric& m : a.metrics) any = any || m.level == Level::accuracy;
   if (!any) return {};  // level 5 is opt-in: no section without [accuracy]
-  std::string out = "<h2>Level 5: layer-wise accuracy</h2>\n";
+  std::string out = section_heading(Level::accuracy);
   struct Layer {
     std::string name;
     const Metric* cosine;
     const Metric* psnr;
   };
   std::vector<Layer> layers;
-  const std::string prefix = "accuracy.", suffix = ".cosine";
   for (const Metric& m : a.metrics) {
-    if (m.level != Level::accuracy || !starts_with(m.name, prefix) || !ends_with(m.name, suffix) ||
-        starts_with(m.name, "accuracy.isolated.") || m.name.size() <= prefix.size() + suffix.size())
-      continue;
-    std::string layer = m.name.substr(prefix.size(), m.name.size() - prefix.size() - suffix.size());
-    layers.push_back({layer, &m, a.find_metric("accuracy." + layer + ".psnr_db")});
+    if (!falls_under(m.level, m.name, "accuracy.<layer>.cosine")) continue;
+    std::string layer = *placeholder_value(named("accuracy.<layer>.cosine"), m.name);
+    layers.push_back({layer, &m, a.find_metric(instance("accuracy.<layer>.psnr_db", layer))});
   }
   if (layers.empty()) {
     std::vector<std::string> reasons = level_unavailable_reasons(a, Level::accuracy);
@@ -474,8 +489,8 @@ std::string accuracy_section(const ReportInput& in) {
   psnr.title = "PSNR per layer (same order)";
   psnr.x_title = "PSNR, dB (peak = the reference's range)";
   for (const Layer& l : layers) {
-    const Metric* cmin = a.find_metric("accuracy." + l.name + ".cosine_min");
-    const Metric* pmin = a.find_metric("accuracy." + l.name + ".psnr_min_db");
+    const Metric* cmin = a.find_metric(instance("accuracy.<layer>.cosine_min", l.name));
+    const Metric* pmin = a.find_metric(instance("accuracy.<layer>.psnr_min_db", l.name));
     cos.rows.push_back({l.name, l.cosine->value, cmin ? cmin->value : std::nullopt, text(l.cosine, "{:.6f}")});
     psnr.rows.push_back({l.name, l.psnr && l.psnr->value ? l.psnr->value : std::nullopt,
                          pmin ? pmin->value : std::nullopt, text(l.psnr, "{:.2f} dB")});
@@ -483,15 +498,15 @@ std::string accuracy_section(const ReportInput& in) {
   out += "<div class=\"charts\">\n" + svg::layer_bars(cos) + svg::layer_bars(psnr) + "</div>\n";
   // FP16-fallback candidates beside level 1's layer profile.
   std::string rows;
-  const std::string fp = "accuracy.fp16_candidate.", share = ".latency_share";
   for (const Metric& m : a.metrics) {
-    if (!starts_with(m.name, fp) || !ends_with(m.name, share) || !m.value) continue;
-    std::string layer = m.name.substr(fp.size(), m.name.size() - fp.size() - share.size());
-    rows += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1f} %</td>"
-                        "<td>{}</td></tr>\n",
-                        escape_xml(layer), escape_xml(text(a.find_metric("accuracy." + layer + ".cosine"), "{:.6f}")),
-                        escape_xml(text(a.find_metric("accuracy." + layer + ".psnr_db"), "{:.2f} dB")), *m.value * 100,
-                        escape_xml(m.source));
+    if (!falls_under(m.level, m.name, "accuracy.fp16_candidate.<layer>.latency_share") || !m.value) continue;
+    std::string layer = *placeholder_value(named("accuracy.fp16_candidate.<layer>.latency_share"), m.name);
+    rows += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1f} %</td>"
+        "<td>{}</td></tr>\n",
+        escape_xml(layer), escape_xml(text(a.find_metric(instance("accuracy.<layer>.cosine", layer)), "{:.6f}")),
+        escape_xml(text(a.find_metric(instance("accuracy.<layer>.psnr_db", layer)), "{:.2f} dB")), *m.value * 100,
+        escape_xml(m.source));
   }
   if (!rows.empty())
     out += "<h3>FP16-fallback candidates</h3>\n<table class=\"figures\">\n<tr><th>layer</th><th>cosine</th><th>PSNR</th>"
@@ -499,6 +514,23 @@ std::string accuracy_section(const ReportInput& in) {
   else
     out += "<p class=\"meta\">FP16-fallback candidates: no layer profile with the same layer names in this run.</p>\n";
   return out;
+}
+
+// The renderer of each level's section, in the level table's order.
+std::string level_section(Level level, const ReportInput& in) {
+  switch (level) {
+    case Level::roofline:
+      return roofline_section(in);
+    case Level::counters:
+      return counters_section(in);
+    case Level::ddr:
+      return ddr_section(in);
+    case Level::latency:
+      return latency_section(in);
+    case Level::accuracy:
+      return accuracy_section(in);
+  }
+  return {};
 }
 
 std::string figures_html(const Analysis& a) {
@@ -575,7 +607,8 @@ std::vector<std::string> level_unavailable_reasons(const Analysis& a, Level leve
 LatencyPanels latency_panels(const Analysis& a, const Analysis* base) {
   LatencyPanels drawn;
   struct Panel {
-    std::string title, samples, prefix;
+    std::string title, samples;
+    std::string load;  // "" for the first condition, else its name in "load.<load>."
   };
   std::vector<Panel> panels;
   // A condition's set says its load in its source (level 4 writes
@@ -588,12 +621,10 @@ LatencyPanels latency_panels(const Analysis& a, const Analysis* base) {
     std::size_t from = at + marker.size(), to = s.source.find('"', from);
     return "under load: " + s.source.substr(from, to == std::string::npos ? std::string::npos : to - from);
   };
-  if (const SampleSet* s = find_samples(a, "latency")) panels.push_back({title_of(*s), "latency", "latency_"});
+  if (const SampleSet* s = find_samples(a, named("latency"))) panels.push_back({title_of(*s), s->name, ""});
   for (const SampleSet& s : a.samples) {
-    if (starts_with(s.name, "load.") && ends_with(s.name, ".latency")) {
-      std::string cond = s.name.substr(5, s.name.size() - 5 - 8);
-      panels.push_back({title_of(s), s.name, "load." + cond + ".latency_"});
-    }
+    if (falls_under(s.level, s.name, "load.<load>.latency", Series::samples))
+      panels.push_back({title_of(s), s.name, *placeholder_value(named("load.<load>.latency"), s.name)});
   }
   if (panels.empty()) return drawn;
   // One x range for all panels, so that with and without load read side by
@@ -616,7 +647,9 @@ LatencyPanels latency_panels(const Analysis& a, const Analysis* base) {
     spec.bins = bins;
     spec.x_format = time_format(std::isfinite(hi) ? hi : 0);
     for (const char* q : {"p50", "p95", "p99"}) {
-      if (auto v = finite_value(a.find_metric(p.prefix + q))) spec.markers.push_back({q, *v});
+      const std::string metric = std::string("latency_") + q;
+      const std::string name = p.load.empty() ? named(metric) : instance("load.<load>." + metric, p.load);
+      if (auto v = finite_value(a.find_metric(name))) spec.markers.push_back({q, *v});
     }
     drawn.panels.push_back(std::move(spec));
   }
@@ -629,18 +662,24 @@ RooflineData roofline_data(const Analysis& a, const Analysis* base, std::vector<
   RooflineData data;
   for (const Metric& m : a.metrics) {
     if (m.level != Level::roofline) continue;
-    for (auto [prefix, list] : {std::pair{std::string_view("ceiling.compute."), &data.compute},
-                                std::pair{std::string_view("ceiling.memory."), &data.memory}}) {
-      if (!starts_with(m.name, prefix)) continue;
+    for (auto [pattern, list] : {std::pair{std::string_view("ceiling.compute.<name>"), &data.compute},
+                                 std::pair{std::string_view("ceiling.memory.<name>"), &data.memory}}) {
+      const std::optional<std::string> ceiling = placeholder_value(named(pattern), m.name);
+      if (!ceiling) continue;
       if (auto v = finite_value(&m); v && *v > 0) {
-        list->push_back({m.name.substr(prefix.size()), *v});
+        list->push_back({*ceiling, *v});
       } else {
         notes.push_back(m.name + ": " + (m.value ? "not a positive number" : "unavailable: " + m.unavailable));
       }
     }
-    if (!ends_with(m.name, ".intensity")) continue;
-    std::string label = m.name.substr(0, m.name.size() - std::string_view(".intensity").size());
-    const Metric* achieved = a.find_metric(label + ".achieved");
+    // A kernel ("<kernel>.intensity") or a profile layer ("layer.<layer>.intensity").
+    const bool layer = falls_under(m.level, m.name, "layer.<layer>.intensity");
+    if (!layer && !falls_under(m.level, m.name, "<kernel>.intensity")) continue;
+    const std::string id = *placeholder_value(named(layer ? "layer.<layer>.intensity" : "<kernel>.intensity"), m.name);
+    const std::string label = layer ? "layer." + id : id;  // as the chart labels it
+    const std::string achieved_name = instance(layer ? "layer.<layer>.achieved" : "<kernel>.achieved", id);
+    const std::string attainable_name = instance(layer ? "layer.<layer>.attainable" : "<kernel>.attainable", id);
+    const Metric* achieved = a.find_metric(achieved_name);
     auto ai = finite_value(&m);
     auto perf = finite_value(achieved);
     if (!ai) {
@@ -651,7 +690,7 @@ RooflineData roofline_data(const Analysis& a, const Analysis* base, std::vector<
     // layer can be at best: its attainable performance, drawn as predicted.
     bool predicted = false;
     if (!perf) {
-      perf = finite_value(a.find_metric(label + ".attainable"));
+      perf = finite_value(a.find_metric(attainable_name));
       predicted = perf.has_value();
       notes.push_back(label + ": achieved: " +
                       (achieved ? "unavailable: " + achieved->unavailable : std::string("not in this run")) +
@@ -661,7 +700,7 @@ RooflineData roofline_data(const Analysis& a, const Analysis* base, std::vector<
     RooflinePoint p{label, *ai, *perf, std::nullopt, std::nullopt, predicted};
     if (base) {
       p.baseline_intensity = finite_value(base->find_metric(m.name));
-      p.baseline_achieved = finite_value(base->find_metric(label + (predicted ? ".attainable" : ".achieved")));
+      p.baseline_achieved = finite_value(base->find_metric(predicted ? attainable_name : achieved_name));
       if (!p.baseline_intensity || !p.baseline_achieved) {
         p.baseline_intensity.reset();
         p.baseline_achieved.reset();
@@ -687,11 +726,7 @@ std::string render_html(const ReportInput& in) {
   if (!run.reason.empty()) out += "<p class=\"unavailable\">" + escape_xml(run.reason) + "</p>\n";
   // Read top-down: the summary, then the charts, then the full tables.
   out += summary_html(in);
-  out += roofline_section(in);
-  out += counters_section(in);
-  out += ddr_section(in);
-  out += latency_section(in);
-  out += accuracy_section(in);  // level 5
+  for (const LevelRow* level : levels_in_report_order()) out += level_section(level->level, in);
   out += "<h2>Verdicts</h2>\n" + verdict_table_html(run.analysis.verdicts);
   if (in.comparison) out += comparison_table_html(*in.comparison);
   if (!run.analysis.hints.empty()) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/model/metric_catalogue.h"
 #include "reports/console.h"
 
 namespace harness {
@@ -19,17 +20,28 @@ std::string result_text(VerdictStatus s) {
 }
 
 // The figures a reviewer looks at first: placement, efficiency, tail
-// latency and bus activity. Everything else is in the folded table.
-bool is_key_figure(std::string_view name) {
-  for (std::string_view exact : {"latency_p50", "latency_p95", "latency_p99", "latency_p95_over_p50", "throughput",
-                                 "power_mean", "efficiency", "ddr.dq_active_ratio"}) {
-    if (name == exact) return true;
-  }
-  auto ends = [&](std::string_view suffix) {
-    return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
-  };
-  if (name.substr(0, 5) == "load." && (ends(".latency_p95") || ends(".latency_p95_over_p50"))) return true;
-  return ends(".intensity") || ends(".utilisation") || ends(".bound");
+// latency and bus activity, as catalogue names (harness/model/metric_catalogue.cc).
+// Everything else is in the folded table.
+bool is_key_figure(const Metric& m) {
+  static constexpr std::string_view kKeyFigures[] = {"latency_p50",
+                                                     "latency_p95",
+                                                     "latency_p99",
+                                                     "latency_p95_over_p50",
+                                                     "throughput",
+                                                     "power_mean",
+                                                     "efficiency",
+                                                     "ddr.dq_active_ratio",
+                                                     "load.<load>.latency_p95",
+                                                     "load.<load>.latency_p95_over_p50",
+                                                     "<kernel>.intensity",
+                                                     "<kernel>.utilisation",
+                                                     "<kernel>.bound",
+                                                     "layer.<layer>.intensity",
+                                                     "layer.<layer>.bound"};
+  const CatalogueEntry* entry = find_catalogue_entry(m.level, m.name);
+  for (std::string_view key : kKeyFigures)
+    if (entry == &catalogue_pattern(key)) return true;
+  return false;
 }
 
 }  // namespace
@@ -88,7 +100,7 @@ std::string render_markdown(const ReportInput& in) {
 
   std::string key;
   for (const Metric& m : run.analysis.metrics) {
-    if (!is_key_figure(m.name)) continue;
+    if (!is_key_figure(m)) continue;
     key += fmt::format("- {}: {}{}\n", cell(m.name), cell(metric_value_text(m)),
                        m.value ? fmt::format(" ({})", provenance_name(m.provenance)) : "");
   }

@@ -1,5 +1,6 @@
 #include "reports/report_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -35,6 +36,17 @@ ReportComparison value_differences(const RunRecord& baseline, const RunRecord& r
     out.changes.push_back(std::move(c));
   }
   return out;
+}
+
+void apply_baseline_verdicts(Analysis& run, const std::vector<Verdict>& judged, const std::vector<std::string>& hints) {
+  for (const Verdict& v : judged) {
+    auto same = std::find_if(run.verdicts.begin(), run.verdicts.end(),
+                             [&](const Verdict& x) { return x.level == v.level && x.check == v.check; });
+    if (same != run.verdicts.end()) *same = v;
+    else run.verdicts.push_back(v);
+  }
+  for (const std::string& h : hints)
+    if (std::find(run.hints.begin(), run.hints.end(), h) == run.hints.end()) run.hints.push_back(h);
 }
 
 std::string figure_text(std::optional<double> value, const std::string& unit) {

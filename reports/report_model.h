@@ -43,6 +43,13 @@ struct ReportInput {
 // verdict: what a report can say before a statistical comparison exists.
 ReportComparison value_differences(const RunRecord& baseline, const RunRecord& run, std::string baseline_label);
 
+// The run as a report shows it against a baseline: each baseline-relative
+// verdict the comparison judged (harness/compare: "MEM_STALL dropped >= 50 %",
+// "AI moved right") takes the place of the run's own "needs a baseline"
+// placeholder with the same check, or is added after the run's verdicts; the
+// comparison's diagnostic hints join the run's hints.
+void apply_baseline_verdicts(Analysis& run, const std::vector<Verdict>& judged, const std::vector<std::string>& hints);
+
 // The text of a figure as people read it: "31.2 GB/s", "memory",
 // "unavailable: <reason>".
 std::string figure_text(std::optional<double> value, const std::string& unit);

@@ -56,3 +56,30 @@ TEST(FigureText, ReadableAndNeverNaN) {
 
 }  // namespace
 }  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(ApplyBaselineVerdicts, JudgedVerdictsReplaceTheirPlaceholdersAndHintsJoin) {
+  Analysis run;
+  run.verdicts.push_back(
+      {Level::latency, "latency.expect.latency_p95_max", "<= 1 s", "0.5 s", VerdictStatus::pass, ""});
+  run.verdicts.push_back({Level::counters, "counters.expect.baseline.MEM_STALL_drop_min",
+                          ">= 50 % drop against the baseline", "unavailable: needs a baseline",
+                          VerdictStatus::unavailable, "compare this run"});
+  run.hints.push_back("ddr: A12 unknown");
+  std::vector<Verdict> judged = {
+      {Level::counters, "counters.expect.baseline.MEM_STALL_drop_min", ">= 50 % drop against the baseline",
+       "MEM_STALL dropped 61 % (100 -> 39)", VerdictStatus::pass, ""},
+      {Level::ddr, "ddr.expect.bandwidth_vs_baseline", "> 5 GB/s", "4 GB/s", VerdictStatus::fail, "lower"}};
+  apply_baseline_verdicts(run, judged, {"efficiency: L2 misses co-moved with MEM_STALL", "ddr: A12 unknown"});
+  ASSERT_EQ(run.verdicts.size(), 3u);
+  EXPECT_EQ(run.verdicts[0].check, "latency.expect.latency_p95_max");
+  EXPECT_EQ(run.verdicts[1].measured, "MEM_STALL dropped 61 % (100 -> 39)");
+  EXPECT_EQ(run.verdicts[1].status, VerdictStatus::pass);
+  EXPECT_EQ(run.verdicts[2].check, "ddr.expect.bandwidth_vs_baseline");
+  EXPECT_EQ(run.hints, (std::vector<std::string>{"ddr: A12 unknown", "efficiency: L2 misses co-moved with MEM_STALL"}));
+}
+
+}  // namespace
+}  // namespace harness

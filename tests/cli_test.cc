@@ -149,6 +149,24 @@ TEST_F(CliTest, UsageErrorsExitTwoAndHelpAndVersionExitZero) {
   EXPECT_EQ(show.err, "harness: error: store " + db_ + ": no run with id 7\n");
 }
 
+TEST_F(CliTest, MetricsListsTheCatalogueOfALevel) {
+  CommandResult ddr = harness({"metrics", "--level", "3"});
+  EXPECT_EQ(ddr.exit_code, 0) << ddr.err;
+  EXPECT_THAT(ddr.out, HasSubstr("level 3: ddr\n"));
+  EXPECT_THAT(ddr.out, HasSubstr("ddr.transactions.<N>B"));
+  EXPECT_EQ(ddr.out.find("level 4: "), std::string::npos);
+  CommandResult json = harness({"--json", "metrics", "--level", "latency"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  nlohmann::json list = nlohmann::json::parse(json.out);
+  ASSERT_TRUE(list.is_array());
+  for (const nlohmann::json& e : list) EXPECT_EQ(e["level"], "latency");
+  CommandResult typo = harness({"metrics", "--level", "latncy"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_EQ(typo.err,
+            "harness: error: --level: no level \"latncy\"; did you mean \"latency\"? (levels: roofline, counters, ddr, "
+            "latency, accuracy, or 1-5)\n");
+}
+
 // SIGTERM in the middle of a run: stored as aborted with the reason, exit 3,
 // and the database intact.
 TEST_F(CliTest, SigtermDuringARunIsStoredAsAborted) {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/bundle/replay.h"
+#include "probes/process.h"
 #include "reports/html.h"
 
 namespace harness {
@@ -156,6 +157,39 @@ TEST(ReportOfReplayedFixtures, TheHostRunTitlesEachLoadCondition) {
   EXPECT_NE(html.find(">without load</text>"), std::string::npos);
   EXPECT_NE(html.find(">under load: stress-ng --cpu 1</text>"), std::string::npos);
   EXPECT_EQ(html.find(">under load: none</text>"), std::string::npos);
+}
+
+// report --against shows what compare judges: the baseline-relative
+// verdicts (MEM_STALL drop, L2 follows it, DDR read interval, power) and the
+// diagnostic hints, not "needs a baseline".
+TEST(ReportOfReplayedFixtures, AgainstABaselineShowsTheBaselineVerdictsAndHints) {
+  const fs::path dir = fs::temp_directory_path() / "harness_report_against_fixtures";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string db = (dir / "runs.db").string();
+  auto harness = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {HARNESS_BINARY, "--db", db});
+    Result<CommandResult> r = run_command(args);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : CommandResult{};
+  };
+  harness({"replay", (kFixtures / "case-study" / "day1").string()});
+  harness({"replay", (kFixtures / "case-study" / "day6").string()});
+  CommandResult compare = harness({"compare", "2", "--against", "1"});
+  CommandResult md = harness({"report", "2", "--against", "1", "--format", "md"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  for (const char* check :
+       {"counters.expect.baseline.MEM_STALL_CYCLES_drop_min", "counters.expect.baseline.L2_MISS_CYCLES_follows",
+        "ddr.expect.read_interval_p50_vs_baseline", "latency.expect.power_not_above_baseline"}) {
+    std::size_t at = md.out.find(check);
+    ASSERT_NE(at, std::string::npos) << check;
+    const std::string row = md.out.substr(at, md.out.find('\n', at) - at);
+    EXPECT_EQ(row.find("needs a baseline"), std::string::npos) << row;
+    EXPECT_NE(compare.out.find(check), std::string::npos) << check;  // the same verdict compare gives
+  }
+  CommandResult html = harness({"report", "2", "--against", "1"});
+  EXPECT_NE(html.out.find("MEM_STALL_CYCLES dropped"), std::string::npos);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ constexpr CommandEntry kCommands[] = {
     {"compare", "Judge a run against a baseline: regressed, improved or unchanged", &setup_compare},
     {"baseline", "Name runs as baselines: set, list, show", &setup_baseline},
     {"history", "A metric across stored runs, with level shifts", &setup_history},
+    {"metrics", "The metric catalogue: every metric per level, its unit, better direction and expectation keys", &setup_metrics},
     {"report", "Render a run as HTML, Markdown, JSON or JUnit XML", &setup_report},
     {"accuracy", "Layer-wise accuracy: per-layer cosine, PSNR, SQNR of device tensors against a reference", &setup_accuracy},
     {"capture", "Logic-analyzer captures: info, convert, synth", &setup_capture},

@@ -67,6 +67,11 @@ Action setup_report(CLI::App& app, const GlobalOptions& global, Io io) {
                               ? fmt::format("run {}", compared->baseline.id)
                               : fmt::format("baseline '{}' (run {})", o->baseline_name, compared->baseline.id);
       input.comparison = comparison_for_report(compared->report, label);
+      // The baseline verdicts and hints that compare gives, in the report too.
+      std::vector<std::string> hints;
+      for (const std::string& note : compared->report.notes)
+        if (note.starts_with("hint: ")) hints.push_back(note.substr(6));
+      apply_baseline_verdicts(input.run.analysis, compared->report.comparison.expectations, hints);
       input.baseline = std::move(compared->baseline);
     }
 

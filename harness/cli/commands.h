@@ -45,6 +45,7 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_history(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_metrics(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_report(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_accuracy(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io);

@@ -11,6 +11,7 @@
 
 #include "harness/accuracy/compare.h"
 #include "harness/base/digest.h"
+#include "harness/model/metric_catalogue.h"
 
 namespace harness {
 
@@ -54,17 +55,16 @@ using accuracy::LayerAccuracy;
 struct FigureRow {
   std::string_view name;
   Figure accuracy::LayerMetrics::*member;
-  const char* unit;
-  Better better;
 };
-// The per-layer metrics, one table for the analysis, the store and compare.
+// The per-layer figures; their units and directions are the catalogue's
+// accuracy.<layer>.<figure> entries.
 const FigureRow kFigures[] = {
-    {"cosine", &accuracy::LayerMetrics::cosine, "1", Better::higher},
-    {"psnr_db", &accuracy::LayerMetrics::psnr_db, "dB", Better::higher},
-    {"sqnr_db", &accuracy::LayerMetrics::sqnr_db, "dB", Better::higher},
-    {"max_abs_error", &accuracy::LayerMetrics::max_abs_error, "1", Better::lower},
-    {"mean_abs_error", &accuracy::LayerMetrics::mean_abs_error, "1", Better::lower},
-    {"relative_l2", &accuracy::LayerMetrics::relative_l2, "1", Better::lower},
+    {"cosine", &accuracy::LayerMetrics::cosine},
+    {"psnr_db", &accuracy::LayerMetrics::psnr_db},
+    {"sqnr_db", &accuracy::LayerMetrics::sqnr_db},
+    {"max_abs_error", &accuracy::LayerMetrics::max_abs_error},
+    {"mean_abs_error", &accuracy::LayerMetrics::mean_abs_error},
+    {"relative_l2", &accuracy::LayerMetrics::relative_l2},
 };
 
 std::string resolve(const std::string& base_dir, const std::string& name) {
@@ -121,22 +121,21 @@ void push_layer_metrics(const LayerAccuracy& l, bool isolated, Provenance measur
     const Figure& f = l.metrics.*(row.member);
     const std::string name = accuracy_metric_name(l.layer, row.name, isolated);
     if (!f.value) {
-      out.metrics.push_back(Metric::missing(Level::accuracy, name, row.unit, f.unavailable, row.better));
+      out.metrics.push_back(catalogued_missing(Level::accuracy, name, f.unavailable));
       continue;
     }
     // +inf (identical tensors) is kept as the value and spelled in the text,
     // which JSON sinks show and compare treats as a category.
-    out.metrics.push_back(Metric::known(Level::accuracy, name, *f.value, row.unit, measured, source, row.better,
-                                        std::isinf(*f.value) ? (*f.value > 0 ? "+inf" : "-inf") : ""));
+    out.metrics.push_back(catalogued_metric(Level::accuracy, name, *f.value, measured, source,
+                                            std::isinf(*f.value) ? (*f.value > 0 ? "+inf" : "-inf") : ""));
   }
-  out.metrics.push_back(Metric::known(Level::accuracy, accuracy_metric_name(l.layer, "device_nan_inf", isolated),
-                                      static_cast<double>(l.stats.dev_nan + l.stats.dev_inf), "1", measured, source,
-                                      Better::lower));
+  out.metrics.push_back(catalogued_metric(Level::accuracy, accuracy_metric_name(l.layer, "device_nan_inf", isolated),
+                                          static_cast<double>(l.stats.dev_nan + l.stats.dev_inf), measured, source));
 }
 
 void all_unavailable(const std::string& why, Analysis& out) {
   for (const char* name : {"accuracy.layers", "accuracy.min_cosine", "accuracy.min_psnr_db"})
-    out.metrics.push_back(Metric::missing(Level::accuracy, name, "", why));
+    out.metrics.push_back(catalogued_missing(Level::accuracy, name, why));
   Verdict v;
   v.level = Level::accuracy;
   v.check = "accuracy.expect.dumps";
@@ -253,20 +252,20 @@ void analyse_accuracy(const Scenario& scenario, const AccuracyRecording* rec, co
     for (const LayerAccuracy& l : c->layers) {
       Thresholds t = thresholds_for(cfg, l.layer);
       if (t.cosine_min)
-        out.metrics.push_back(Metric::known(Level::accuracy, accuracy_metric_name(l.layer, "cosine_min"), *t.cosine_min,
-                                            "1", Provenance::declared, t.where_cosine));
+        out.metrics.push_back(catalogued_metric(Level::accuracy, accuracy_metric_name(l.layer, "cosine_min"),
+                                                *t.cosine_min, Provenance::declared, t.where_cosine));
       if (t.psnr_min_db)
-        out.metrics.push_back(Metric::known(Level::accuracy, accuracy_metric_name(l.layer, "psnr_min_db"),
-                                            *t.psnr_min_db, "dB", Provenance::declared, t.where_psnr));
+        out.metrics.push_back(catalogued_metric(Level::accuracy, accuracy_metric_name(l.layer, "psnr_min_db"),
+                                                *t.psnr_min_db, Provenance::declared, t.where_psnr));
     }
     const std::string source = "accuracy:" + d->path;
-    out.metrics.push_back(Metric::known(Level::accuracy, "accuracy.layers", static_cast<double>(c->layers.size()),
-                                        "1", measured, source));
+    out.metrics.push_back(
+        catalogued_metric(Level::accuracy, "accuracy.layers", static_cast<double>(c->layers.size()), measured, source));
     std::vector<std::string> unpaired;
     for (const std::string& n : c->reference_only) unpaired.push_back(n + " (reference only)");
     for (const std::string& n : c->device_only) unpaired.push_back(n + " (device only)");
-    out.metrics.push_back(Metric::known(Level::accuracy, "accuracy.unpaired", static_cast<double>(unpaired.size()),
-                                        "1", measured, source, Better::lower));
+    out.metrics.push_back(catalogued_metric(Level::accuracy, "accuracy.unpaired", static_cast<double>(unpaired.size()),
+                                            measured, source));
     if (!unpaired.empty())
       out.hints.push_back(fmt::format("accuracy: {} unpaired layers, not compared: {}", unpaired.size(),
                                       fmt::join(unpaired, ", ")));
@@ -278,10 +277,16 @@ void analyse_accuracy(const Scenario& scenario, const AccuracyRecording* rec, co
       if (l.metrics.psnr_db.value && *l.metrics.psnr_db.value < min_psnr)
         min_psnr = *l.metrics.psnr_db.value, min_psnr_layer = l.layer;
     }
-    if (min_cos_layer.empty()) out.metrics.push_back(Metric::missing(Level::accuracy, "accuracy.min_cosine", "1", "no layer has a cosine", Better::higher));
-    else out.metrics.push_back(Metric::known(Level::accuracy, "accuracy.min_cosine", min_cos, "1", measured, "accuracy:" + min_cos_layer, Better::higher));
-    if (min_psnr_layer.empty()) out.metrics.push_back(Metric::missing(Level::accuracy, "accuracy.min_psnr_db", "dB", "no layer has a PSNR", Better::higher));
-    else out.metrics.push_back(Metric::known(Level::accuracy, "accuracy.min_psnr_db", min_psnr, "dB", measured, "accuracy:" + min_psnr_layer, Better::higher, std::isinf(min_psnr) ? "+inf" : ""));
+    if (min_cos_layer.empty())
+      out.metrics.push_back(catalogued_missing(Level::accuracy, "accuracy.min_cosine", "no layer has a cosine"));
+    else
+      out.metrics.push_back(
+          catalogued_metric(Level::accuracy, "accuracy.min_cosine", min_cos, measured, "accuracy:" + min_cos_layer));
+    if (min_psnr_layer.empty())
+      out.metrics.push_back(catalogued_missing(Level::accuracy, "accuracy.min_psnr_db", "no layer has a PSNR"));
+    else
+      out.metrics.push_back(catalogued_metric(Level::accuracy, "accuracy.min_psnr_db", min_psnr, measured,
+                                              "accuracy:" + min_psnr_layer, std::isinf(min_psnr) ? "+inf" : ""));
     if (c->layers.empty()) {
       all_unavailable(fmt::format("no layer of {} pairs with one of {} (check the names or give a layer map)",
                                   ref->path, d->path),
@@ -334,9 +339,9 @@ void add_accuracy_fallback_candidates(const Scenario& scenario, Analysis& out) {
     if (!time || !time->value) continue;  // not in the profile under this name
     const double share = *time->value / *total->value;
     share_sum += share;
-    out.metrics.push_back(Metric::known(Level::accuracy, "accuracy.fp16_candidate." + r.layer + ".latency_share",
-                                        share, "1", time->provenance, "layer profile: " + time->source + " / profile total",
-                                        Better::none));
+    out.metrics.push_back(catalogued_metric(Level::accuracy, "accuracy.fp16_candidate." + r.layer + ".latency_share",
+                                            share, time->provenance,
+                                            "layer profile: " + time->source + " / profile total"));
     listed.push_back(fmt::format("{} (cosine {:.6f}, {:.1f} % of the profiled latency)", r.layer, r.cosine, share * 100));
   }
   if (listed.empty()) return;

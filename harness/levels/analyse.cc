@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/units.h"
-#include "harness/levels/diagnostics.h"
+#include "harness/levels/level_table.h"
 
 namespace harness {
 namespace {
@@ -65,26 +65,18 @@ RunStatus status_from_verdicts(const std::vector<Verdict>& verdicts) {
 
 Analysis analyse(const Scenario& scenario, const Recording& recording, Provenance measured) {
   Analysis a;
-  analyse_counters(scenario, recording.counters ? &*recording.counters : nullptr, measured, a);
-  analyse_ddr(scenario, recording.ddr ? &*recording.ddr : nullptr, recording.base_dir, measured, a);
-  analyse_latency(scenario, recording.latency ? &*recording.latency : nullptr, measured, a);
-  // Last: a kernel's bytes may come from the counters' or the DDR bus's metrics.
-  analyse_roofline(scenario, recording.roofline ? &*recording.roofline : nullptr, measured, a);
-  // Level 5; its FP16-fallback candidates need level 1's layer profile.
-  analyse_accuracy(scenario, recording.accuracy ? &*recording.accuracy : nullptr, recording.base_dir, measured, a);
-  add_accuracy_fallback_candidates(scenario, a);
+  for (const LevelRow& level : level_table()) level.analyse(scenario, recording, measured, a);
 
   std::vector<Expectation> all;
-  for (const auto* list : {scenario.roofline ? &scenario.roofline->expectations : nullptr,
-                           scenario.counters ? &scenario.counters->expectations : nullptr,
-                           scenario.ddr ? &scenario.ddr->expectations : nullptr,
-                           scenario.latency ? &scenario.latency->expectations : nullptr}) {
-    if (list) all.insert(all.end(), list->begin(), list->end());
+  for (const LevelRow* level : levels_in_report_order()) {
+    std::vector<Expectation> e = level->expectations(scenario);
+    all.insert(all.end(), e.begin(), e.end());
   }
   // Levels may add verdicts of their own (baseline-relative ones, unavailable in a run alone).
   std::vector<Verdict> verdicts = evaluate_expectations(all, a);
   a.verdicts.insert(a.verdicts.begin(), verdicts.begin(), verdicts.end());
-  add_counters_verdicts_and_hints(scenario, a);  // level 2: baseline placeholders, the seed's diagnostic rule
+  for (const LevelRow& level : level_table())
+    if (level.after_verdicts) level.after_verdicts(scenario, a);
   return a;
 }
 

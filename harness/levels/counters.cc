@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/model/metric_catalogue.h"
+
 namespace harness {
 namespace {
 
@@ -159,22 +161,21 @@ CounterDelta counter_delta(const CounterReading& c) {
 void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Provenance measured,
                       Analysis& out) {
   if (!scenario.counters) {
-    out.metrics.push_back(Metric::missing(Level::counters, "counters", "",
-                                          "the scenario has no [counters] section"));
+    out.metrics.push_back(catalogued_missing(Level::counters, "counters", "the scenario has no [counters] section"));
     return;
   }
   std::map<std::string, Formula::Value> values;
   std::string not_read = "not read in this run";
   if (!rec || rec->readings.empty()) {
     std::string why = rec && !rec->unavailable.empty() ? rec->unavailable : "no counter readings recorded";
-    out.metrics.push_back(Metric::missing(Level::counters, "counters", "", why));
+    out.metrics.push_back(catalogued_missing(Level::counters, "counters", why));
     not_read = why;
   } else {
     for (const CounterReading& c : rec->readings) {
       std::string name = "counter." + c.name;
       CounterDelta d = counter_delta(c);
       if (!d.value) {
-        out.metrics.push_back(Metric::missing(Level::counters, name, c.unit, d.unavailable, Better::lower));
+        out.metrics.push_back(catalogued_missing(Level::counters, name, d.unavailable, c.unit, Better::lower));
         values[c.name] = {std::nullopt, d.unavailable};
         continue;
       }
@@ -184,7 +185,8 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
                                                              c.source, c.between.size() + 1);
       if (!d.note.empty()) source += ", " + d.note;
       if (c.scale != 1) source += fmt::format(", x {}", number(c.scale));
-      out.metrics.push_back(Metric::known(Level::counters, name, *d.value, c.unit, measured, source, Better::lower));
+      out.metrics.push_back(
+          catalogued_metric(Level::counters, name, *d.value, measured, source, {}, c.unit, Better::lower));
       values[c.name] = {d.value, ""};
     }
   }
@@ -208,20 +210,18 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
       std::string name = "counter." + dm.name;
       Formula::Value v = dm.formula.evaluate(lookup);
       if (!v.value) {
-        out.metrics.push_back(Metric::missing(Level::counters, name, dm.unit, v.unavailable, dm.better));
+        out.metrics.push_back(catalogued_missing(Level::counters, name, v.unavailable, dm.unit, dm.better));
         continue;
       }
-      const Metric m = Metric::known(Level::counters, name, *v.value, dm.unit, measured,
-                                     fmt::format("formula {} = {} (group {})", dm.name, dm.formula.text(), g.name),
-                                     dm.better);
+      const Metric m = catalogued_metric(Level::counters, name, *v.value, measured,
+                                         fmt::format("formula {} = {} (group {})", dm.name, dm.formula.text(), g.name),
+                                         {}, dm.unit, dm.better);
       out.metrics.push_back(m);
       if (dm.name == "bytes" && rec && rec->iterations > 0) {
         // Level 1 places one run of the workload: bytes per iteration.
-        Metric per = m;
-        per.name = "counter.bytes_per_iteration";
-        per.value = *m.value / static_cast<double>(rec->iterations);
-        per.source = fmt::format("counter.bytes / {} iterations", rec->iterations);
-        out.metrics.push_back(per);
+        out.metrics.push_back(catalogued_metric(
+            Level::counters, "counter.bytes_per_iteration", *m.value / static_cast<double>(rec->iterations), measured,
+            fmt::format("counter.bytes / {} iterations", rec->iterations), {}, m.unit, m.better));
       }
     }
   }

@@ -9,22 +9,25 @@
 #include "harness/base/digest.h"
 #include "harness/base/units.h"
 #include "harness/ddr/metrics.h"
+#include "harness/model/metric_catalogue.h"
 
 namespace harness {
 namespace {
 
-Metric make(const std::string& name, double value, const std::string& unit, Provenance p, const std::string& source,
-            Better better = Better::none) {
-  return Metric::known(Level::ddr, name, value, unit, p, source, better);
+// Units and directions come from the catalogue (harness/model/metric_catalogue.cc).
+Metric make(const std::string& name, double value, Provenance p, const std::string& source) {
+  return catalogued_metric(Level::ddr, name, value, p, source);
+}
+
+Metric missing_metric(const std::string& name, const std::string& why) {
+  return catalogued_missing(Level::ddr, name, why);
 }
 
 void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, const std::string& source,
           Analysis& out) {
-  auto add = [&](const std::string& name, double v, const std::string& unit, Better b = Better::none) {
-    out.metrics.push_back(make(name, v, unit, measured, source, b));
-  };
-  auto missing = [&](const std::string& name, const std::string& unit, const std::string& why, Better b = Better::none) {
-    out.metrics.push_back(Metric::missing(Level::ddr, name, unit, why, b));
+  auto add = [&](const std::string& name, double v) { out.metrics.push_back(make(name, v, measured, source)); };
+  auto missing = [&](const std::string& name, const std::string& why) {
+    out.metrics.push_back(missing_metric(name, why));
   };
   const ddr::BusTiming& t = s.timing;
   const ddr::ProbeCoverage& cov = t.coverage;
@@ -33,16 +36,19 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
   // ("A12 not probed"), empty when the probed pins determine it.
   auto needs = [&](std::initializer_list<Op> ops, std::uint16_t fields) { return cov.missing(ops, fields); };
   // A figure, or its reason for being unavailable.
-  auto add_if = [&](const std::string& why, const std::string& name, double v, const std::string& unit,
-                    Better b = Better::none) {
-    if (why.empty()) out.metrics.push_back(make(name, v, unit, measured, source, b));
-    else out.metrics.push_back(Metric::missing(Level::ddr, name, unit, why, b));
+  auto add_if = [&](const std::string& why, const std::string& name, double v) {
+    if (why.empty())
+      out.metrics.push_back(make(name, v, measured, source));
+    else
+      out.metrics.push_back(missing_metric(name, why));
   };
-  add("ddr.duration", t.duration, "s");
-  add("ddr.clock_cycles", static_cast<double>(t.cycles), "1");
-  if (t.tck > 0) add("ddr.clock_frequency", 1.0 / t.tck, "Hz");
-  else missing("ddr.clock_frequency", "Hz", "no clock period in the capture");
-  add("ddr.clock_stops", static_cast<double>(t.clock_stops.size()), "1");
+  add("ddr.duration", t.duration);
+  add("ddr.clock_cycles", static_cast<double>(t.cycles));
+  if (t.tck > 0)
+    add("ddr.clock_frequency", 1.0 / t.tck);
+  else
+    missing("ddr.clock_frequency", "no clock period in the capture");
+  add("ddr.clock_stops", static_cast<double>(t.clock_stops.size()));
   // Commands the probed pins do not tell apart are not counted by name
   // (their words are UNKNOWN); without A10 (LPDDR: the AP/AB pins) RD
   // counts RD and RDA alike.
@@ -54,7 +60,7 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
     if (cov.ambiguous(o)) {
       unavailable_labels.insert(label);
       if (ddr::is_column(o) || o == Op::pre || o == Op::ref) unavailable_labels.insert(label + "A");
-      out.metrics.push_back(Metric::missing(Level::ddr, "ddr.commands." + label, "1", needs({o}, 0)));
+      out.metrics.push_back(missing_metric("ddr.commands." + label, needs({o}, 0)));
       continue;
     }
     const std::uint16_t suffix = ddr::is_column(o) ? ddr::kUnknownAutoPrecharge
@@ -63,63 +69,56 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
                                      : 0;
     if (suffix && !needs({o}, suffix).empty()) {
       unavailable_labels.insert(label + "A");
-      out.metrics.push_back(Metric::missing(Level::ddr, "ddr.commands." + label + "A", "1",
-                                            needs({o}, suffix) + " (counted as " + label + ")"));
+      out.metrics.push_back(
+          missing_metric("ddr.commands." + label + "A", needs({o}, suffix) + " (counted as " + label + ")"));
     }
   }
   for (const auto& [label, n] : s.command_counts)
-    if (!unavailable_labels.count(label)) add("ddr.commands." + label, static_cast<double>(n), "1");
+    if (!unavailable_labels.count(label)) add("ddr.commands." + label, static_cast<double>(n));
   using ddr::Figure;
   auto because = [&](Figure f) { return ddr::unknown_because(cov, f); };
   const std::string reads_known = because(Figure::read_intervals);
-  add_if(because(Figure::reads), "ddr.reads", static_cast<double>(s.reads), "1");
-  add_if(because(Figure::writes), "ddr.writes", static_cast<double>(s.writes), "1");
-  add_if(because(Figure::read_bytes), "ddr.read_bytes", static_cast<double>(s.read_bytes), "B");
-  add_if(because(Figure::write_bytes), "ddr.write_bytes", static_cast<double>(s.write_bytes), "B");
+  add_if(because(Figure::reads), "ddr.reads", static_cast<double>(s.reads));
+  add_if(because(Figure::writes), "ddr.writes", static_cast<double>(s.writes));
+  add_if(because(Figure::read_bytes), "ddr.read_bytes", static_cast<double>(s.read_bytes));
+  add_if(because(Figure::write_bytes), "ddr.write_bytes", static_cast<double>(s.write_bytes));
   // The level-1 roofline takes its byte count from here.
   const std::string bytes_known = because(Figure::bytes);
-  add_if(bytes_known, "ddr.bytes", static_cast<double>(s.bytes()), "B");
-  if (t.duration > 0)
-    add_if(bytes_known, "ddr.bandwidth", static_cast<double>(s.bytes()) / t.duration, "B/s", Better::higher);
+  add_if(bytes_known, "ddr.bytes", static_cast<double>(s.bytes()));
+  if (t.duration > 0) add_if(bytes_known, "ddr.bandwidth", static_cast<double>(s.bytes()) / t.duration);
   const std::string tx_known = because(Figure::transactions);
-  add_if(tx_known, "ddr.transactions", static_cast<double>(s.transactions), "1");
+  add_if(tx_known, "ddr.transactions", static_cast<double>(s.transactions));
   if (!tx_known.empty()) {
-    missing("ddr.burst_bytes_mode", "B", tx_known);
+    missing("ddr.burst_bytes_mode", tx_known);
   } else if (s.burst_bytes_mode) {
-    Metric m = make("ddr.burst_bytes_mode", static_cast<double>(*s.burst_bytes_mode), "B", measured, source);
+    Metric m = make("ddr.burst_bytes_mode", static_cast<double>(*s.burst_bytes_mode), measured, source);
     m.text = std::to_string(*s.burst_bytes_mode);
     out.metrics.push_back(m);
   } else {
-    missing("ddr.burst_bytes_mode", "B", "no RD/WR command in the capture");
+    missing("ddr.burst_bytes_mode", "no RD/WR command in the capture");
   }
   if (tx_known.empty())
     for (const auto& [bytes, n] : s.transaction_bytes)
-      add(fmt::format("ddr.transactions.{}B", bytes), static_cast<double>(n), "1");
+      add(fmt::format("ddr.transactions.{}B", bytes), static_cast<double>(n));
   const std::string no_reads = reads_known.empty() ? "fewer than two RD commands in the capture" : reads_known;
   if (auto p50 = s.read_interval_ps.percentile(50); p50 && reads_known.empty()) {
-    add("ddr.read_interval_p50", *p50 * 1e-12, "s", Better::lower);
-    add("ddr.read_interval_p95", *s.read_interval_ps.percentile(95) * 1e-12, "s", Better::lower);
-    add("ddr.read_interval_p50_tck", *s.read_interval_cycles.percentile(50), "1", Better::lower);
-    SampleSet set;
-    set.level = Level::ddr;
-    set.name = "ddr.read_interval";
-    set.unit = "s";
-    set.provenance = measured;
-    set.source = source + (s.read_interval_ps.total > s.read_interval_sample.size() ? " (evenly strided sample)" : "");
-    set.better = Better::lower;
-    set.values = s.read_interval_sample;
-    out.samples.push_back(std::move(set));
+    add("ddr.read_interval_p50", *p50 * 1e-12);
+    add("ddr.read_interval_p95", *s.read_interval_ps.percentile(95) * 1e-12);
+    add("ddr.read_interval_p50_tck", *s.read_interval_cycles.percentile(50));
+    out.samples.push_back(catalogued_samples(
+        Level::ddr, "ddr.read_interval", measured,
+        source + (s.read_interval_ps.total > s.read_interval_sample.size() ? " (evenly strided sample)" : ""),
+        s.read_interval_sample));
   } else {
-    missing("ddr.read_interval_p50", "s", no_reads, Better::lower);
-    missing("ddr.read_interval_p95", "s", no_reads, Better::lower);
-    missing("ddr.read_interval_p50_tck", "1", no_reads, Better::lower);
+    missing("ddr.read_interval_p50", no_reads);
+    missing("ddr.read_interval_p95", no_reads);
+    missing("ddr.read_interval_p50_tck", no_reads);
   }
   // From DQS toggles it is a measurement; from command timing it rests on
   // the declared read/write latencies and burst lengths: a model.
-  Metric ratio = make("ddr.dq_active_ratio", s.dq_active_ratio, "1", s.dq_from_dqs ? measured : Provenance::model,
-                      s.dq_from_dqs ? source + ": DQS toggles"
-                                    : source + ": command timing (bursts at read/write latency)",
-                      Better::higher);
+  Metric ratio =
+      make("ddr.dq_active_ratio", s.dq_active_ratio, s.dq_from_dqs ? measured : Provenance::model,
+           s.dq_from_dqs ? source + ": DQS toggles" : source + ": command timing (bursts at read/write latency)");
   if (!s.dq_from_dqs && !because(Figure::command_activity).empty()) {
     ratio.value.reset();
     ratio.unavailable = because(Figure::command_activity) + " (burst durations unknown) and no DQS probed";
@@ -127,43 +126,37 @@ void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, c
   out.metrics.push_back(ratio);
   // Both estimates on their own, so that each can be checked against the other.
   if (s.dq_active_ratio_dqs)
-    add("ddr.dq_active_ratio_dqs", *s.dq_active_ratio_dqs, "1", Better::higher);
+    add("ddr.dq_active_ratio_dqs", *s.dq_active_ratio_dqs);
   else
-    missing("ddr.dq_active_ratio_dqs", "1", "no DQS/RDQS channel probed", Better::higher);
+    missing("ddr.dq_active_ratio_dqs", "no DQS/RDQS channel probed");
   if (const std::string why = because(Figure::command_activity); why.empty())
-    out.metrics.push_back(make("ddr.dq_active_ratio_commands", s.dq_active_ratio_commands, "1", Provenance::model,
-                               source + ": command timing (bursts at read/write latency)", Better::higher));
+    out.metrics.push_back(make("ddr.dq_active_ratio_commands", s.dq_active_ratio_commands, Provenance::model,
+                               source + ": command timing (bursts at read/write latency)"));
   else
-    missing("ddr.dq_active_ratio_commands", "1", why + " (burst durations unknown)", Better::higher);
-  if (t.dqs_preamble_cycles)
-    add("ddr.dqs_preamble_cycles", static_cast<double>(t.dqs_preamble_cycles), "1");
-  SampleSet timeline;
-  timeline.level = Level::ddr;
-  timeline.name = "ddr.dq_active_timeline";
-  timeline.unit = "1";
-  timeline.provenance = ratio.provenance;
-  timeline.source = ratio.source + fmt::format(", windows of {}", format_quantity(s.window, "s"));
-  timeline.better = Better::higher;
-  timeline.values = s.timeline;
+    missing("ddr.dq_active_ratio_commands", why + " (burst durations unknown)");
+  if (t.dqs_preamble_cycles) add("ddr.dqs_preamble_cycles", static_cast<double>(t.dqs_preamble_cycles));
   // No timeline when its estimate is unknown (burst lengths not probed).
-  if (ratio.value) out.samples.push_back(std::move(timeline));
+  if (ratio.value)
+    out.samples.push_back(
+        catalogued_samples(Level::ddr, "ddr.dq_active_timeline", ratio.provenance,
+                           ratio.source + fmt::format(", windows of {}", format_quantity(s.window, "s")), s.timeline));
   const std::uint64_t known = s.row_hits + s.row_misses + s.row_conflicts;
   const std::string banks_known = because(Figure::row_buffer);
   if (!banks_known.empty()) {
-    missing("ddr.row_hit_rate", "1", banks_known, Better::higher);
-    missing("ddr.row_miss_rate", "1", banks_known, Better::lower);
-    missing("ddr.row_conflict_rate", "1", banks_known, Better::lower);
+    missing("ddr.row_hit_rate", banks_known);
+    missing("ddr.row_miss_rate", banks_known);
+    missing("ddr.row_conflict_rate", banks_known);
   } else if (known) {
-    add("ddr.row_hit_rate", static_cast<double>(s.row_hits) / known, "1", Better::higher);
-    add("ddr.row_miss_rate", static_cast<double>(s.row_misses) / known, "1", Better::lower);
-    add("ddr.row_conflict_rate", static_cast<double>(s.row_conflicts) / known, "1", Better::lower);
+    add("ddr.row_hit_rate", static_cast<double>(s.row_hits) / known);
+    add("ddr.row_miss_rate", static_cast<double>(s.row_misses) / known);
+    add("ddr.row_conflict_rate", static_cast<double>(s.row_conflicts) / known);
   } else {
     const char* why = "no RD/WR to a bank whose state was known (no ACT seen before it)";
-    missing("ddr.row_hit_rate", "1", why, Better::higher);
-    missing("ddr.row_miss_rate", "1", why, Better::lower);
-    missing("ddr.row_conflict_rate", "1", why, Better::lower);
+    missing("ddr.row_hit_rate", why);
+    missing("ddr.row_miss_rate", why);
+    missing("ddr.row_conflict_rate", why);
   }
-  add_if(because(Figure::refreshes), "ddr.refreshes", static_cast<double>(s.refreshes), "1");
+  add_if(because(Figure::refreshes), "ddr.refreshes", static_cast<double>(s.refreshes));
   // Which fields the probed pins leave unknown, and why.
   std::uint16_t open = 0;
   for (std::uint16_t u : cov.unknown) open |= u;
@@ -198,13 +191,12 @@ void from_json(const nlohmann::json& j, DdrRecording& r) {
 void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, const std::string& base_dir, Provenance measured,
                  Analysis& out) {
   if (!scenario.ddr) {
-    out.metrics.push_back(Metric::missing(Level::ddr, "ddr", "",
-                                          "the scenario has no [ddr] section (no logic-analyzer source)"));
+    out.metrics.push_back(missing_metric("ddr", "the scenario has no [ddr] section (no logic-analyzer source)"));
     return;
   }
   auto unavailable = [&](const std::string& why) {
     for (const char* name : {"ddr.bytes", "ddr.dq_active_ratio", "ddr.burst_bytes_mode", "ddr.read_interval_p50"})
-      out.metrics.push_back(Metric::missing(Level::ddr, name, "", why));
+      out.metrics.push_back(missing_metric(name, why));
   };
   if (!rec || rec->capture.empty()) {
     unavailable(rec && !rec->unavailable.empty() ? rec->unavailable : "no capture was recorded");

@@ -9,6 +9,7 @@
 
 #include "harness/base/stats.h"
 #include "harness/base/units.h"
+#include "harness/model/metric_catalogue.h"
 
 namespace harness {
 
@@ -74,33 +75,14 @@ std::string latency_condition_prefix(const LatencyConfig& config, std::size_t in
 
 namespace {
 
-struct MetricSpec {
-  const char* name;
-  const char* unit;
-  Better better;
-};
-
-// Every metric one condition yields, in report order.
-constexpr MetricSpec kConditionMetrics[] = {
-    {"iterations", "1", Better::none},
-    {"latency_p50", "s", Better::lower},
-    {"latency_p50_ci_low", "s", Better::none},
-    {"latency_p50_ci_high", "s", Better::none},
-    {"latency_p90", "s", Better::lower},
-    {"latency_p95", "s", Better::lower},
-    {"latency_p95_ci_low", "s", Better::none},
-    {"latency_p95_ci_high", "s", Better::none},
-    {"latency_p99", "s", Better::lower},
-    {"latency_max", "s", Better::lower},
-    {"latency_mean", "s", Better::lower},
-    {"latency_stddev", "s", Better::lower},
-    {"latency_p95_over_p50", "1", Better::lower},
-    {"throughput", "1/s", Better::higher},
-    {"token_throughput", "token/s", Better::higher},
-    {"power_mean", "W", Better::lower},
-    {"energy_per_iteration", "J", Better::lower},
-    {"efficiency", "1/J", Better::higher},
-};
+// Every metric one condition yields, in report order, with its unit and
+// direction: the catalogue's level-4 condition table.
+std::vector<std::string_view> condition_metric_names() {
+  std::vector<std::string_view> names;
+  for (const CatalogueEntry& e : latency_condition_catalogue())
+    if (e.series != Series::samples) names.push_back(e.name);
+  return names;
+}
 
 // Mean power over the readings: energy counters by difference, power
 // readings by the trapezoid rule (a single reading stands for the window).
@@ -136,32 +118,18 @@ void analyse_condition(const Scenario& scenario, const LatencyRecording& rec, co
   const LatencyConfig& cfg = *scenario.latency;
   const double tokens = scenario.workload.tokens_per_iteration;
   const std::string under = c.load.empty() ? "" : fmt::format(" under load \"{}\"", fmt::join(c.load, " "));
-  auto spec_of = [](std::string_view name) {
-    for (const MetricSpec& s : kConditionMetrics)
-      if (name == s.name) return s;
-    return MetricSpec{"?", "1", Better::none};
-  };
-  auto put = [&](std::string_view name, double value, const std::string& how) {
-    MetricSpec s = spec_of(name);
-    Metric m;
-    m.level = Level::latency;
-    m.name = prefix + std::string(name);
-    m.value = value;
-    m.unit = s.unit;
-    m.provenance = measured;
-    m.source = fmt::format("{}{}: {}", rec.source, under, how);
-    m.better = s.better;
-    out.metrics.push_back(std::move(m));
+  auto put = [&](std::string_view name, double value, const std::string& how, std::string_view unit = {}) {
+    out.metrics.push_back(catalogued_metric(Level::latency, prefix + std::string(name), value, measured,
+                                            fmt::format("{}{}: {}", rec.source, under, how), {}, unit));
   };
   auto missing = [&](std::string_view name, const std::string& why) {
-    MetricSpec s = spec_of(name);
-    out.metrics.push_back(Metric::missing(Level::latency, prefix + std::string(name), s.unit, why, s.better));
+    out.metrics.push_back(catalogued_missing(Level::latency, prefix + std::string(name), why));
   };
 
   const std::size_t n = c.latency_s.size();
   if (n == 0) {
     std::string why = rec.unavailable.empty() ? "no latency samples recorded" + under : rec.unavailable;
-    for (const MetricSpec& s : kConditionMetrics) missing(s.name, why);
+    for (std::string_view name : condition_metric_names()) missing(name, why);
     return;
   }
   std::vector<double> sorted = c.latency_s;
@@ -236,8 +204,7 @@ void analyse_condition(const Scenario& scenario, const LatencyRecording& rec, co
       put("energy_per_iteration", *power / *throughput, "power_mean / throughput");
       if (*power > 0) {
         if (token_throughput) {
-          put("efficiency", *token_throughput / *power, "token_throughput / power_mean");
-          out.metrics.back().unit = "token/J";
+          put("efficiency", *token_throughput / *power, "token_throughput / power_mean", "token/J");
         } else {
           put("efficiency", *throughput / *power, "throughput / power_mean");
         }
@@ -254,25 +221,17 @@ void analyse_condition(const Scenario& scenario, const LatencyRecording& rec, co
     missing("efficiency", "needs power: " + why);
   }
 
-  SampleSet samples;
-  samples.level = Level::latency;
-  samples.name = prefix + "latency";
-  samples.unit = "s";
-  samples.provenance = measured;
-  samples.source = rec.source + under;
-  samples.better = Better::lower;
-  samples.values = c.latency_s;
-  out.samples.push_back(std::move(samples));
+  out.samples.push_back(
+      catalogued_samples(Level::latency, prefix + "latency", measured, rec.source + under, c.latency_s));
 }
 
 }  // namespace
 
 void analyse_latency(const Scenario& scenario, const LatencyRecording* rec, Provenance measured, Analysis& out) {
   if (!scenario.latency) {
-    for (const MetricSpec& s : kConditionMetrics) {
+    for (std::string_view name : condition_metric_names())
       out.metrics.push_back(
-          Metric::missing(Level::latency, s.name, s.unit, "the scenario has no [latency] section", s.better));
-    }
+          catalogued_missing(Level::latency, std::string(name), "the scenario has no [latency] section"));
     return;
   }
   const LatencyConfig& cfg = *scenario.latency;
@@ -303,9 +262,8 @@ void analyse_latency(const Scenario& scenario, const LatencyRecording* rec, Prov
                                     format_quantity(*loaded->value, "s"), format_quantity(*first->value, "s")));
   }
   // Judged by compare against a baseline (evaluate_latency_baseline).
-  out.metrics.push_back(Metric::missing(Level::latency, "efficiency_gain", "1", "needs a baseline", Better::higher));
-  out.metrics.push_back(
-      Metric::missing(Level::latency, "power_over_baseline", "1", "needs a baseline", Better::lower));
+  out.metrics.push_back(catalogued_missing(Level::latency, "efficiency_gain", "needs a baseline"));
+  out.metrics.push_back(catalogued_missing(Level::latency, "power_over_baseline", "needs a baseline"));
 }
 
 std::vector<Verdict> evaluate_latency_baseline(const LatencyConfig& config, const Analysis& baseline,

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/base/units.h"
+#include "harness/model/metric_catalogue.h"
 
 namespace harness {
 namespace {
@@ -340,9 +341,10 @@ Result<LayerProfile> read_json_layers(const nlohmann::json& doc, const std::stri
   return p;
 }
 
-Metric metric(const std::string& name, double value, const std::string& unit, Provenance p,
-              const std::string& source, Better better = Better::none, const std::string& text = "") {
-  return Metric::known(Level::roofline, name, value, unit, p, source, better, text);
+// Units and directions come from the catalogue (harness/model/metric_catalogue.cc).
+Metric metric(const std::string& name, double value, Provenance p, const std::string& source,
+              const std::string& text = "") {
+  return catalogued_metric(Level::roofline, name, value, p, source, text);
 }
 
 std::string ms(double seconds) { return fmt::format("{:.3g} ms", seconds * 1e3); }
@@ -378,24 +380,31 @@ void analyse_layer_profile(const LayerProfile& profile, const LayerProfileConfig
       copy_time += l.time_s;
       copies.push_back(l.name);
     }
-    out.metrics.push_back(metric(pre + "time", l.time_s, "s", measured, l.where, Better::lower));
+    out.metrics.push_back(metric(pre + "time", l.time_s, measured, l.where));
     const std::string bytes_source = l.bytes_from_shapes ? "model: tensor shapes" : "profile bytes";
     if (l.flops && l.bytes && *l.bytes > 0) {
-      out.metrics.push_back(metric(pre + "intensity", *l.flops / *l.bytes, "op/B",
+      out.metrics.push_back(metric(pre + "intensity", *l.flops / *l.bytes,
                                    l.bytes_from_shapes ? Provenance::model : measured,
-                                   fmt::format("flops / bytes ({})", bytes_source), Better::higher));
+                                   fmt::format("flops / bytes ({})", bytes_source)));
     } else {
-      out.metrics.push_back(Metric::missing(Level::roofline, pre + "intensity", "op/B",
-                                            !l.flops ? "the profile gives no flops for this layer"
-                                                     : "the profile gives no bytes (nor shapes) for this layer"));
+      out.metrics.push_back(catalogued_missing(Level::roofline, pre + "intensity",
+                                               !l.flops ? "the profile gives no flops for this layer"
+                                                        : "the profile gives no bytes (nor shapes) for this layer"));
     }
+    // Where the report plots the layer on the roofline: flops / its measured time.
+    if (l.flops && l.time_s > 0)
+      out.metrics.push_back(metric(pre + "achieved", *l.flops / l.time_s, measured, "flops / time (profile)"));
+    else
+      out.metrics.push_back(
+          catalogued_missing(Level::roofline, pre + "achieved",
+                             !l.flops ? "the profile gives no flops for this layer" : "measured time is 0"));
     std::string why;
     if (!placed) why = ceilings.missing;
     else if (!l.flops) why = "the profile gives no flops for this layer";
     else if (!l.bytes) why = "the profile gives no bytes (nor shapes) for this layer";
     if (!why.empty()) {
-      for (const char* name : {"predicted_time", "prediction_error", "bound"}) {
-        out.metrics.push_back(Metric::missing(Level::roofline, pre + name, "", why));
+      for (const char* name : {"predicted_time", "prediction_error", "attainable", "bound"}) {
+        out.metrics.push_back(catalogued_missing(Level::roofline, pre + name, why));
       }
       continue;
     }
@@ -407,40 +416,41 @@ void analyse_layer_profile(const LayerProfile& profile, const LayerProfileConfig
     const bool memory_bound = memory_time >= compute_time;
     predicted_total += predicted;
     measured_of_predicted += l.time_s;
-    out.metrics.push_back(metric(pre + "predicted_time", predicted, "s", Provenance::model,
-                                 fmt::format("max(flops / {}, bytes / {})", ceilings.peak_name, ceilings.bandwidth_name)));
+    out.metrics.push_back(
+        metric(pre + "predicted_time", predicted, Provenance::model,
+               fmt::format("max(flops / {}, bytes / {})", ceilings.peak_name, ceilings.bandwidth_name)));
     if (l.time_s > 0) {
-      out.metrics.push_back(metric(pre + "prediction_error", (predicted - l.time_s) / l.time_s, "1", model_p,
+      out.metrics.push_back(metric(pre + "prediction_error", (predicted - l.time_s) / l.time_s, model_p,
                                    "(predicted - measured) / measured"));
     } else {
-      out.metrics.push_back(Metric::missing(Level::roofline, pre + "prediction_error", "1", "measured time is 0"));
+      out.metrics.push_back(catalogued_missing(Level::roofline, pre + "prediction_error", "measured time is 0"));
     }
-    out.metrics.push_back(metric(pre + "bound", memory_bound ? 0 : 1, "", model_p,
-                                 fmt::format("binding ceiling: {}", memory_bound ? ceilings.bandwidth_name
-                                                                                 : ceilings.peak_name),
-                                 Better::none, memory_bound ? "memory" : "compute"));
+    out.metrics.push_back(metric(pre + "attainable", *l.flops / predicted, model_p,
+                                 fmt::format("min({}, {} x intensity)", ceilings.peak_name, ceilings.bandwidth_name)));
+    out.metrics.push_back(
+        metric(pre + "bound", memory_bound ? 0 : 1, model_p,
+               fmt::format("binding ceiling: {}", memory_bound ? ceilings.bandwidth_name : ceilings.peak_name),
+               memory_bound ? "memory" : "compute"));
     if (memory_bound) bandwidth_bound.push_back(l.name);
   }
 
-  out.metrics.push_back(metric("profile.layers", static_cast<double>(profile.layers.size()), "", measured, source));
-  out.metrics.push_back(metric("profile.total_time", total, "s", measured, source + ": sum of layer times",
-                               Better::lower));
+  out.metrics.push_back(metric("profile.layers", static_cast<double>(profile.layers.size()), measured, source));
+  out.metrics.push_back(metric("profile.total_time", total, measured, source + ": sum of layer times"));
   if (placed && predicted_total > 0) {
-    out.metrics.push_back(metric("profile.bandwidth_bound", static_cast<double>(bandwidth_bound.size()), "",
-                                 model_p, "layers below the ridge", Better::none,
-                                 fmt::format("{} of {}: {}", bandwidth_bound.size(), profile.layers.size(),
-                                             bandwidth_bound.empty() ? "none"
-                                                                     : boost::algorithm::join(bandwidth_bound, ", "))));
-    out.metrics.push_back(metric("profile.predicted_time", predicted_total, "s", Provenance::model,
-                                 "sum of placed layers' roofline times"));
+    out.metrics.push_back(metric(
+        "profile.bandwidth_bound", static_cast<double>(bandwidth_bound.size()), model_p, "layers below the ridge",
+        fmt::format("{} of {}: {}", bandwidth_bound.size(), profile.layers.size(),
+                    bandwidth_bound.empty() ? "none" : boost::algorithm::join(bandwidth_bound, ", "))));
+    out.metrics.push_back(
+        metric("profile.predicted_time", predicted_total, Provenance::model, "sum of placed layers' roofline times"));
     // The factor that recalibrates the model: measured / predicted over the
     // layers the model could place (seed 001: the model must be calibrated).
-    out.metrics.push_back(metric("profile.calibration", measured_of_predicted / predicted_total, "1", model_p,
+    out.metrics.push_back(metric("profile.calibration", measured_of_predicted / predicted_total, model_p,
                                  "measured / predicted time over placed layers"));
   } else {
     const std::string why = placed ? "no layer has both flops and bytes" : ceilings.missing;
     for (const char* name : {"profile.bandwidth_bound", "profile.predicted_time", "profile.calibration"}) {
-      out.metrics.push_back(Metric::missing(Level::roofline, name, "", why));
+      out.metrics.push_back(catalogued_missing(Level::roofline, name, why));
     }
   }
 
@@ -456,23 +466,23 @@ void analyse_layer_profile(const LayerProfile& profile, const LayerProfileConfig
     top_names.push_back(fmt::format("{} {}", l->name, ms(l->time_s)));
   }
   if (total > 0) {
-    out.metrics.push_back(metric("profile.top_time_share", top_time / total, "1", measured,
-                                 fmt::format("share of total time in the top {} layers", by_time.size()),
-                                 Better::none,
-                                 fmt::format("{:.1f} % in {}", 100 * top_time / total, boost::algorithm::join(top_names, ", "))));
-    out.metrics.push_back(metric("profile.copy_time_share", copy_time / total, "1", measured,
-                                 "time in permute/transpose/copy-like ops / total", Better::lower,
-                                 fmt::format("{:.1f} % in {}", 100 * copy_time / total,
-                                             copies.empty() ? "no copy-like op" : boost::algorithm::join(copies, ", "))));
+    out.metrics.push_back(
+        metric("profile.top_time_share", top_time / total, measured,
+               fmt::format("share of total time in the top {} layers", by_time.size()),
+               fmt::format("{:.1f} % in {}", 100 * top_time / total, boost::algorithm::join(top_names, ", "))));
+    out.metrics.push_back(metric(
+        "profile.copy_time_share", copy_time / total, measured, "time in permute/transpose/copy-like ops / total",
+        fmt::format("{:.1f} % in {}", 100 * copy_time / total,
+                    copies.empty() ? "no copy-like op" : boost::algorithm::join(copies, ", "))));
   } else {
-    out.metrics.push_back(Metric::missing(Level::roofline, "profile.top_time_share", "1", "total time is 0"));
-    out.metrics.push_back(Metric::missing(Level::roofline, "profile.copy_time_share", "1", "total time is 0"));
+    out.metrics.push_back(catalogued_missing(Level::roofline, "profile.top_time_share", "total time is 0"));
+    out.metrics.push_back(catalogued_missing(Level::roofline, "profile.copy_time_share", "total time is 0"));
   }
 
   if (!profile.has_start) {
     for (const char* name : {"profile.idle_time", "profile.idle_gaps", "profile.idle_gap_max"}) {
-      out.metrics.push_back(Metric::missing(Level::roofline, name, "",
-                                            "the profile has no start timestamps (start_s/_ms/_us/_ns)"));
+      out.metrics.push_back(
+          catalogued_missing(Level::roofline, name, "the profile has no start timestamps (start_s/_ms/_us/_ns)"));
     }
     return;
   }
@@ -503,10 +513,9 @@ void analyse_layer_profile(const LayerProfile& profile, const LayerProfileConfig
       previous = l;
     }
   }
-  out.metrics.push_back(metric("profile.idle_time", idle, "s", measured, "sum of gaps between ops", Better::lower));
-  out.metrics.push_back(metric("profile.idle_gaps", gaps, "", measured, "gaps between ops", Better::lower));
-  out.metrics.push_back(metric("profile.idle_gap_max", largest, "s", measured, "largest gap between ops",
-                               Better::lower, largest_text));
+  out.metrics.push_back(metric("profile.idle_time", idle, measured, "sum of gaps between ops"));
+  out.metrics.push_back(metric("profile.idle_gaps", gaps, measured, "gaps between ops"));
+  out.metrics.push_back(metric("profile.idle_gap_max", largest, measured, "largest gap between ops", largest_text));
 }
 
 }  // namespace harness

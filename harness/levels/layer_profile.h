@@ -47,7 +47,7 @@ struct ProfileCeilings {
   Provenance provenance = Provenance::declared;
 };
 
-// Per layer: layer.<name>.{time,intensity,predicted_time,prediction_error,bound};
+// Per layer: layer.<name>.{time,intensity,achieved,predicted_time,prediction_error,attainable,bound};
 // for the whole profile: profile.* (bandwidth-bound list, top by time, copy
 // share, idle gaps, calibration).
 void analyse_layer_profile(const LayerProfile& profile, const LayerProfileConfig& config,

@@ -8,6 +8,7 @@
 #include "harness/base/stats.h"
 #include "harness/base/units.h"
 #include "harness/levels/layer_profile.h"
+#include "harness/model/metric_catalogue.h"
 #include "probes/kernels.h"
 
 namespace harness {
@@ -72,9 +73,11 @@ RooflinePlacement place_on_roofline(double flops, double bytes, double peak, dou
 
 namespace {
 
-Metric derived(const std::string& name, double value, const std::string& unit, Provenance p,
-               const std::string& source, Better better, const std::string& text = "") {
-  return Metric::known(Level::roofline, name, value, unit, p, source, better, text);
+// Units and directions come from the catalogue (harness/model/metric_catalogue.cc);
+// `unit` only where the entry allows more than one.
+Metric derived(const std::string& name, double value, Provenance p, const std::string& source,
+               const std::string& text = "", std::string_view unit = {}) {
+  return catalogued_metric(Level::roofline, name, value, p, source, text, unit);
 }
 
 Provenance weakest(Provenance a, Provenance b) {
@@ -104,17 +107,15 @@ std::map<std::string, Metric> benchmark_tables(const RooflineConfig& config, con
       const std::string unit(si_unit(f.dimension));
       Metric m;
       if (!output) {
-        m = Metric::missing(Level::roofline, f.metric, unit, fmt::format("vendor tool {} was not run", tool.name),
-                            Better::higher);
+        m = catalogued_missing(Level::roofline, f.metric, fmt::format("vendor tool {} was not run", tool.name), unit);
       } else if (!output->unavailable.empty()) {
-        m = Metric::missing(Level::roofline, f.metric, unit,
-                            fmt::format("vendor tool {}: {}", tool.name, output->unavailable), Better::higher);
+        m = catalogued_missing(Level::roofline, f.metric,
+                               fmt::format("vendor tool {}: {}", tool.name, output->unavailable), unit);
       } else if (Result<double> v = extract_vendor_figure(output->out, f.pattern, f.unit, f.dimension); !v) {
-        m = Metric::missing(Level::roofline, f.metric, unit, fmt::format("vendor tool {}: {}", tool.name,
-                                                                         v.error().message), Better::higher);
+        m = catalogued_missing(Level::roofline, f.metric,
+                               fmt::format("vendor tool {}: {}", tool.name, v.error().message), unit);
       } else {
-        m = derived(f.metric, *v, unit, measured, fmt::format("vendor tool {}: /{}/", tool.name, f.pattern),
-                    Better::higher);
+        m = derived(f.metric, *v, measured, fmt::format("vendor tool {}: /{}/", tool.name, f.pattern), {}, unit);
       }
       tables[f.metric] = m;
       out.metrics.push_back(m);
@@ -125,12 +126,11 @@ std::map<std::string, Metric> benchmark_tables(const RooflineConfig& config, con
     if (tables.count(s.name)) continue;  // the rig's own tool wins
     Metric m;
     if (s.values.empty()) {
-      m = Metric::missing(Level::roofline, s.name, s.unit, s.unavailable.empty() ? "no samples" : s.unavailable,
-                          Better::higher);
+      m = catalogued_missing(Level::roofline, s.name, s.unavailable.empty() ? "no samples" : s.unavailable, s.unit);
     } else {
-      out.samples.push_back({Level::roofline, s.name, s.unit, measured, s.source, Better::higher, s.values});
-      m = derived(s.name, median(s.values), s.unit, measured,
-                  fmt::format("{} (median of {})", s.source, s.values.size()), Better::higher);
+      out.samples.push_back(catalogued_samples(Level::roofline, s.name, measured, s.source, s.values, s.unit));
+      m = derived(s.name, median(s.values), measured, fmt::format("{} (median of {})", s.source, s.values.size()), {},
+                  s.unit);
     }
     tables[s.name] = m;
     out.metrics.push_back(m);
@@ -162,7 +162,7 @@ Metric ceiling_metric(const Ceiling& c, bool memory, const std::map<std::string,
   const std::string name = fmt::format("ceiling.{}.{}", memory ? "memory" : "compute", c.name);
   const std::string unit = memory ? "B/s" : "op/s";
   if (!c.measure) {
-    return derived(name, c.value, unit, Provenance::declared, fmt::format("scenario {}", c.where), Better::higher);
+    return derived(name, c.value, Provenance::declared, fmt::format("scenario {}", c.where), {}, unit);
   }
   const std::string figure = fmt::format("{}.{}", memory ? "bandwidth" : "compute", c.name);
   const Metric* m = nullptr;
@@ -184,9 +184,9 @@ Metric ceiling_metric(const Ceiling& c, bool memory, const std::map<std::string,
                              memory ? "memory" : "compute", c.name, figure);
       }
     }
-    return Metric::missing(Level::roofline, name, unit, reason, Better::higher);
+    return catalogued_missing(Level::roofline, name, reason, unit);
   }
-  return derived(name, *m->value, unit, m->provenance, fmt::format("{}: {}", m->name, m->source), Better::higher);
+  return derived(name, *m->value, m->provenance, fmt::format("{}: {}", m->name, m->source), {}, unit);
 }
 
 struct Bytes {
@@ -246,8 +246,8 @@ void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Prove
     flops = kernel_cost(*k.builtin).flops;
     flops_p = Provenance::model;
   }
-  out.metrics.push_back(derived(pre + "flops", flops, "op", flops_p,
-                                flops_p == Provenance::model ? "model: kernel formula" : "declared", Better::none));
+  out.metrics.push_back(
+      derived(pre + "flops", flops, flops_p, flops_p == Provenance::model ? "model: kernel formula" : "declared"));
   Bytes bytes = kernel_bytes(k, out);
 
   std::optional<double> seconds;
@@ -256,24 +256,22 @@ void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Prove
   if (k.time) {
     seconds = *k.time;
     time_p = Provenance::declared;
-    out.metrics.push_back(derived(pre + "time", *seconds, "s", time_p, "declared", Better::lower));
+    out.metrics.push_back(derived(pre + "time", *seconds, time_p, "declared"));
   } else if (timing && !timing->seconds.empty()) {
     seconds = median(timing->seconds);
-    out.samples.push_back({Level::roofline, pre + "time", "s", measured, "kernel run", Better::lower, timing->seconds});
-    out.metrics.push_back(derived(pre + "time", *seconds, "s", measured,
-                                  fmt::format("median of {} runs", timing->seconds.size()), Better::lower));
+    out.samples.push_back(catalogued_samples(Level::roofline, pre + "time", measured, "kernel run", timing->seconds));
+    out.metrics.push_back(
+        derived(pre + "time", *seconds, measured, fmt::format("median of {} runs", timing->seconds.size())));
   } else {
     std::string why = !k.builtin ? "no time: declare 'time' for a kernel the harness does not run"
                       : timing   ? timing->unavailable
                                  : "not run";
-    out.metrics.push_back(Metric::missing(Level::roofline, pre + "time", "s", why, Better::lower));
+    out.metrics.push_back(catalogued_missing(Level::roofline, pre + "time", why));
   }
   if (seconds && *seconds > 0) {
-    out.metrics.push_back(derived(pre + "achieved", flops / *seconds, "op/s", weakest(time_p, flops_p),
-                                  "flops / time", Better::higher));
+    out.metrics.push_back(derived(pre + "achieved", flops / *seconds, weakest(time_p, flops_p), "flops / time"));
   } else {
-    out.metrics.push_back(Metric::missing(Level::roofline, pre + "achieved", "op/s",
-                                          seconds ? "time is 0" : "no time", Better::higher));
+    out.metrics.push_back(catalogued_missing(Level::roofline, pre + "achieved", seconds ? "time is 0" : "no time"));
   }
 
   auto p_it = compute.find(k.precision);
@@ -287,18 +285,18 @@ void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Prove
   else if (!b_it->second.value) missing = fmt::format("memory ceiling {}: {}", k.memory, b_it->second.unavailable);
 
   if (bytes.value) {
-    out.metrics.push_back(derived(pre + "bytes", *bytes.value, "B", bytes.provenance, bytes.source, Better::none));
+    out.metrics.push_back(derived(pre + "bytes", *bytes.value, bytes.provenance, bytes.source));
     if (*bytes.value > 0) {
-      out.metrics.push_back(derived(pre + "intensity", flops / *bytes.value, "op/B", weakest(flops_p, bytes.provenance),
-                                    fmt::format("flops / bytes ({})", bytes.source), Better::higher));
+      out.metrics.push_back(derived(pre + "intensity", flops / *bytes.value, weakest(flops_p, bytes.provenance),
+                                    fmt::format("flops / bytes ({})", bytes.source)));
     }
   } else {
-    out.metrics.push_back(Metric::missing(Level::roofline, pre + "bytes", "B", bytes.missing));
-    out.metrics.push_back(Metric::missing(Level::roofline, pre + "intensity", "op/B", bytes.missing, Better::higher));
+    out.metrics.push_back(catalogued_missing(Level::roofline, pre + "bytes", bytes.missing));
+    out.metrics.push_back(catalogued_missing(Level::roofline, pre + "intensity", bytes.missing));
   }
   if (!missing.empty()) {
     for (const char* name : {"attainable", "utilisation", "ridge_distance", "bound", "binding_ceiling"}) {
-      out.metrics.push_back(Metric::missing(Level::roofline, pre + name, "", missing));
+      out.metrics.push_back(catalogued_missing(Level::roofline, pre + name, missing));
     }
     return;
   }
@@ -308,20 +306,19 @@ void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Prove
   const Provenance place_p = weakest(ai_p, weakest(P.provenance, B.provenance));
   RooflinePlacement place = place_on_roofline(flops, *bytes.value, *P.value, *B.value);
   const Metric& binding = place.memory_bound ? B : P;
-  out.metrics.push_back(derived(pre + "attainable", place.attainable, "op/s", place_p,
-                                fmt::format("min({}, {} x intensity)", P.name, B.name), Better::higher));
-  out.metrics.push_back(derived(pre + "ridge_distance", place.ridge_distance_decades, "decades", place_p,
-                                fmt::format("log10(intensity / ridge {:.4g} op/B)", place.ridge), Better::none));
-  out.metrics.push_back(derived(pre + "bound", place.memory_bound ? 0 : 1, "", place_p,
-                                fmt::format("binding ceiling: {}", binding.name), Better::none,
+  out.metrics.push_back(
+      derived(pre + "attainable", place.attainable, place_p, fmt::format("min({}, {} x intensity)", P.name, B.name)));
+  out.metrics.push_back(derived(pre + "ridge_distance", place.ridge_distance_decades, place_p,
+                                fmt::format("log10(intensity / ridge {:.4g} op/B)", place.ridge)));
+  out.metrics.push_back(derived(pre + "bound", place.memory_bound ? 0 : 1, place_p,
+                                fmt::format("binding ceiling: {}", binding.name),
                                 place.memory_bound ? "memory" : "compute"));
-  out.metrics.push_back(derived(pre + "binding_ceiling", *binding.value, binding.unit, binding.provenance,
-                                "the ceiling that caps attainable", Better::none,
-                                binding.name.substr(std::string("ceiling.").size())));
+  out.metrics.push_back(derived(pre + "binding_ceiling", *binding.value, binding.provenance,
+                                "the ceiling that caps attainable", binding.name.substr(std::string("ceiling.").size()),
+                                binding.unit));
   if (seconds && *seconds > 0) {
     const double utilisation = (flops / *seconds) / place.attainable;
-    out.metrics.push_back(derived(pre + "utilisation", utilisation, "1", weakest(time_p, place_p),
-                                  "achieved / attainable", Better::higher));
+    out.metrics.push_back(derived(pre + "utilisation", utilisation, weakest(time_p, place_p), "achieved / attainable"));
     // Above the roof is impossible: some input is wrong. 10 % leaves room for
     // run-to-run noise between the ceiling's and the kernel's measurements.
     if (utilisation > 1.1) {
@@ -332,7 +329,7 @@ void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Prove
           format_quantity(*bytes.value / *seconds, "B/s"), B.name, format_quantity(*B.value, "B/s")));
     }
   } else {
-    out.metrics.push_back(Metric::missing(Level::roofline, pre + "utilisation", "1", "no time"));
+    out.metrics.push_back(catalogued_missing(Level::roofline, pre + "utilisation", "no time"));
   }
 }
 
@@ -341,13 +338,13 @@ void analyse_profile(const RooflineConfig& config, const RooflineRecording* rec,
                      Analysis& out) {
   const LayerProfileConfig& pc = *config.profile;
   if (!rec || !rec->profile) {
-    out.metrics.push_back(Metric::missing(Level::roofline, "profile", "", "the profile was not read in this run"));
+    out.metrics.push_back(catalogued_missing(Level::roofline, "profile", "the profile was not read in this run"));
     return;
   }
   // The recording keeps the text; errors still name the file as written.
   Result<LayerProfile> profile = parse_layer_profile(rec->profile->text, rec->profile->path, pc.element_bytes);
   if (!profile) {
-    out.metrics.push_back(Metric::missing(Level::roofline, "profile", "", profile.error().message));
+    out.metrics.push_back(catalogued_missing(Level::roofline, "profile", profile.error().message));
     return;
   }
   ProfileCeilings c;
@@ -374,8 +371,7 @@ std::string show_number(double v) { return fmt::format("{:.4g}", v); }
 void analyse_roofline(const Scenario& scenario, const RooflineRecording* rec, Provenance measured,
                       Analysis& out) {
   if (!scenario.roofline) {
-    out.metrics.push_back(Metric::missing(Level::roofline, "roofline", "",
-                                          "the scenario has no [roofline] section"));
+    out.metrics.push_back(catalogued_missing(Level::roofline, "roofline", "the scenario has no [roofline] section"));
     return;
   }
   const RooflineConfig& config = *scenario.roofline;
@@ -394,11 +390,11 @@ void analyse_roofline(const Scenario& scenario, const RooflineRecording* rec, Pr
     for (auto& [bname, b] : memory) {
       std::string name = fmt::format("ridge.{}.{}", pname, bname);
       if (p.value && b.value && *b.value > 0) {
-        out.metrics.push_back(derived(name, *p.value / *b.value, "op/B", weakest(p.provenance, b.provenance),
-                                      fmt::format("{} / {}", p.name, b.name), Better::none));
+        out.metrics.push_back(derived(name, *p.value / *b.value, weakest(p.provenance, b.provenance),
+                                      fmt::format("{} / {}", p.name, b.name)));
       } else {
-        out.metrics.push_back(Metric::missing(Level::roofline, name, "op/B",
-                                              fmt::format("needs {} and {}", p.name, b.name)));
+        out.metrics.push_back(
+            catalogued_missing(Level::roofline, name, fmt::format("needs {} and {}", p.name, b.name)));
       }
     }
   }

@@ -2,7 +2,45 @@
 
 #include <fmt/format.h>
 
+#include "harness/model/metric_catalogue.h"
+#include "harness/scenario/sections.h"
+
 namespace harness {
+
+namespace {
+
+std::optional<Dimension> dimension_of_unit(std::string_view unit) {
+  for (Dimension d : {Dimension::compute, Dimension::bandwidth, Dimension::frequency, Dimension::size, Dimension::time,
+                      Dimension::power, Dimension::energy})
+    if (si_unit(d) == unit) return d;
+  return std::nullopt;  // a plain number: a ratio, a count, "1/s", "op/B"
+}
+
+std::vector<std::string> split_categories(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const std::size_t bar = text.find('|');
+    out.emplace_back(text.substr(0, bar));
+    if (bar == std::string_view::npos) break;
+    text = text.substr(bar + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ExpectableMetric> catalogue_expectables(Level level, std::string_view table) {
+  std::vector<ExpectableMetric> out;
+  for (const CatalogueEntry& e : metric_catalogue(level)) {
+    if (e.expect.empty() || e.expect_table != table) continue;
+    if (e.forms & kExpectBounds) {
+      out.push_back({std::string(e.expect), std::string(e.name), dimension_of_unit(e.unit), false, {}});
+    } else if (e.forms & kExpectEquals && !e.categories.starts_with('<')) {
+      out.push_back({std::string(e.expect), std::string(e.name), std::nullopt, true, split_categories(e.categories)});
+    }
+  }
+  return out;
+}
 
 std::vector<Expectation> read_expectations(TableReader& reader, Level level,
                                            const std::vector<ExpectableMetric>& allowed) {

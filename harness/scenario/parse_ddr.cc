@@ -2,28 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
 
 namespace harness {
 namespace {
 
+// The [ddr.expect] keys: the catalogue's level-3 entries that take bounds.
 const std::vector<ExpectableMetric>& ddr_expectables() {
-  static const std::vector<ExpectableMetric> k = {
-      {"dq_active_ratio", "ddr.dq_active_ratio", std::nullopt, false, {}},
-      {"dq_active_ratio_dqs", "ddr.dq_active_ratio_dqs", std::nullopt, false, {}},
-      {"dq_active_ratio_commands", "ddr.dq_active_ratio_commands", std::nullopt, false, {}},
-      {"read_interval_p50", "ddr.read_interval_p50", Dimension::time, false, {}},
-      {"read_interval_p95", "ddr.read_interval_p95", Dimension::time, false, {}},
-      {"read_interval_p50_tck", "ddr.read_interval_p50_tck", std::nullopt, false, {}},
-      {"bytes", "ddr.bytes", Dimension::size, false, {}},
-      {"bandwidth", "ddr.bandwidth", Dimension::bandwidth, false, {}},
-      {"row_hit_rate", "ddr.row_hit_rate", std::nullopt, false, {}},
-      {"row_conflict_rate", "ddr.row_conflict_rate", std::nullopt, false, {}},
-      {"reads", "ddr.reads", std::nullopt, false, {}},
-      {"writes", "ddr.writes", std::nullopt, false, {}},
-      {"refreshes", "ddr.refreshes", std::nullopt, false, {}},
-      {"transactions", "ddr.transactions", std::nullopt, false, {}},
-  };
+  static const std::vector<ExpectableMetric> k = catalogue_expectables(Level::ddr, "");
   return k;
 }
 
@@ -99,13 +86,16 @@ DdrConfig read_ddr_section(TableReader& r) {
   if (const toml::table* t = r.table("expect")) {
     TableReader er(r.context(), *t, "ddr.expect");
     c.expectations = read_expectations(er, Level::ddr, ddr_expectables());
-    if (er.has("burst_bytes_mode")) {
-      const toml::node* n = er.node("burst_bytes_mode");
-      if (auto v = er.integer("burst_bytes_mode", 1, 1 << 20)) {
+    // A transaction size in bytes, compared as the metric's text.
+    const CatalogueEntry& mode = *find_catalogue_entry(Level::ddr, "ddr.burst_bytes_mode");
+    const std::string mode_key(mode.expect);
+    if (er.has(mode_key)) {
+      const toml::node* n = er.node(mode_key);
+      if (auto v = er.integer(mode_key, 1, 1 << 20)) {
         Expectation e;
         e.level = Level::ddr;
-        e.key = "burst_bytes_mode";
-        e.metric = "ddr.burst_bytes_mode";
+        e.key = mode_key;
+        e.metric = std::string(mode.name);
         e.bound = Bound::equals;
         e.text = std::to_string(*v);
         e.unit = "B";
@@ -119,12 +109,12 @@ DdrConfig read_ddr_section(TableReader& r) {
       if (k.size() <= suffix.size() || k.compare(k.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
       std::string stem = k.substr(0, k.size() - suffix.size());
       bool known = false;
-      for (const ExpectableMetric& m : ddr_expectables())
-        if (m.key == stem) {
+      for (const CatalogueEntry& m : metric_catalogue(Level::ddr))
+        if (m.forms & kExpectVsBaseline && m.expect == stem) {
           known = true;
           DdrBaselineExpectation b;
           b.key = k;
-          b.metric = m.metric;
+          b.metric = std::string(m.name);
           b.where = r.context().where(node.source());
           if (auto dir = er.choice(k, {"lower", "higher", "shorter", "longer"}))
             b.lower = *dir == "lower" || *dir == "shorter";

@@ -3,28 +3,17 @@
 
 #include <fmt/format.h>
 
+#include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
 #include "probes/power/power_source.h"  // power_source_names
 
 namespace harness {
 namespace {
 
+// The [latency.expect] bounds: the catalogue's level-4 entries (the first
+// load condition's metrics).
 const std::vector<ExpectableMetric>& latency_expectables() {
-  static const std::vector<ExpectableMetric> k = {
-      {"latency_p50", "latency_p50", Dimension::time, false, {}},
-      {"latency_p90", "latency_p90", Dimension::time, false, {}},
-      {"latency_p95", "latency_p95", Dimension::time, false, {}},
-      {"latency_p99", "latency_p99", Dimension::time, false, {}},
-      {"latency_max", "latency_max", Dimension::time, false, {}},
-      {"latency_mean", "latency_mean", Dimension::time, false, {}},
-      {"latency_stddev", "latency_stddev", Dimension::time, false, {}},
-      {"p95_over_p50", "latency_p95_over_p50", std::nullopt, false, {}},
-      {"throughput", "throughput", std::nullopt, false, {}},
-      {"token_throughput", "token_throughput", std::nullopt, false, {}},
-      {"power_mean", "power_mean", Dimension::power, false, {}},
-      {"energy_per_iteration", "energy_per_iteration", Dimension::energy, false, {}},
-      {"efficiency", "efficiency", std::nullopt, false, {}},
-  };
+  static const std::vector<ExpectableMetric> k = catalogue_expectables(Level::latency, "");
   return k;
 }
 
@@ -111,6 +100,7 @@ std::vector<LoadCondition> read_loads(TableReader& r) {
       return out;
     }
     c.name = c.argv.empty() ? "none" : load_name(c.argv);
+    if (c.name.empty()) c.name = "load";  // argv of dashes only: its metrics still need a prefix
     if (!names.insert(c.name).second) {
       fail(*e, fmt::format("condition \"{}\" is listed twice", c.name));
       return out;
@@ -201,17 +191,21 @@ LatencyConfig read_latency_section(TableReader& r) {
                          .unit = std::string("1"),
                          .where = r.context().where(er.node(key)->source())};
     };
-    if (er.has("efficiency_gain_min")) {
-      if (auto x = er.number("efficiency_gain_min")) {
-        Expectation e = baseline_expectation("efficiency_gain_min", "efficiency_gain");
+    // The baseline-relative keys and the metrics they judge are the catalogue's.
+    const CatalogueEntry& gain = *find_catalogue_entry(Level::latency, "efficiency_gain");
+    const CatalogueEntry& power = *find_catalogue_entry(Level::latency, "power_over_baseline");
+    const std::string gain_key = gain.expectation_keys().front(), power_key = power.expectation_keys().front();
+    if (er.has(gain_key)) {
+      if (auto x = er.number(gain_key)) {
+        Expectation e = baseline_expectation(gain_key, std::string(gain.name));
         e.bound = Bound::min;
         e.number = *x;
         c.efficiency_gain_min = e;
       }
     }
-    if (er.has("power_not_above_baseline")) {
-      if (auto b = er.boolean("power_not_above_baseline"); b && *b) {
-        Expectation e = baseline_expectation("power_not_above_baseline", "power_over_baseline");
+    if (er.has(power_key)) {
+      if (auto b = er.boolean(power_key); b && *b) {
+        Expectation e = baseline_expectation(power_key, std::string(power.name));
         e.bound = Bound::max;
         e.number = 1;
         c.power_not_above_baseline = e;

@@ -26,6 +26,10 @@ TEST(ScenarioRig, TheDefaultTransportIsALocalAgentWithLevelFoursWindow) {
   EXPECT_DOUBLE_EQ(s->rig.heartbeat_timeout_s, 10);
 }
 
+TEST(ScenarioRig, ACeilingNeedsAName) {
+  EXPECT_EQ(error_of(scenario("[rig.compute]\n\"\" = \"4 TOPS\"\n")), "s.toml:6:6: [rig.compute]: a ceiling needs a name");
+}
+
 TEST(ScenarioRig, SshKeysAreRead) {
   Result<Scenario> s = parse_scenario(scenario("transport = \"ssh\"\nhost = \"board-3.lab\"\nuser = \"root\"\nport = 2222\n"
                                                "identity = \"/keys/lab\"\nssh_options = [\"-o\", \"ConnectTimeout=5\"]\n"

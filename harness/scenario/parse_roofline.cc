@@ -3,41 +3,26 @@
 
 #include <fmt/format.h>
 
+#include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
 #include "probes/vendor_figures.h"
 
 namespace harness {
 namespace {
 
+// The expect tables' keys come from the catalogue's level-1 entries.
 const std::vector<ExpectableMetric>& kernel_expectables() {
-  static const std::vector<ExpectableMetric> k = {
-      {"intensity", "intensity", std::nullopt, false, {}},
-      {"utilisation", "utilisation", std::nullopt, false, {}},
-      {"achieved", "achieved", Dimension::compute, false, {}},
-      {"bound", "bound", std::nullopt, true, {"memory", "compute"}},
-      {"ridge_distance", "ridge_distance", std::nullopt, false, {}},
-  };
+  static const std::vector<ExpectableMetric> k = catalogue_expectables(Level::roofline, "[[roofline.kernels]] expect");
   return k;
 }
 
 const std::vector<ExpectableMetric>& profile_expectables() {
-  static const std::vector<ExpectableMetric> k = {
-      {"bandwidth_bound_layers", "profile.bandwidth_bound", std::nullopt, false, {}},
-      {"copy_time_share", "profile.copy_time_share", std::nullopt, false, {}},
-      {"top_time_share", "profile.top_time_share", std::nullopt, false, {}},
-      {"idle_time", "profile.idle_time", Dimension::time, false, {}},
-      {"total_time", "profile.total_time", Dimension::time, false, {}},
-      {"calibration", "profile.calibration", std::nullopt, false, {}},
-  };
+  static const std::vector<ExpectableMetric> k = catalogue_expectables(Level::roofline, "[roofline.profile.expect]");
   return k;
 }
 
 const std::vector<ExpectableMetric>& ceiling_expectables() {
-  static const std::vector<ExpectableMetric> k = {
-      {"dram_bandwidth", "ceiling.memory.dram", Dimension::bandwidth, false, {}},
-      {"fp32_peak", "ceiling.compute.fp32", Dimension::compute, false, {}},
-      {"random_4k_bandwidth", "bandwidth.random_4k", Dimension::bandwidth, false, {}},
-  };
+  static const std::vector<ExpectableMetric> k = catalogue_expectables(Level::roofline, "");
   return k;
 }
 
@@ -82,22 +67,27 @@ void read_bytes_source(TableReader& r, RooflineKernel& k) {
   k.bytes_source = s;
 }
 
+// A kernel's baseline-relative keys: the catalogue's <kernel>.intensity row
+// (intensity_gain_min = ratio, intensity_increased = true).
 void read_baseline_expectations(TableReader& er, const std::string& kernel,
                                 std::vector<KernelBaselineExpectation>& out) {
-  if (er.has("intensity_gain_min")) {
-    const toml::node* n = er.node("intensity_gain_min");
-    if (auto v = er.number("intensity_gain_min")) {
-      if (*v <= 0) er.fail_at("intensity_gain_min", "must be positive (a ratio to the baseline)");
-      out.push_back({kernel, "intensity_gain_min", kernel + ".intensity", *v, false,
-                     er.context().where(n->source())});
+  const CatalogueEntry* row = nullptr;
+  for (const CatalogueEntry& e : metric_catalogue(Level::roofline))
+    if (e.name == "<kernel>.intensity") row = &e;
+  const std::string stem(row->expect), metric = instance_name(row->name, {kernel});
+  const std::string gain = stem + "_gain_min", increased = stem + "_increased";
+  if (er.has(gain)) {
+    const toml::node* n = er.node(gain);
+    if (auto v = er.number(gain)) {
+      if (*v <= 0) er.fail_at(gain, "must be positive (a ratio to the baseline)");
+      out.push_back({kernel, gain, metric, *v, false, er.context().where(n->source())});
     }
   }
-  if (er.has("intensity_increased")) {
-    const toml::node* n = er.node("intensity_increased");
-    if (auto v = er.boolean("intensity_increased")) {
-      if (!*v) er.fail_at("intensity_increased", "only 'true' is meaningful (drop the key otherwise)");
-      out.push_back({kernel, "intensity_increased", kernel + ".intensity", 1, true,
-                     er.context().where(n->source())});
+  if (er.has(increased)) {
+    const toml::node* n = er.node(increased);
+    if (auto v = er.boolean(increased)) {
+      if (!*v) er.fail_at(increased, "only 'true' is meaningful (drop the key otherwise)");
+      out.push_back({kernel, increased, metric, 1, true, er.context().where(n->source())});
     }
   }
 }
@@ -134,7 +124,7 @@ RooflineKernel read_kernel(TableReader& r, RooflineConfig& c) {
   if (const toml::table* t = r.table("expect")) {
     TableReader er(r.context(), *t, fmt::format("{}.expect", r.name()));
     for (Expectation e : read_expectations(er, Level::roofline, kernel_expectables())) {
-      e.metric = k.name + "." + e.metric;
+      e.metric = instance_name(e.metric, {k.name});  // "<kernel>.intensity"
       c.expectations.push_back(std::move(e));
     }
     read_baseline_expectations(er, k.name, c.baseline_expectations);
@@ -259,6 +249,7 @@ RooflineConfig read_roofline_section(TableReader& r) {
       // level's own families or with another kernel.
       static const std::vector<std::string> reserved = {"bandwidth", "compute", "ceiling", "ridge", "layer",
                                                         "profile", "counter", "ddr", "latency"};
+      if (kr.ok() && k.name.empty()) kr.fail_at("name", "a kernel needs a name (its metrics are <name>.time, ...)");
       if (kr.ok() && std::find(reserved.begin(), reserved.end(), k.name) != reserved.end()) {
         kr.fail_at("name", fmt::format("\"{}\" is reserved for the level's own metrics", k.name));
       }

@@ -83,6 +83,9 @@ TEST(ParseRoofline, KernelNamesAreUniqueAndNotReserved) {
             "s.toml:13:8: [roofline.kernels[1]] name: a kernel named \"k\" is already declared at s.toml:8:1");
   EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"bandwidth\"\nflops = 1e9\nbytes = \"1 GB\"\n"),
             "s.toml:9:8: [roofline.kernels[0]] name: \"bandwidth\" is reserved for the level's own metrics");
+  // Its metrics are "<kernel>.time", ...: the catalogue has no name for an empty one.
+  EXPECT_EQ(error_of("[[roofline.kernels]]\nname = \"\"\nflops = 1e9\nbytes = \"1 GB\"\n"),
+            "s.toml:9:8: [roofline.kernels[0]] name: a kernel needs a name (its metrics are <name>.time, ...)");
 }
 
 TEST(ParseRoofline, BaselineExpectationsAreKeptApart) {

@@ -87,6 +87,8 @@ Rig read_rig_section(TableReader& r) {
       Ceiling c;
       c.name = std::string(name.str());
       c.where = r.context().where(value.source());
+      // The ceiling's metric is ceiling.<kind>.<name>: a name must be there.
+      if (c.name.empty()) r.context().fail(value.source(), fmt::format("[{}.{}]: a ceiling needs a name", r.name(), key));
       if (value.is_string() && value.as_string()->get() == "measure") {
         c.measure = true;
       } else if (auto q = cr.quantity(name.str(), dimension)) {

@@ -16,4 +16,12 @@ DdrConfig read_ddr_section(TableReader& reader);
 LatencyConfig read_latency_section(TableReader& reader);
 AccuracyConfig read_accuracy_section(TableReader& reader);  // level 5
 
+// What the metric catalogue (harness/model/metric_catalogue.h) lets a
+// scenario expect in one expect table: the entries of `level` whose keys go in
+// `table` (as CatalogueEntry::expect_table spells it; "" for [<level>.expect])
+// and that take bounds (<stem>_min/_max) or a category. `metric` is the
+// catalogue name, a pattern for kernels ("<kernel>.intensity"); the dimension
+// follows from the entry's unit. (expectation.cc)
+std::vector<ExpectableMetric> catalogue_expectables(Level level, std::string_view table);
+
 }  // namespace harness

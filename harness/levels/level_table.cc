@@ -1,0 +1,96 @@
+#include "harness/levels/level_table.h"
+
+#include <algorithm>
+
+#include "harness/levels/accuracy.h"
+#include "harness/levels/counters.h"
+#include "harness/levels/ddr.h"
+#include "harness/levels/diagnostics.h"
+#include "harness/levels/latency.h"
+#include "harness/levels/roofline.h"
+
+namespace harness {
+namespace {
+
+template <class Config>
+std::vector<Expectation> expectations_of(const std::optional<Config>& config) {
+  return config ? config->expectations : std::vector<Expectation>{};
+}
+
+template <class Config, class Judge>
+std::vector<Verdict> baseline_of(const std::optional<Config>& config, const Analysis& baseline, const Analysis& current,
+                                 Judge judge) {
+  return config ? judge(*config, baseline, current) : std::vector<Verdict>{};
+}
+
+const LevelRow kLevels[] = {
+    {Level::counters,
+     [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
+       analyse_counters(s, r.counters ? &*r.counters : nullptr, p, out);
+     },
+     [](const Scenario& s) { return expectations_of(s.counters); },
+     &add_counters_verdicts_and_hints,  // baseline placeholders, the seed's diagnostic rule
+     [](const Scenario& s, const Analysis& b, const Analysis& c) {
+       return baseline_of(s.counters, b, c, &evaluate_counters_baseline);
+     },
+     "Level 2: counters"},
+    {Level::ddr,
+     [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
+       analyse_ddr(s, r.ddr ? &*r.ddr : nullptr, r.base_dir, p, out);
+     },
+     [](const Scenario& s) { return expectations_of(s.ddr); }, nullptr,
+     [](const Scenario& s, const Analysis& b, const Analysis& c) {
+       return baseline_of(s.ddr, b, c, &evaluate_ddr_baseline);
+     },
+     "Level 3: DDR bus"},
+    {Level::latency,
+     [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
+       analyse_latency(s, r.latency ? &*r.latency : nullptr, p, out);
+     },
+     [](const Scenario& s) { return expectations_of(s.latency); }, nullptr,
+     [](const Scenario& s, const Analysis& b, const Analysis& c) {
+       return baseline_of(s.latency, b, c, &evaluate_latency_baseline);
+     },
+     "Level 4: latency"},
+    {Level::roofline,
+     [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
+       analyse_roofline(s, r.roofline ? &*r.roofline : nullptr, p, out);
+     },
+     [](const Scenario& s) { return expectations_of(s.roofline); }, nullptr,
+     [](const Scenario& s, const Analysis& b, const Analysis& c) {
+       return baseline_of(s.roofline, b, c, &evaluate_roofline_baseline);
+     },
+     "Level 1: roofline"},
+    {Level::accuracy,
+     [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
+       analyse_accuracy(s, r.accuracy ? &*r.accuracy : nullptr, r.base_dir, p, out);
+       add_accuracy_fallback_candidates(s, out);
+     },
+     [](const Scenario&) { return std::vector<Expectation>{}; },  // its verdicts are its own (per-layer bounds)
+     nullptr,
+     [](const Scenario& s, const Analysis& b, const Analysis& c) {
+       return baseline_of(s.accuracy, b, c, &evaluate_accuracy_baseline);
+     },
+     "Level 5: layer-wise accuracy"},
+};
+
+}  // namespace
+
+std::span<const LevelRow> level_table() { return kLevels; }
+
+std::vector<const LevelRow*> levels_in_report_order() {
+  std::vector<const LevelRow*> rows;
+  for (const LevelRow& r : kLevels) rows.push_back(&r);
+  std::sort(rows.begin(), rows.end(), [](const LevelRow* a, const LevelRow* b) {
+    return static_cast<int>(a->level) < static_cast<int>(b->level);
+  });
+  return rows;
+}
+
+const LevelRow& level_row(Level level) {
+  for (const LevelRow& r : kLevels)
+    if (r.level == level) return r;
+  return kLevels[0];  // unreachable: every Level has a row (level_table_test)
+}
+
+}  // namespace harness
