@@ -14,6 +14,8 @@ std::vector<StoreEngine> store_engines() { return {StoreEngine::sqlite, StoreEng
 
 std::string store_engine_name(StoreEngine e) { return e == StoreEngine::sqlite ? "sqlite" : "postgres"; }
 
+void PrintTo(StoreEngine e, std::ostream* os) { *os << store_engine_name(e); }
+
 TestStore::TestStore(StoreEngine engine, const std::filesystem::path& dir, const std::string& file) : engine_(engine) {
   if (engine == StoreEngine::sqlite) {
     target_ = (dir / file).string();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ enum class StoreEngine { sqlite, postgres };
 // is given, so a test list shows what did not run.
 std::vector<StoreEngine> store_engines();
 std::string store_engine_name(StoreEngine e);
+// So test lists (and CTest's names) say "sqlite" or "postgres".
+void PrintTo(StoreEngine e, std::ostream* os);
 
 class TestStore {
  public:
