@@ -307,3 +307,25 @@ TEST_F(CompareCliTest, HistoryChangePointsUseReplayedNightsOnce) {
 
 }  // namespace
 }  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST_F(CompareCliTest, AnotherRigsBaselineWhenAskedWithRig) {
+  std::int64_t a = add(1e-3, "lab-b"), b = add(1e-3, "lab-a", 2);
+  ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0);
+  ASSERT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly", "--rig", "lab-b"}), 0) << err_;
+  EXPECT_NE(out_.find("--rig: against the baseline of rig 'lab-b'; run 2 is on rig 'lab-a'"), std::string::npos)
+      << out_;
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly", "--rig", "lab-c"}), 2);
+  EXPECT_EQ(err_, "harness: error: baseline 'nightly' has no run of scenario 'npu' on rig 'lab-c' (see 'harness "
+                  "baseline list')\n");
+  ASSERT_EQ(cli({"compare", std::to_string(b), "--against", std::to_string(a), "--allow-mismatch", "--all-rigs"}), 0)
+      << err_;
+  EXPECT_NE(out_.find("--all-rigs: the history noise band draws on the scenario's runs on every rig"),
+            std::string::npos)
+      << out_;
+}
+
+}  // namespace
+}  // namespace harness

@@ -584,10 +584,10 @@ Result<std::map<std::string, std::vector<double>>> Store::recent_values(const st
                                                                          const std::string& rig,
                                                                          std::int64_t before_run, int runs) const {
   HARNESS_STORE_LET(q, db_->query("SELECT m.name, m.value FROM metrics m WHERE m.value IS NOT NULL AND m.run_id IN "
-                                  "(SELECT id FROM runs WHERE scenario_name = ? AND rig = ? AND origin = 'live' "
-                                  "AND status IN ('passed', 'failed') AND id < ? ORDER BY id DESC LIMIT ?) "
-                                  "ORDER BY m.run_id",
-                                  {scenario, rig, before_run, runs}));
+                                  "(SELECT id FROM runs WHERE scenario_name = ? AND (? = '' OR rig = ?) "
+                                  "AND origin = 'live' AND status IN ('passed', 'failed') AND id < ? "
+                                  "ORDER BY id DESC LIMIT ?) ORDER BY m.run_id",
+                                  {scenario, rig, rig, before_run, runs}));
   std::map<std::string, std::vector<double>> out;
   while (q->next()) out[q->text(0)].push_back(q->real(1));
   HARNESS_TRY(q->status());

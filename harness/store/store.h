@@ -162,7 +162,8 @@ class Store {
   // (name, run_id): tens of thousands of runs take milliseconds.
   Result<std::vector<HistoryPoint>> metric_history(const HistoryQuery& query) const;
   // Numeric values of every metric in the newest `runs` completed live runs of
-  // a scenario on a rig before run `before_run`, oldest first: the noise band.
+  // a scenario on a rig (empty: on every rig) before run `before_run`, oldest
+  // first: the noise band.
   Result<std::map<std::string, std::vector<double>>> recent_values(const std::string& scenario,
                                                                     const std::string& rig,
                                                                     std::int64_t before_run, int runs) const;

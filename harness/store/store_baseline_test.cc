@@ -161,6 +161,10 @@ TEST_P(StoreBaselineTest, RecentValuesAreTheNoiseBandInput) {
   Result<std::map<std::string, std::vector<double>>> v = store_->recent_values("host", "lab-a", now, 2);
   ASSERT_TRUE(v);
   EXPECT_EQ(v->at("latency_p50"), (std::vector<double>{1.1, 1.3}));
+  // An empty rig is every rig (compare --all-rigs).
+  v = store_->recent_values("host", "", now, 2);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->at("latency_p50"), (std::vector<double>{7.0, 1.3}));
 }
 
 TEST_P(StoreBaselineTest, HistoryMetricsCountsRuns) {
