@@ -351,3 +351,21 @@ TEST(StoreTarget, AnUnreachableServerIsAnInfrastructureErrorWithLibpqsMessage) {
 
 }  // namespace
 }  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(StoreTarget, AFileThatIsNoDatabaseSaysSoWhenOpened) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("harness-notdb-" + std::to_string(::getpid()) + ".sqlite")).string();
+  std::ofstream(path) << "not a database, but long enough to be read as one...................................."
+                         "................................................................................\n";
+  Result<Store> s = Store::open(path);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ExitCode::infrastructure);
+  EXPECT_EQ(s.error().message, "store " + path + ": open: file is not a database");
+}
+
+}  // namespace
+}  // namespace harness

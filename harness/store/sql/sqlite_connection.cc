@@ -176,10 +176,12 @@ Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path) {
   auto c = std::make_unique<SqliteConnection>(db, path);
   sqlite3_busy_timeout(db, 5000);
   sqlite3_extended_result_codes(db, 1);
-  HARNESS_TRY(c->exec("PRAGMA foreign_keys = ON"));
+  // The first statements read the file: one that is no database fails here.
+  if (!c->exec("PRAGMA foreign_keys = ON") || !c->exec("PRAGMA synchronous = NORMAL")) {
+    return Error::infra(fmt::format("store {}: open: {}", path, sqlite3_errmsg(db)));
+  }
   // A read-only or in-memory file may refuse WAL; that is fine.
   (void)c->exec("PRAGMA journal_mode = WAL");
-  HARNESS_TRY(c->exec("PRAGMA synchronous = NORMAL"));
   return std::unique_ptr<Connection>(std::move(c));
 }
 
