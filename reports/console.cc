@@ -225,6 +225,7 @@ std::string render_run_summary_text(const RunRecord& run, const Palette& palette
 
 std::string render_run_details_text(const RunRecord& run) {
   std::string out = run_line(run, Palette{});
+  if (!run.uuid.empty()) out += fmt::format("uuid {}\n", run.uuid);
   if (!run.reason.empty()) out += fmt::format("reason: {}\n", run.reason);
   out += fmt::format("started {}  ended {}\n", run.started_at, run.ended_at.empty() ? "-" : run.ended_at);
   for (Level level : kAllLevels) {
@@ -258,11 +259,11 @@ std::string render_run_details_text(const RunRecord& run) {
 
 std::string render_run_list_text(const std::vector<RunSummary>& runs) {
   if (runs.empty()) return "no runs stored\n";
-  std::string out = fmt::format("{:>5}  {:<24} {:<16} {:<16} {:<7} {:<8} {:>7} {:>6}  {}\n", "id", "started",
-                                "scenario", "rig", "origin", "status", "metrics", "failed", "reason");
+  std::string out = fmt::format("{:>5}  {:<36}  {:<24} {:<16} {:<16} {:<7} {:<8} {:>7} {:>6}  {}\n", "id", "uuid",
+                                "started", "scenario", "rig", "origin", "status", "metrics", "failed", "reason");
   for (const RunSummary& r : runs) {
-    out += fmt::format("{:>5}  {:<24} {:<16} {:<16} {:<7} {:<8} {:>7} {:>6}  {}\n", r.id, r.started_at,
-                       r.scenario_name, r.rig, r.origin, run_status_name(r.status), r.metric_count,
+    out += fmt::format("{:>5}  {:<36}  {:<24} {:<16} {:<16} {:<7} {:<8} {:>7} {:>6}  {}\n", r.id, r.uuid,
+                       r.started_at, r.scenario_name, r.rig, r.origin, run_status_name(r.status), r.metric_count,
                        r.verdicts_failed, r.reason);
   }
   return out;

@@ -19,6 +19,7 @@ nlohmann::json verdict_to_json(const Verdict& v) {
 
 nlohmann::json run_to_json(const RunRecord& run) {
   nlohmann::json j = {{"id", run.id},
+                      {"uuid", run.uuid},
                       {"scenario", {{"name", run.scenario_name}, {"path", run.scenario_path},
                                     {"sha256", run.scenario_hash}}},
                       {"rig", run.rig},
@@ -50,7 +51,7 @@ nlohmann::json run_to_json(const RunRecord& run) {
 nlohmann::json run_list_to_json(const std::vector<RunSummary>& runs) {
   nlohmann::json j = nlohmann::json::array();
   for (const RunSummary& r : runs) {
-    j.push_back({{"id", r.id}, {"scenario", r.scenario_name}, {"rig", r.rig}, {"origin", r.origin},
+    j.push_back({{"id", r.id}, {"uuid", r.uuid}, {"scenario", r.scenario_name}, {"rig", r.rig}, {"origin", r.origin},
                  {"status", run_status_name(r.status)}, {"reason", r.reason}, {"started_at", r.started_at},
                  {"ended_at", r.ended_at}, {"metrics", r.metric_count}, {"verdicts_failed", r.verdicts_failed}});
   }

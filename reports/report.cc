@@ -67,7 +67,11 @@ std::string render_report(const ReportInput& in, ReportFormat format) {
 
 std::string default_report_path(const std::string& database_path, std::int64_t run_id) {
   // Named after the store's file, so two stores in one folder never write
-  // each other's run 1 report.
+  // each other's run 1 report. A store on a PostgreSQL server has no file:
+  // its reports go to the current folder.
+  if (database_path.starts_with("postgresql://") || database_path.starts_with("postgres://")) {
+    return fmt::format("harness-report-{}.html", run_id);
+  }
   std::filesystem::path db(database_path);
   return (db.parent_path() / fmt::format("{}.report-{}.html", db.filename().string(), run_id)).string();
 }

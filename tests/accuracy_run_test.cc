@@ -96,7 +96,7 @@ TEST_F(AccuracyRun, VerdictsNameTheWorstLayerAndTheReplayIsIdentical) {
   CommandResult replay = harness({"--json", "replay", bundle});
   ASSERT_EQ(replay.exit_code, 1) << replay.err;
   auto mask = [](nlohmann::json j) {
-    for (const char* key : {"id", "started_at", "ended_at", "origin", "context", "artifacts"}) j.erase(key);
+    for (const char* key : {"id", "uuid", "started_at", "ended_at", "origin", "context", "artifacts"}) j.erase(key);
     j["scenario"].erase("path");
     std::string text = j.dump(1);
     for (std::size_t at; (at = text.find("\"replayed\"")) != std::string::npos;) text.replace(at, 10, "\"measured\"");

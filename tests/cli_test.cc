@@ -247,7 +247,7 @@ TEST_F(CliTest, ReplayOfALiveRecordingIsIdentical) {
   CommandResult replay = harness({"--json", "replay", bundle, "--db", db_});
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
   auto mask = [](nlohmann::json j) {
-    for (const char* key : {"id", "started_at", "ended_at", "origin", "context"}) j.erase(key);
+    for (const char* key : {"id", "uuid", "started_at", "ended_at", "origin", "context"}) j.erase(key);
     j["scenario"].erase("path");
     std::string text = j.dump(1);
     for (std::size_t at; (at = text.find("\"replayed\"")) != std::string::npos;) text.replace(at, 10, "\"measured\"");

@@ -23,6 +23,7 @@ constexpr CommandEntry kCommands[] = {
     {"accuracy", "Layer-wise accuracy: per-layer cosine, PSNR, SQNR of device tensors against a reference", &setup_accuracy},
     {"capture", "Logic-analyzer captures: info, convert, synth", &setup_capture},
     {"export", "Write a stored run as a recording bundle", &setup_export},
+    {"store", "Copy runs between stores (SQLite file, PostgreSQL server): push, pull", &setup_store},
     {"rig", "The device rig: check that the scenario's rig is reachable and ready", &setup_rig},
     {"agent", "Serve a run on the device (started by the transport; JSON lines on stdin/stdout)", &setup_agent},
 };
@@ -39,7 +40,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.require_subcommand(1);
   GlobalOptions global;
   app.add_option("--db", global.db,
-                 "SQLite run store (default: $HARNESS_DB, else ./harness-runs.sqlite)");
+                 "Run store: an SQLite file or a postgresql:// URI (default: $HARNESS_DB, else "
+                 "./harness-runs.sqlite)");
   app.add_flag("--json", global.json, "Machine-readable JSON on stdout");
   app.fallthrough();
 

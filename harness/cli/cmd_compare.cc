@@ -39,6 +39,11 @@ Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io) {
       app.add_option("--baseline", o->request.baseline, "Named baseline of the run's scenario and rig");
   CLI::Option* against = app.add_option("--against", o->request.against, "Compare with this run instead of a named baseline");
   baseline->excludes(against);
+  app.add_option("--rig", o->request.rig,
+                 "With --baseline: the baseline of this rig rather than the run's own (a cross-rig comparison)")
+      ->needs(baseline);
+  app.add_flag("--all-rigs", o->request.all_rigs,
+               "The history noise band draws on the scenario's runs on every rig, not only the run's");
   app.add_option("--junit", o->junit, "Also write JUnit XML, one test case per metric, to FILE");
   app.add_option("--markdown", o->markdown, "Also write a Markdown summary for CI comments to FILE");
   app.add_flag("--lava", o->lava,

@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -240,6 +241,90 @@ TEST_F(CompareCliTest, HistoryListsAMetricAndMarksTheShift) {
       << out_;
   EXPECT_EQ(cli({"history", "--metric", "latency_p05"}), 2);
   EXPECT_EQ(err_, "harness: error: no stored run has a metric 'latency_p05'; did you mean 'latency_p50'?\n");
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST_F(CompareCliTest, HistoryNeverMixesRigsUnlessAsked) {
+  for (int i = 0; i < 3; ++i) add(1e-3, "lab-a", static_cast<std::uint64_t>(i));
+  add(2e-3, "lab-b", 7);
+  EXPECT_EQ(cli({"history", "--metric", "latency_p50"}), 2);
+  EXPECT_EQ(err_, "harness: error: metric 'latency_p50' comes from 2 rigs (lab-a, lab-b): history does not mix rigs "
+                  "unless asked; pick one with --rig NAME, or list them together with --all-rigs\n");
+  ASSERT_EQ(cli({"history", "--metric", "latency_p50", "--rig", "lab-b"}), 0) << err_;
+  EXPECT_EQ(out_.rfind("latency_p50 (s) across 1 runs\n", 0), 0u) << out_;
+  ASSERT_EQ(cli({"history", "--metric", "latency_p50", "--all-rigs"}), 0) << err_;
+  EXPECT_EQ(out_.rfind("latency_p50 (s) across 4 runs\n", 0), 0u) << out_;
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+// Replayed nights carry measured evidence (provenance replayed) and take part
+// in the change points; a replay of a night already stored does not count twice.
+TEST_F(CompareCliTest, HistoryChangePointsUseReplayedNightsOnce) {
+  Result<Store> store = Store::open(db_);
+  ASSERT_TRUE(store) << store.error().message;
+  auto night = [&](int day, double value, const std::string& origin) {
+    RunRecord r;
+    r.scenario_name = "npu";
+    r.scenario_path = "npu.toml";
+    r.rig = "lab-a";
+    r.origin = origin;
+    r.status = RunStatus::passed;
+    r.started_at = fmt::format("2026-11-{:02}T00:00:00Z", day);
+    Metric m;
+    m.level = Level::latency;
+    m.name = "latency_p50";
+    m.unit = "s";
+    m.value = value * (1 + 0.002 * (day % 3));
+    m.provenance = origin == "live" ? Provenance::measured : Provenance::replayed;
+    m.better = Better::lower;
+    r.analysis.metrics.push_back(m);
+    Result<std::int64_t> id = store->insert_run(r);
+    EXPECT_TRUE(id) << id.error().message;
+    return id ? *id : 0;
+  };
+  for (int day = 1; day <= 8; ++day) night(day, 1e-3, "live");
+  night(8, 1.3e-3, "replay");  // night 8 again: a repeat, not a ninth night
+  std::int64_t first_replayed = 0;
+  for (int day = 9; day <= 16; ++day) {
+    std::int64_t id = night(day, 1.3e-3, "replay");
+    if (!first_replayed) first_replayed = id;
+  }
+  ASSERT_EQ(cli({"--json", "history", "--metric", "latency_p50", "--changes"}), 0) << err_;
+  nlohmann::json j = nlohmann::json::parse(out_);
+  ASSERT_EQ(j["changes"].size(), 1u) << out_;
+  EXPECT_EQ(j["changes"][0]["run"], first_replayed);
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST_F(CompareCliTest, AnotherRigsBaselineWhenAskedWithRig) {
+  std::int64_t a = add(1e-3, "lab-b"), b = add(1e-3, "lab-a", 2);
+  ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0);
+  ASSERT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly", "--rig", "lab-b"}), 0) << err_;
+  EXPECT_NE(out_.find("--rig: against the baseline of rig 'lab-b'; run 2 is on rig 'lab-a'"), std::string::npos)
+      << out_;
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly", "--rig", "lab-c"}), 2);
+  EXPECT_EQ(err_, "harness: error: baseline 'nightly' has no run of scenario 'npu' on rig 'lab-c' (see 'harness "
+                  "baseline list')\n");
+  ASSERT_EQ(cli({"compare", std::to_string(b), "--against", std::to_string(a), "--allow-mismatch", "--all-rigs"}), 0)
+      << err_;
+  EXPECT_NE(out_.find("--all-rigs: the history noise band draws on the scenario's runs on every rig"),
+            std::string::npos)
+      << out_;
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
-// harness history [--scenario S] [--rig R] [--metric M] [--changes]: a metric
+// harness history [--scenario S] [--rig R | --all-rigs] [--metric M] [--changes]: a metric
 // across stored runs, and where its level shifted (harness/compare/change_points.h);
 // --table bandwidth|compute|latency: seed 001's regression tables, one column
 // per night (reports/regression_tables.h).
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -20,7 +22,7 @@ namespace {
 
 struct HistoryOptions {
   std::string scenario, rig, metric, table;
-  bool changes = false, markdown = false;
+  bool changes = false, markdown = false, all_rigs = false;
   int limit = 0;
 };
 
@@ -41,11 +43,19 @@ std::string number_text(double v, const std::string& unit) {
 }
 
 // Change points per (scenario, rig) series: a level only means something on
-// one rig, and a replay repeats a recording rather than adding a night.
+// one rig. A point takes part when it carries measured evidence (provenance
+// measured, or replayed: rig figures analysed again), whatever its origin; a
+// replay of a recording already in the series (same start time on the same
+// rig) repeats a night rather than adding one, and is left out.
 std::vector<Shift> find_shifts(const std::vector<HistoryPoint>& points) {
   std::map<std::pair<std::string, std::string>, std::vector<const HistoryPoint*>> series;
-  for (const HistoryPoint& p : points)
-    if (p.value && p.origin == "live") series[{p.scenario_name, p.rig}].push_back(&p);
+  std::set<std::tuple<std::string, std::string, std::string>> nights;
+  for (const HistoryPoint& p : points) {
+    if (!p.value || (p.provenance != "measured" && p.provenance != "replayed")) continue;
+    const bool repeat = !nights.insert({p.scenario_name, p.rig, p.started_at}).second;
+    if (repeat && p.origin != "live") continue;
+    series[{p.scenario_name, p.rig}].push_back(&p);
+  }
   std::vector<Shift> out;
   for (const auto& [key, pts] : series) {
     std::vector<double> values;
@@ -78,6 +88,17 @@ Result<std::vector<HistoryPoint>> load_points(const Store& store, const HistoryO
 Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const GlobalOptions& global, Io io) {
   Result<std::vector<HistoryPoint>> points = load_points(store, o, o.metric);
   if (!points) return points.error();
+  if (o.rig.empty() && !o.all_rigs) {
+    std::set<std::string> rigs;
+    for (const HistoryPoint& p : *points) rigs.insert(p.rig);
+    if (rigs.size() > 1) {
+      std::string names;
+      for (const std::string& r : rigs) names += (names.empty() ? "" : ", ") + r;
+      return Error::input(fmt::format("metric '{}' comes from {} rigs ({}): history does not mix rigs unless asked; "
+                                      "pick one with --rig NAME, or list them together with --all-rigs",
+                                      o.metric, rigs.size(), names));
+    }
+  }
   if (points->empty()) {
     Result<std::vector<HistoryMetric>> known = store.history_metrics(o.scenario, o.rig);
     if (!known) return known.error();
@@ -212,7 +233,10 @@ Result<ExitCode> regression_table(const Store& store, const HistoryOptions& o, c
 Action setup_history(CLI::App& app, const GlobalOptions& global, Io io) {
   auto o = std::make_shared<HistoryOptions>();
   app.add_option("--scenario", o->scenario, "Only runs of this scenario (its [scenario] name)");
-  app.add_option("--rig", o->rig, "Only runs on this rig (its [rig] name)");
+  CLI::Option* rig = app.add_option("--rig", o->rig, "Only runs on this rig (its [rig] name)");
+  app.add_flag("--all-rigs", o->all_rigs,
+               "With --metric: list the runs of every rig together (change points stay per rig)")
+      ->excludes(rig);
   app.add_option("--metric", o->metric, "The metric to list across runs");
   app.add_flag("--changes", o->changes, "Mark where the metric's level shifted (PELT change points)");
   app.add_option("--limit", o->limit, "Only the newest N runs (with --table: N nights per rig, default 7)")

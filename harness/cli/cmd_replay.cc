@@ -62,6 +62,7 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
         }
         run->artifacts.push_back(*kept);
       }
+      run->uuid = new_run_uuid();  // a replay is a run of its own
       Result<std::int64_t> id = store->insert_run(*run);
       if (!id) return id.error();
       run->id = *id;

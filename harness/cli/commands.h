@@ -15,7 +15,7 @@
 namespace harness {
 
 struct GlobalOptions {
-  std::string db;     // --db PATH (else $HARNESS_DB, else harness-runs.sqlite)
+  std::string db;     // --db PATH|URI (else $HARNESS_DB, else harness-runs.sqlite)
   bool json = false;  // --json: machine-readable output on stdout
 };
 
@@ -52,6 +52,7 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_export(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_agent(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_store(CLI::App& app, const GlobalOptions& global, Io io);
 
 // Parses argv, runs the chosen command, prints errors as
 // "harness: error: <message>" and returns the process exit code.

@@ -34,9 +34,17 @@ Result<RunRecord> resolve_baseline(const Store& store, const CompareRequest& o, 
     if (found->empty()) {
       return Error::input(fmt::format("no baseline named '{}' (see 'harness baseline list')", o.baseline));
     }
+    const std::string& rig = o.rig.empty() ? run.rig : o.rig;
     const Baseline* match = nullptr;
     for (const Baseline& b : *found)
-      if (b.scenario_name == run.scenario_name && b.rig == run.rig) match = &b;
+      if (b.scenario_name == run.scenario_name && b.rig == rig) match = &b;
+    if (match && rig != run.rig) {
+      notes.push_back(fmt::format("--rig: against the baseline of rig '{}'; run {} is on rig '{}'", rig, run.id, run.rig));
+    }
+    if (!match && !o.rig.empty()) {
+      return Error::input(fmt::format("baseline '{}' has no run of scenario '{}' on rig '{}' (see 'harness baseline "
+                                      "list')", o.baseline, run.scenario_name, o.rig));
+    }
     if (!match) {
       if (found->size() > 1) {
         std::string keys;
@@ -139,8 +147,11 @@ Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRe
     // regression looked like noise. Against a newer baseline it ends before
     // the run itself, which never judges itself.
     const std::int64_t history_end = std::min(run_rec.id, base_run.id + 1);
+    // The band is the run's own rig's, unless --all-rigs asks for every rig's.
     Result<std::map<std::string, std::vector<double>>> history = store.recent_values(
-        run_rec.scenario_name, run_rec.rig, history_end, static_cast<int>(config.history_runs));
+        run_rec.scenario_name, o.all_rigs ? std::string() : run_rec.rig, history_end,
+        static_cast<int>(config.history_runs));
+    if (o.all_rigs) report.notes.push_back("--all-rigs: the history noise band draws on the scenario's runs on every rig");
     if (!history) return history.error();
     HistoryLookup lookup = [&](const std::string& metric) {
       auto it = history->find(metric);

@@ -11,7 +11,8 @@
 namespace harness {
 
 struct RunRecord {
-  std::int64_t id = 0;
+  std::int64_t id = 0;          // the run's number in its store
+  std::string uuid;             // the same in every store the run is copied to (store push/pull)
   std::string scenario_name;
   std::string scenario_path;
   std::string scenario_text;
@@ -31,6 +32,7 @@ struct RunRecord {
 // A line of `harness runs`.
 struct RunSummary {
   std::int64_t id = 0;
+  std::string uuid;
   std::string scenario_name;
   std::string rig;
   std::string origin;

@@ -257,6 +257,7 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   run.origin = "live";
   run.started_at = utc_now_iso8601();
   run.context = host_context();
+  run.uuid = new_run_uuid();
   Result<std::int64_t> id = store.begin_run(run);
   if (!id) return id.error();
   run.id = *id;

@@ -1,6 +1,8 @@
-// The SQLite run store: every run, its context, metrics, raw samples,
-// artifacts and verdicts. WAL, a busy timeout, a versioned schema migrated
-// with PRAGMA user_version, one transaction per stored run.
+// The run store: every run, its context, metrics, raw samples, artifacts
+// and verdicts, in an SQLite file (the default: WAL, a busy timeout) or on a
+// PostgreSQL server (a lab's many rigs), behind one interface
+// (sql/connection.h). A versioned schema migrated under a lock, one
+// transaction per stored run, a UUID per run beside its number.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +15,8 @@
 #include "harness/base/result.h"
 #include "harness/model/run.h"
 
-namespace SQLite {
-class Database;
+namespace harness::sql {
+class Connection;
 }
 
 namespace harness {
@@ -71,21 +73,28 @@ struct HistoryMetric {
 
 // Where runs go when neither --db nor HARNESS_DB says otherwise.
 constexpr const char* kDefaultDatabase = "harness-runs.sqlite";
-// --db, else $HARNESS_DB, else kDefaultDatabase.
+// --db, else $HARNESS_DB, else kDefaultDatabase: an SQLite file path, or a
+// postgresql:// (postgres://) URI of a PostgreSQL server.
 std::string resolve_database_path(const std::string& flag);
+
+// A fresh random UUID (version 4), as 36 lower-case characters.
+std::string new_run_uuid();
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens (creating when absent) and migrates to kSchemaVersion. A database
-  // written by a newer harness is refused.
+  // written by a newer harness is refused (exit 2). `path` is an SQLite file
+  // or a PostgreSQL URI; a bad URI exits 2, an unreachable server 3.
   static Result<Store> open(const std::string& path);
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
   ~Store();
 
+  // The store as named in messages: the file, or the URI without password.
   const std::string& path() const { return path_; }
+  bool is_postgres() const;
   int schema_version() const;
 
   // A live run is first visible as "running", so a crash leaves an honest
@@ -94,8 +103,13 @@ class Store {
   Result<std::int64_t> begin_run(const RunRecord& header);
   // Writes everything of the run and its final status in one transaction.
   Status finish_run(const RunRecord& run);
-  // A whole run at once (replays, imports).
+  // A whole run at once (replays, imports). A run without a uuid gets a new
+  // one; a run with one keeps it (store push/pull).
   Result<std::int64_t> insert_run(const RunRecord& run);
+  // The id of the run with this uuid, if the store has it.
+  Result<std::optional<std::int64_t>> find_run(const std::string& uuid) const;
+  // Every stored run's id and uuid, oldest first (store push/pull).
+  Result<std::vector<std::pair<std::int64_t, std::string>>> run_uuids() const;
   // A stored run becomes aborted: a stop request (SIGINT, SIGTERM) arrived
   // after its final status was written but before the command ended.
   Status mark_aborted(std::int64_t id, const std::string& reason);
@@ -104,7 +118,10 @@ class Store {
   Result<std::vector<RunSummary>> list_runs(int limit = 50) const;
 
   // The store's own folder for raw files: "<store file>.artifacts" beside
-  // it, so two stores in one folder never share one.
+  // it, so two stores in one folder never share one. A PostgreSQL store
+  // keeps only the artifacts' names, sizes and digests; the bytes live in
+  // $HARNESS_ARTIFACTS (a folder the lab shares), else ./harness-artifacts,
+  // content-addressed the same way (docs/parts/store.md).
   std::string artifact_folder() const;
   // Keeps `source` as an artifact: content-addressed, read-only, at
   // <artifact_folder>/<sha256>. A live run's own file is moved there
@@ -145,7 +162,8 @@ class Store {
   // (name, run_id): tens of thousands of runs take milliseconds.
   Result<std::vector<HistoryPoint>> metric_history(const HistoryQuery& query) const;
   // Numeric values of every metric in the newest `runs` completed live runs of
-  // a scenario on a rig before run `before_run`, oldest first: the noise band.
+  // a scenario on a rig (empty: on every rig) before run `before_run`, oldest
+  // first: the noise band.
   Result<std::map<std::string, std::vector<double>>> recent_values(const std::string& scenario,
                                                                     const std::string& rig,
                                                                     std::int64_t before_run, int runs) const;
@@ -153,11 +171,14 @@ class Store {
   Result<std::vector<HistoryMetric>> history_metrics(const std::string& scenario, const std::string& rig) const;
 
  private:
-  explicit Store(std::string path, std::unique_ptr<SQLite::Database> db);
+  Store(std::string path, std::string artifacts, std::unique_ptr<sql::Connection> db);
+  Status migrate();
+  Result<std::int64_t> insert_header(const RunRecord& run, const std::string& uuid);
   Status write_body(const RunRecord& run);
 
   std::string path_;
-  std::unique_ptr<SQLite::Database> db_;
+  std::string artifacts_;
+  std::unique_ptr<sql::Connection> db_;
 };
 
 }  // namespace harness

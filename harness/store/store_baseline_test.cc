@@ -1,29 +1,44 @@
 // Baselines and history queries of the store (schema migration 2).
+#include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <regex>
+#include <set>
 
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
+#include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
 
-class StoreBaselineTest : public ::testing::Test {
+using testing_support::StoreEngine;
+using testing_support::TestStore;
+
+std::filesystem::path test_folder(const std::string& prefix) {
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::replace(name.begin(), name.end(), '/', '-');
+  return std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()) + "-" + name);
+}
+
+class StoreBaselineTest : public ::testing::TestWithParam<StoreEngine> {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("harness-store-baseline-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = test_folder("harness-store-baseline-");
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    Result<Store> s = Store::open((dir_ / "runs.sqlite").string());
+    target_.emplace(GetParam(), dir_);
+    if (!target_->unavailable().empty()) GTEST_SKIP() << target_->unavailable();
+    Result<Store> s = Store::open(target_->target());
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
   }
   void TearDown() override {
     store_.reset();
+    target_.reset();
     std::filesystem::remove_all(dir_);
   }
 
@@ -51,12 +66,13 @@ class StoreBaselineTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  std::optional<TestStore> target_;
   std::optional<Store> store_;
 };
 
-TEST_F(StoreBaselineTest, SchemaIsMigratedToTheLatestVersion) { EXPECT_EQ(store_->schema_version(), Store::kSchemaVersion); }
+TEST_P(StoreBaselineTest, SchemaIsMigratedToTheLatestVersion) { EXPECT_EQ(store_->schema_version(), Store::kSchemaVersion); }
 
-TEST_F(StoreBaselineTest, ABaselineIsKeyedByScenarioAndRig) {
+TEST_P(StoreBaselineTest, ABaselineIsKeyedByScenarioAndRig) {
   std::int64_t a = add("host", "lab-a", 1.0);
   std::int64_t b = add("host", "lab-b", 2.0);
   std::int64_t a2 = add("host", "lab-a", 1.1);
@@ -76,7 +92,7 @@ TEST_F(StoreBaselineTest, ABaselineIsKeyedByScenarioAndRig) {
   EXPECT_TRUE(store_->list_baselines("weekly")->empty());
 }
 
-TEST_F(StoreBaselineTest, ABaselineCanBeASetOfRunsOfOneScenarioAndRig) {
+TEST_P(StoreBaselineTest, ABaselineCanBeASetOfRunsOfOneScenarioAndRig) {
   std::int64_t a = add("host", "lab-a", 1.0), b = add("host", "lab-a", 1.1), other = add("host", "lab-b", 1.0);
   std::int64_t c = add("host", "lab-a", 1.2);
   ASSERT_TRUE(store_->set_baseline("nightly", std::vector<std::int64_t>{c, a, b}, "t1").ok());
@@ -98,7 +114,7 @@ TEST_F(StoreBaselineTest, ABaselineCanBeASetOfRunsOfOneScenarioAndRig) {
   EXPECT_EQ(*recent, (std::vector<std::int64_t>{b, c}));
 }
 
-TEST_F(StoreBaselineTest, OnlyCompletedRunsCanBeBaselines) {
+TEST_P(StoreBaselineTest, OnlyCompletedRunsCanBeBaselines) {
   std::int64_t aborted = add("host", "lab-a", 1.0, RunStatus::aborted);
   Result<std::optional<std::int64_t>> r = store_->set_baseline("nightly", aborted, "t");
   ASSERT_FALSE(r);
@@ -110,7 +126,7 @@ TEST_F(StoreBaselineTest, OnlyCompletedRunsCanBeBaselines) {
   EXPECT_NE(r.error().message.find("no run with id 999"), std::string::npos);
 }
 
-TEST_F(StoreBaselineTest, MetricHistoryFiltersAndOrdersOldestFirst) {
+TEST_P(StoreBaselineTest, MetricHistoryFiltersAndOrdersOldestFirst) {
   std::int64_t r1 = add("host", "lab-a", 1.0);
   add("host", "lab-b", 5.0);
   std::int64_t r3 = add("host", "lab-a", std::nullopt);
@@ -135,7 +151,7 @@ TEST_F(StoreBaselineTest, MetricHistoryFiltersAndOrdersOldestFirst) {
   EXPECT_EQ(ids, (std::vector<std::int64_t>{r3, r6}));
 }
 
-TEST_F(StoreBaselineTest, RecentValuesAreTheNoiseBandInput) {
+TEST_P(StoreBaselineTest, RecentValuesAreTheNoiseBandInput) {
   add("host", "lab-a", 1.0);
   add("host", "lab-a", 1.1);
   add("host", "lab-a", 1.2, RunStatus::passed, "replay");  // repeats a recording: left out
@@ -145,9 +161,13 @@ TEST_F(StoreBaselineTest, RecentValuesAreTheNoiseBandInput) {
   Result<std::map<std::string, std::vector<double>>> v = store_->recent_values("host", "lab-a", now, 2);
   ASSERT_TRUE(v);
   EXPECT_EQ(v->at("latency_p50"), (std::vector<double>{1.1, 1.3}));
+  // An empty rig is every rig (compare --all-rigs).
+  v = store_->recent_values("host", "", now, 2);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->at("latency_p50"), (std::vector<double>{7.0, 1.3}));
 }
 
-TEST_F(StoreBaselineTest, HistoryMetricsCountsRuns) {
+TEST_P(StoreBaselineTest, HistoryMetricsCountsRuns) {
   add("host", "lab-a", 1.0);
   add("host", "lab-a", std::nullopt);
   Result<std::vector<HistoryMetric>> m = store_->history_metrics("host", "");
@@ -161,62 +181,106 @@ TEST_F(StoreBaselineTest, HistoryMetricsCountsRuns) {
 }  // namespace
 }  // namespace harness
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include "harness/store/schema.h"
+#include "harness/store/sql/connection.h"
 
 namespace harness {
 namespace {
 
-TEST(StoreMigration, AVersion1StoreGainsBaselinesAndKeepsItsRuns) {
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("harness-migrate-" + std::to_string(::getpid()) + ".sqlite");
-  std::filesystem::remove(path);
-  {
-    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec(kMigrations[0]);
-    db.exec("PRAGMA user_version = 1");
-    db.exec("INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, "
-            "started_at) VALUES ('host', 'h.toml', 'x', '', 'lab', 'live', 'passed', 't')");
+INSTANTIATE_TEST_SUITE_P(Engines, StoreBaselineTest, ::testing::ValuesIn(testing_support::store_engines()),
+                         [](const auto& info) { return testing_support::store_engine_name(info.param); });
+
+// A store left at `version` by an older harness, written with the
+// migrations of that time, on either engine.
+class StoreMigrationTest : public ::testing::TestWithParam<StoreEngine> {
+ protected:
+  void SetUp() override {
+    dir_ = test_folder("harness-migrate-");
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    target_.emplace(GetParam(), dir_);
+    if (!target_->unavailable().empty()) GTEST_SKIP() << target_->unavailable();
   }
-  {
-    Result<Store> s = Store::open(path.string());
-    ASSERT_TRUE(s) << s.error().message;
-    EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
-    ASSERT_TRUE(s->set_baseline("nightly", 1, "t").ok());
-    // A run stored before owners were recorded keeps its status.
-    EXPECT_EQ(s->load_run(1)->status, RunStatus::passed);
-    EXPECT_EQ(s->list_baselines()->size(), 1u);
+  void TearDown() override {
+    target_.reset();
+    std::filesystem::remove_all(dir_);
   }
-  std::filesystem::remove(path);
-  std::filesystem::remove(path.string() + "-wal");
-  std::filesystem::remove(path.string() + "-shm");
+  void old_store(int version, const std::vector<std::string>& then) {
+    std::unique_ptr<sql::Connection> c = target_->connect();
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(c->begin_migration());
+    for (int v = 0; v < version; ++v) {
+      const Migration& m = kMigrations[static_cast<std::size_t>(v)];
+      Status done = c->exec(GetParam() == StoreEngine::sqlite ? m.sqlite : m.postgres);
+      ASSERT_TRUE(done) << done.error().message;
+    }
+    ASSERT_TRUE(c->set_schema_version(version));
+    for (const std::string& statement : then) {
+      Status done = c->exec(statement);
+      ASSERT_TRUE(done) << done.error().message;
+    }
+    ASSERT_TRUE(c->commit());
+  }
+  std::filesystem::path dir_;
+  std::optional<TestStore> target_;
+};
+
+TEST_P(StoreMigrationTest, AVersion1StoreGainsBaselinesAndKeepsItsRuns) {
+  old_store(1, {"INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, "
+                "started_at) VALUES ('host', 'h.toml', 'x', '', 'lab', 'live', 'passed', 't')"});
+  Result<Store> s = Store::open(target_->target());
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
+  ASSERT_TRUE(s->set_baseline("nightly", 1, "t").ok());
+  // A run stored before owners were recorded keeps its status.
+  EXPECT_EQ(s->load_run(1)->status, RunStatus::passed);
+  EXPECT_EQ(s->list_baselines()->size(), 1u);
 }
 
-TEST(StoreMigration, AVersion2BaselineBecomesASetOfOneRun) {
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("harness-migrate-v2-" + std::to_string(::getpid()) + ".sqlite");
-  std::filesystem::remove(path);
-  {
-    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec(kMigrations[0]);
-    db.exec(kMigrations[1]);
-    db.exec("PRAGMA user_version = 2");
-    db.exec("INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, "
-            "started_at) VALUES ('host', 'h.toml', 'x', '', 'lab', 'live', 'passed', 't')");
-    db.exec("INSERT INTO baselines VALUES ('host', 'lab', 'nightly', 1, 't0')");
-  }
-  {
-    Result<Store> s = Store::open(path.string());
-    ASSERT_TRUE(s) << s.error().message;
-    Result<std::vector<Baseline>> b = s->list_baselines("nightly");
-    ASSERT_TRUE(b) << b.error().message;
-    ASSERT_EQ(b->size(), 1u);
-    EXPECT_EQ((*b)[0].run_id, 1);
-    EXPECT_EQ((*b)[0].runs, std::vector<std::int64_t>{1});
-  }
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+TEST_P(StoreMigrationTest, AVersion2BaselineBecomesASetOfOneRun) {
+  old_store(2, {"INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, "
+                "started_at) VALUES ('host', 'h.toml', 'x', '', 'lab', 'live', 'passed', 't')",
+                "INSERT INTO baselines VALUES ('host', 'lab', 'nightly', 1, 't0')"});
+  Result<Store> s = Store::open(target_->target());
+  ASSERT_TRUE(s) << s.error().message;
+  Result<std::vector<Baseline>> b = s->list_baselines("nightly");
+  ASSERT_TRUE(b) << b.error().message;
+  ASSERT_EQ(b->size(), 1u);
+  EXPECT_EQ((*b)[0].run_id, 1);
+  EXPECT_EQ((*b)[0].runs, std::vector<std::int64_t>{1});
 }
+
+TEST_P(StoreMigrationTest, Version5GivesEveryEarlierRunItsOwnUuid) {
+  const std::string insert = "INSERT INTO runs (scenario_name, scenario_path, scenario_hash, scenario_text, rig, "
+                             "origin, status, started_at) VALUES ('host', 'h.toml', 'x', '', 'lab', 'live', "
+                             "'passed', 't')";
+  old_store(4, {insert, insert, insert});
+  Result<Store> s = Store::open(target_->target());
+  ASSERT_TRUE(s) << s.error().message;
+  Result<std::vector<std::pair<std::int64_t, std::string>>> ids = s->run_uuids();
+  ASSERT_TRUE(ids) << ids.error().message;
+  ASSERT_EQ(ids->size(), 3u);
+  std::set<std::string> distinct;
+  for (const auto& [id, uuid] : *ids) {
+    EXPECT_TRUE(std::regex_match(uuid, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
+        << uuid;
+    distinct.insert(uuid);
+    EXPECT_EQ(*s->find_run(uuid), id);
+  }
+  EXPECT_EQ(distinct.size(), 3u);
+  // A new run gets its own.
+  RunRecord r;
+  r.scenario_name = "host";
+  r.rig = "lab";
+  r.status = RunStatus::passed;
+  Result<std::int64_t> id = s->insert_run(r);
+  ASSERT_TRUE(id) << id.error().message;
+  EXPECT_EQ(s->load_run(*id)->uuid.size(), 36u);
+  EXPECT_EQ(distinct.count(s->load_run(*id)->uuid), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, StoreMigrationTest, ::testing::ValuesIn(testing_support::store_engines()),
+                         [](const auto& info) { return testing_support::store_engine_name(info.param); });
 
 }  // namespace
 }  // namespace harness

@@ -4,27 +4,48 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
-#include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
+
+#include "harness/store/sql/connection.h"
+#include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
 
-class StoreTest : public ::testing::Test {
+using testing_support::StoreEngine;
+using testing_support::TestStore;
+
+// Every test runs on both engines (tests/support/store_engines.h).
+class StoreTest : public ::testing::TestWithParam<StoreEngine> {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("harness-store-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
+    dir_ = std::filesystem::temp_directory_path() / ("harness-store-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "runs.sqlite").string();
+    store_.emplace(GetParam(), dir_);
+    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
+    path_ = store_->target();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  bool sqlite() const { return GetParam() == StoreEngine::sqlite; }
+  // Runs SQL on the store behind the Store's back.
+  void alter(const std::string& sql) {
+    std::unique_ptr<sql::Connection> c = store_->connect();
+    ASSERT_TRUE(c);
+    Status done = c->exec(sql);
+    ASSERT_TRUE(done) << done.error().message;
+  }
 
   static RunRecord sample_run() {
     RunRecord r;
@@ -39,20 +60,32 @@ class StoreTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  std::optional<TestStore> store_;
   std::string path_;
 };
 
-TEST_F(StoreTest, MigratesAnEmptyFileToTheCurrentSchema) {
+TEST_P(StoreTest, MigratesAnEmptyStoreToTheCurrentSchema) {
   Result<Store> s = Store::open(path_);
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
-  SQLite::Database db(path_);
-  EXPECT_EQ(db.execAndGet("PRAGMA journal_mode").getString(), "wal");
-  EXPECT_TRUE(db.tableExists("runs"));
-  EXPECT_TRUE(db.tableExists("metrics"));
+  EXPECT_EQ(s->is_postgres(), !sqlite());
+  std::unique_ptr<sql::Connection> c = store_->connect();
+  ASSERT_TRUE(c);
+  for (const char* table : {"runs", "metrics", "samples", "artifacts", "verdicts", "hints", "baselines",
+                            "baseline_runs", "baseline_acks"}) {
+    Result<std::unique_ptr<sql::Rows>> rows = c->query(std::string("SELECT count(*) FROM ") + table);
+    ASSERT_TRUE(rows) << table << ": " << rows.error().message;
+    ASSERT_TRUE((*rows)->next());
+    EXPECT_EQ((*rows)->int64(0), 0) << table;
+  }
+  if (sqlite()) {
+    Result<std::unique_ptr<sql::Rows>> mode = c->query("PRAGMA journal_mode");
+    ASSERT_TRUE(mode && (*mode)->next());
+    EXPECT_EQ((*mode)->text(0), "wal");
+  }
 }
 
-TEST_F(StoreTest, ReopeningKeepsRunsAndDoesNotMigrateTwice) {
+TEST_P(StoreTest, ReopeningKeepsRunsAndDoesNotMigrateTwice) {
   {
     Result<Store> s = Store::open(path_);
     ASSERT_TRUE(s);
@@ -63,19 +96,22 @@ TEST_F(StoreTest, ReopeningKeepsRunsAndDoesNotMigrateTwice) {
   EXPECT_EQ(s->list_runs()->size(), 1u);
 }
 
-TEST_F(StoreTest, RefusesADatabaseFromANewerHarness) {
+TEST_P(StoreTest, RefusesADatabaseFromANewerHarness) {
   {
-    SQLite::Database db(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec("PRAGMA user_version = 99");
+    std::unique_ptr<sql::Connection> c = store_->connect();
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(c->begin_migration());
+    ASSERT_TRUE(c->set_schema_version(99));
+    ASSERT_TRUE(c->commit());
   }
   Result<Store> s = Store::open(path_);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().message, "store " + path_ + ": schema version 99 is newer than this harness knows (" +
                                    std::to_string(Store::kSchemaVersion) + "); use a newer harness");
-  EXPECT_EQ(s.error().code, ExitCode::infrastructure);
+  EXPECT_EQ(s.error().code, ExitCode::bad_input);
 }
 
-TEST_F(StoreTest, RoundTripsEverythingOfARun) {
+TEST_P(StoreTest, RoundTripsEverythingOfARun) {
   Result<Store> s = Store::open(path_);
   ASSERT_TRUE(s);
   RunRecord r = sample_run();
@@ -139,7 +175,7 @@ TEST_F(StoreTest, RoundTripsEverythingOfARun) {
   EXPECT_EQ((*list)[0].verdicts_failed, 1);
 }
 
-TEST_F(StoreTest, AFailedWriteLeavesTheRunAsRunningNotHalfWritten) {
+TEST_P(StoreTest, AFailedWriteLeavesTheRunAsRunningNotHalfWritten) {
   Result<Store> s = Store::open(path_);
   ASSERT_TRUE(s);
   RunRecord r = sample_run();
@@ -158,7 +194,7 @@ TEST_F(StoreTest, AFailedWriteLeavesTheRunAsRunningNotHalfWritten) {
   EXPECT_TRUE(back->analysis.metrics.empty());
 }
 
-TEST_F(StoreTest, UnknownRunIsABadInputError) {
+TEST_P(StoreTest, UnknownRunIsABadInputError) {
   Result<Store> s = Store::open(path_);
   ASSERT_TRUE(s);
   Result<RunRecord> r = s->load_run(42);
@@ -175,7 +211,7 @@ std::int64_t dead_pid() {
   return pid;
 }
 
-TEST_F(StoreTest, ARunWhoseProcessDiedIsAbandonedAndNeverABaseline) {
+TEST_P(StoreTest, ARunWhoseProcessDiedIsAbandonedAndNeverABaseline) {
   Result<Store> s = Store::open(path_);
   ASSERT_TRUE(s);
   RunRecord r = sample_run();
@@ -184,13 +220,10 @@ TEST_F(StoreTest, ARunWhoseProcessDiedIsAbandonedAndNeverABaseline) {
   std::int64_t rebooted = *s->begin_run(r);
   std::int64_t elsewhere = *s->begin_run(r);
   std::int64_t pid = dead_pid();
-  {
-    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
-    db.exec("UPDATE runs SET owner_pid = " + std::to_string(pid) + " WHERE id = " + std::to_string(killed));
-    db.exec("UPDATE runs SET owner_boot_id = 'another-boot' WHERE id = " + std::to_string(rebooted));
-    db.exec("UPDATE runs SET owner_host = 'another-host', owner_pid = " + std::to_string(pid) +
-            " WHERE id = " + std::to_string(elsewhere));
-  }
+  alter("UPDATE runs SET owner_pid = " + std::to_string(pid) + " WHERE id = " + std::to_string(killed));
+  alter("UPDATE runs SET owner_boot_id = 'another-boot' WHERE id = " + std::to_string(rebooted));
+  alter("UPDATE runs SET owner_host = 'another-host', owner_pid = " + std::to_string(pid) +
+        " WHERE id = " + std::to_string(elsewhere));
   EXPECT_EQ(s->load_run(alive)->status, RunStatus::running);
   Result<RunRecord> k = s->load_run(killed);
   ASSERT_TRUE(k);
@@ -214,7 +247,7 @@ TEST_F(StoreTest, ARunWhoseProcessDiedIsAbandonedAndNeverABaseline) {
   EXPECT_EQ(refused.error().code, ExitCode::bad_input);
 }
 
-TEST_F(StoreTest, AStopAfterStoringMarksTheRunAborted) {
+TEST_P(StoreTest, AStopAfterStoringMarksTheRunAborted) {
   Result<Store> s = Store::open(path_);
   ASSERT_TRUE(s);
   RunRecord r = sample_run();
@@ -226,7 +259,7 @@ TEST_F(StoreTest, AStopAfterStoringMarksTheRunAborted) {
   EXPECT_EQ(back->reason, "interrupted by SIGINT after storing");
 }
 
-TEST_F(StoreTest, ArtifactsAreCopiedContentAddressedAndVerified) {
+TEST_P(StoreTest, ArtifactsAreCopiedContentAddressedAndVerified) {
   Result<Store> s = Store::open(path_);
   ASSERT_TRUE(s);
   std::filesystem::path user_file = dir_ / "capture.vcd";
@@ -256,11 +289,16 @@ TEST_F(StoreTest, ArtifactsAreCopiedContentAddressedAndVerified) {
   EXPECT_NE(v.error().message.find("but " + kept->sha256 + " was stored (altered since it was stored)"),
             std::string::npos) << v.error().message;
 
-  // Another store in the same folder has its own artifact folder.
-  Result<Store> other = Store::open((dir_ / "other.sqlite").string());
-  ASSERT_TRUE(other);
-  EXPECT_NE(other->artifact_folder(), s->artifact_folder());
+  // Another store file in the same folder has its own artifact folder.
+  if (sqlite()) {
+    Result<Store> other = Store::open((dir_ / "other.sqlite").string());
+    ASSERT_TRUE(other);
+    EXPECT_NE(other->artifact_folder(), s->artifact_folder());
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, StoreTest, ::testing::ValuesIn(testing_support::store_engines()),
+                         [](const auto& info) { return testing_support::store_engine_name(info.param); });
 
 TEST(StorePath, FlagThenEnvironmentThenDefault) {
   ::unsetenv("HARNESS_DB");
@@ -269,6 +307,64 @@ TEST(StorePath, FlagThenEnvironmentThenDefault) {
   EXPECT_EQ(resolve_database_path(""), "/tmp/env.sqlite");
   EXPECT_EQ(resolve_database_path("/tmp/flag.sqlite"), "/tmp/flag.sqlite");
   ::unsetenv("HARNESS_DB");
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(StoreTarget, APostgresUriTellsTheEngineAndHidesItsPassword) {
+  EXPECT_TRUE(sql::is_postgres_uri("postgresql://lab@db.lab:5432/runs"));
+  EXPECT_TRUE(sql::is_postgres_uri("postgres:///runs"));
+  EXPECT_FALSE(sql::is_postgres_uri("runs.sqlite"));
+  EXPECT_FALSE(sql::is_postgres_uri("./postgresql:/x"));
+  EXPECT_EQ(sql::display_name("postgresql://lab:s3cret@db.lab:5432/runs?sslmode=require"),
+            "postgresql://lab:***@db.lab:5432/runs?sslmode=require");
+  EXPECT_EQ(sql::display_name("postgresql://db.lab/runs?user=lab&password=s3cret&sslmode=require"),
+            "postgresql://db.lab/runs?user=lab&password=***&sslmode=require");
+  EXPECT_EQ(sql::display_name("postgresql://lab@db.lab/runs"), "postgresql://lab@db.lab/runs");
+}
+
+TEST(StoreTarget, ABadUriIsBadInputNamingTheStore) {
+  Result<Store> s = Store::open("postgresql://lab:s3cret@db.lab:5432/runs?sslmode=sometimes&nosuchoption=1");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ExitCode::bad_input);
+  EXPECT_EQ(s.error().message,
+            "store postgresql://lab:***@db.lab:5432/runs?sslmode=sometimes&nosuchoption=1: not a valid PostgreSQL "
+            "URI: invalid URI query parameter: \"nosuchoption\"");
+}
+
+TEST(StoreTarget, AnUnreachableServerIsAnInfrastructureErrorWithLibpqsMessage) {
+  // A port on loopback where nothing listens: connecting is refused at once.
+  Result<Store> s = Store::open("postgresql://nobody@127.0.0.1:1/runs?connect_timeout=2");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ExitCode::infrastructure);
+  EXPECT_EQ(s.error().message.rfind("store postgresql://nobody@127.0.0.1:1/runs?connect_timeout=2: cannot connect to "
+                                    "the PostgreSQL server: connection to server at \"127.0.0.1\", port 1 failed: "
+                                    "Connection refused",
+                                    0),
+            0u)
+      << s.error().message;
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(StoreTarget, AFileThatIsNoDatabaseSaysSoWhenOpened) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("harness-notdb-" + std::to_string(::getpid()) + ".sqlite")).string();
+  std::ofstream(path) << "not a database, but long enough to be read as one...................................."
+                         "................................................................................\n";
+  Result<Store> s = Store::open(path);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ExitCode::infrastructure);
+  EXPECT_EQ(s.error().message, "store " + path + ": open: file is not a database");
 }
 
 }  // namespace

@@ -1,0 +1,147 @@
+// harness store push / pull end to end, through a store of each engine in
+// the middle: SQLite -> (SQLite | PostgreSQL) -> SQLite gives the same runs
+// (show --json identical but for the store's own run numbers and artifact
+// paths) and the same artifact bytes; a second push copies nothing.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "probes/process.h"
+#include "tests/support/store_engines.h"
+
+namespace harness {
+namespace {
+
+using testing_support::StoreEngine;
+using testing_support::TestStore;
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class StoreCliTest : public ::testing::TestWithParam<StoreEngine> {
+ protected:
+  void SetUp() override {
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
+    dir_ = std::filesystem::temp_directory_path() / ("harness-store-cli-" + std::to_string(::getpid()) + "-" + name);
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    middle_.emplace(GetParam(), dir_, "middle.sqlite");
+    if (!middle_->unavailable().empty()) GTEST_SKIP() << middle_->unavailable();
+    rig_ = (dir_ / "rig.sqlite").string();
+    back_ = (dir_ / "back.sqlite").string();
+  }
+  void TearDown() override {
+    middle_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  CommandResult harness(std::vector<std::string> args) {
+    args.insert(args.begin(), HARNESS_BINARY);
+    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 22});
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : CommandResult{};
+  }
+  nlohmann::json show(const std::string& db, const std::string& id) {
+    CommandResult r = harness({"--json", "--db", db, "show", id});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
+
+  std::filesystem::path dir_;
+  std::optional<TestStore> middle_;
+  std::string rig_, back_;
+};
+
+TEST_P(StoreCliTest, ARoundTripKeepsEveryRunAndItsArtifactsAndASecondPushCopiesNothing) {
+  const std::string middle = middle_->target();
+  // Two replayed runs with DDR captures as artifacts (exit 1: their verdicts fail).
+  for (const char* day : {"day1", "day6"}) {
+    CommandResult r = harness({"--db", rig_, "replay", std::string(HARNESS_SOURCE_DIR) + "/fixtures/case-study/" + day});
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+  }
+  CommandResult pushed = harness({"--db", rig_, "store", "push", middle});
+  ASSERT_EQ(pushed.exit_code, 0) << pushed.err;
+  const std::string& middle_name = middle;  // test URIs carry no password, so messages name them as they are
+  EXPECT_EQ(pushed.out, "copied runs 1, 2 from " + rig_ + " to " + middle_name +
+                            " (2 artifacts, 21.2 KiB, sha256 verified); 0 already there\n");
+  CommandResult again = harness({"store", "push", rig_, middle});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, "nothing to copy: " + middle_name + " already has the 2 runs of " + rig_ + "\n");
+
+  CommandResult pulled = harness({"--json", "--db", back_, "store", "pull", middle});
+  ASSERT_EQ(pulled.exit_code, 0) << pulled.err;
+  nlohmann::json summary = nlohmann::json::parse(pulled.out);
+  EXPECT_EQ(summary["copied"], nlohmann::json::array({1, 2}));
+  EXPECT_EQ(summary["already_there"], 0);
+  EXPECT_EQ(summary["artifacts"], 2);
+
+  for (const char* id : {"1", "2"}) {
+    nlohmann::json first = show(rig_, id), there = show(middle, id), back = show(back_, id);
+    EXPECT_EQ(first["uuid"].get<std::string>().size(), 36u);
+    ASSERT_EQ(first["artifacts"].size(), 1u);
+    for (nlohmann::json* j : {&there, &back}) {
+      ASSERT_EQ((*j)["artifacts"].size(), 1u);
+      const std::string copy = (*j)["artifacts"][0]["path"];
+      EXPECT_NE(copy, first["artifacts"][0]["path"].get<std::string>());
+      EXPECT_EQ(file_bytes(copy), file_bytes(first["artifacts"][0]["path"]));
+    }
+    auto mask = [](nlohmann::json j) {
+      j.erase("id");
+      for (nlohmann::json& a : j["artifacts"]) a.erase("path");
+      return j.dump(1);
+    };
+    EXPECT_EQ(mask(there), mask(first));
+    EXPECT_EQ(mask(back), mask(first));
+  }
+  // The pulled copy is a store like any other: pushing it back finds nothing new.
+  CommandResult home = harness({"store", "push", back_, rig_});
+  ASSERT_EQ(home.exit_code, 0) << home.err;
+  EXPECT_EQ(home.out, "nothing to copy: " + rig_ + " already has the 2 runs of " + back_ + "\n");
+}
+
+TEST_P(StoreCliTest, ADamagedArtifactStopsThePushNamingBothDigests) {
+  CommandResult r = harness({"--db", rig_, "replay", std::string(HARNESS_SOURCE_DIR) + "/fixtures/case-study/day1"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  nlohmann::json run = show(rig_, "1");
+  const std::string stored = run["artifacts"][0]["path"];
+  std::filesystem::permissions(stored, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  std::ofstream(stored, std::ios::app) << "x";
+  CommandResult pushed = harness({"store", "push", rig_, middle_->target()});
+  EXPECT_EQ(pushed.exit_code, 3);
+  EXPECT_NE(pushed.err.find("run 1 not copied: artifact ddr/capture.sr of store " + rig_ + ": " + stored +
+                            " has sha256 "),
+            std::string::npos)
+      << pushed.err;
+  EXPECT_NE(pushed.err.find("but " + run["artifacts"][0]["sha256"].get<std::string>() +
+                            " was stored (altered since it was stored)"),
+            std::string::npos)
+      << pushed.err;
+  CommandResult runs = harness({"--json", "--db", middle_->target(), "runs"});
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_EQ(nlohmann::json::parse(runs.out).size(), 0u);
+}
+
+TEST(StoreCli, PushingAStoreIntoItselfIsBadInput) {
+  Result<CommandResult> r = run_command({HARNESS_BINARY, "store", "push", "/tmp/x.sqlite", "/tmp/x.sqlite"}, {});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->exit_code, 2);
+  EXPECT_EQ(r->err, "harness: error: store /tmp/x.sqlite: source and destination are the same store\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, StoreCliTest, ::testing::ValuesIn(testing_support::store_engines()),
+                         [](const auto& info) { return testing_support::store_engine_name(info.param); });
+
+}  // namespace
+}  // namespace harness
