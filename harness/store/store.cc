@@ -667,4 +667,41 @@ Result<std::vector<HistoryMetric>> Store::history_metrics(const std::string& sce
   });
 }
 
+Result<std::map<std::string, std::vector<HistoryPoint>>> Store::all_metric_history(const std::string& scenario,
+                                                                                   const std::string& rig) const {
+  return guarded(path_, "metric history", [&]() -> Result<std::map<std::string, std::vector<HistoryPoint>>> {
+    SQLite::Statement q(*db_,
+                        "SELECT m.name, r.id, r.started_at, r.origin, r.scenario_name, r.rig, m.value, m.unit, "
+                        "m.provenance, m.unavailable FROM metrics m JOIN runs r ON r.id = m.run_id "
+                        "WHERE (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
+                        "AND r.status IN ('passed', 'failed') ORDER BY m.run_id");
+    q.bind(1, scenario);
+    q.bind(2, scenario);
+    q.bind(3, rig);
+    q.bind(4, rig);
+    std::map<std::string, std::vector<HistoryPoint>> out;
+    std::string name;
+    std::vector<HistoryPoint>* points = nullptr;
+    while (q.executeStep()) {
+      const char* n = q.getColumn(0).getText();
+      if (!points || name != n) {
+        name = n;
+        points = &out[name];
+      }
+      HistoryPoint p;
+      p.run_id = q.getColumn(1).getInt64();
+      p.started_at = q.getColumn(2).getString();
+      p.origin = q.getColumn(3).getString();
+      p.scenario_name = q.getColumn(4).getString();
+      p.rig = q.getColumn(5).getString();
+      if (!q.getColumn(6).isNull()) p.value = q.getColumn(6).getDouble();
+      p.unit = q.getColumn(7).getString();
+      p.provenance = q.getColumn(8).getString();
+      p.unavailable = q.getColumn(9).getString();
+      points->push_back(std::move(p));
+    }
+    return out;
+  });
+}
+
 }  // namespace harness

@@ -1,6 +1,7 @@
 #include "reports/publish/publish.h"
 
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 #include <system_error>
@@ -26,6 +27,8 @@ constexpr int kManifestVersion = 1;
 struct Manifest {
   std::map<std::string, std::pair<std::string, std::uint64_t>> pages;  // path -> (sha256, bytes)
   std::map<std::string, std::string> reports;                          // path -> run state
+  std::string inputs;  // input_digest of the publish that wrote it
+  std::size_t series = 0, regressed_series = 0;
 };
 
 // A run's report changes only when the run does: its status (a running run
@@ -71,6 +74,9 @@ Result<std::optional<Manifest>> read_manifest(const fs::path& dir) {
     if (!v.is_string()) return bad(fmt::format("report '{}' needs a run state", p));
     m.reports[p] = v.get<std::string>();
   }
+  if ((*j)["inputs"].is_string()) m.inputs = (*j)["inputs"].get<std::string>();
+  if ((*j)["series"].is_number_unsigned()) m.series = (*j)["series"].get<std::size_t>();
+  if ((*j)["regressed_series"].is_number_unsigned()) m.regressed_series = (*j)["regressed_series"].get<std::size_t>();
   return std::optional<Manifest>(std::move(m));
 }
 
@@ -87,12 +93,56 @@ bool regular_file_of_size(const fs::path& path, std::uint64_t bytes) {
   return fs::file_size(path, ec) == bytes && !ec;
 }
 
+// Everything the site is made of, in one digest: the harness that renders
+// it, the filters, every run's state (a stored run's metrics and verdicts do
+// not change once its final status is written; a change of status is in the
+// state) and every baseline. The same digest as the last publish, with every
+// file still in place, means the site is up to date: nothing is read further.
+Result<std::string> input_digest(const Store& store, const PublishFilters& f) {
+  Result<std::vector<RunSummary>> runs = store.list_runs(std::numeric_limits<int>::max());
+  if (!runs) return runs.error();
+  Result<std::vector<Baseline>> baselines = store.list_baselines();
+  if (!baselines) return baselines.error();
+  std::string text = fmt::format("harness {}\nmanifest {}\nsince {}\nrig {}\nscenario {}\n", HARNESS_VERSION,
+                                 kManifestVersion, f.since, f.rig, f.scenario);
+  for (const RunSummary& r : *runs) {
+    text += fmt::format("run {}|{}|{}|{}|{}|{}\n", r.id, r.scenario_name, r.rig, r.origin, r.started_at, run_state(r));
+  }
+  for (const Baseline& b : *baselines) {
+    text += fmt::format("baseline {}|{}|{}|{}|{}|", b.name, b.scenario_name, b.rig, b.run_id, b.set_at);
+    for (std::int64_t id : b.runs) text += fmt::format("{},", id);
+    text += "\n";
+  }
+  return sha256_hex(text);
+}
+
+bool every_file_in_place(const fs::path& dir, const Manifest& m) {
+  for (const auto& [rel, v] : m.pages)
+    if (!regular_file_of_size(dir / rel, v.second)) return false;
+  std::error_code ec;
+  for (const auto& [rel, state] : m.reports)
+    if (fs::symlink_status(dir / rel, ec).type() != fs::file_type::regular) return false;
+  return true;
+}
+
 }  // namespace
 
 Result<PublishSummary> publish_site(const Store& store, const std::string& dir_text, const PublishFilters& filters) {
   const fs::path dir(dir_text);
   Result<std::optional<Manifest>> old = read_manifest(dir);
   if (!old) return old.error();
+  Result<std::string> inputs = input_digest(store, filters);
+  if (!inputs) return inputs.error();
+  if (*old && (*old)->inputs == *inputs && every_file_in_place(dir, **old)) {
+    PublishSummary same;
+    same.pages_unchanged = (*old)->pages.size();
+    same.reports_unchanged = (*old)->reports.size();
+    same.runs = (*old)->reports.size();
+    for (const auto& [rel, v] : (*old)->pages) same.metrics += rel.rfind("metrics/", 0) == 0 ? 1 : 0;
+    same.series = (*old)->series;
+    same.regressed_series = (*old)->regressed_series;
+    return same;
+  }
   Result<SiteData> site = load_site_data(store, filters);
   if (!site) return site.error();
 
@@ -169,6 +219,7 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
   // One flush for the whole batch, before the manifest says it is there.
   if (sum.pages_written + sum.reports_written > 0) HARNESS_TRY(sync_filesystem(dir.string()));
   nlohmann::json j = {{"kind", kManifestKind}, {"version", kManifestVersion}, {"store", store.path()},
+                      {"inputs", *inputs}, {"series", sum.series}, {"regressed_series", sum.regressed_series},
                       {"pages", nlohmann::json::object()}, {"reports", nlohmann::json::object()}};
   for (const auto& [rel, v] : now.pages) j["pages"][rel] = {{"sha256", v.first}, {"bytes", v.second}};
   for (const auto& [rel, state] : now.reports) j["reports"][rel] = state;

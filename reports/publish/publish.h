@@ -2,7 +2,10 @@
 // report per run (reports/html.h) into DIR, incrementally. DIR keeps a
 // manifest (.publish-manifest.json) of what was written: for a page its
 // sha256 and size, for a run report the run's state it was rendered from.
-// A page whose text is unchanged is not written again, a run report whose run
+// When the store's runs and baselines and the filters are those of the last
+// publish (one digest, see input_digest in publish.cc) and every file is in
+// place, nothing more is read. Otherwise every page is rendered again:
+// a page whose text is unchanged is not written again, a run report whose run
 // is unchanged is not rendered again, and a file an earlier publish wrote that
 // is no longer part of the site is removed (nothing else in DIR is touched).
 // Every write is atomic (write_file_atomically, flushed once for the whole

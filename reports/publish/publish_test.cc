@@ -127,6 +127,14 @@ TEST_F(Publish, RepublishingRewritesOnlyWhatChanged) {
   EXPECT_EQ(again->pages_unchanged, first->pages_written);
   EXPECT_EQ(again->reports_unchanged, first->reports_written);
 
+  // A page someone deleted comes back, and only that page is written.
+  fs::remove(site / "tables.html");
+  Result<PublishSummary> repaired = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(repaired) << repaired.error().message;
+  EXPECT_EQ(repaired->pages_written, 1u);
+  EXPECT_EQ(repaired->reports_written, 0u);
+  EXPECT_TRUE(fs::is_regular_file(site / "tables.html"));
+
   // A metric only the host fixture has keeps its page through a night of lab-a.
   std::string host_only;
   for (const auto& e : fs::directory_iterator(site / "metrics")) {

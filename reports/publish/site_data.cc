@@ -124,21 +124,16 @@ Result<SiteData> load_site_data(const Store& store, const PublishFilters& filter
   for (Baseline& b : *baselines)
     if (in_filters({"", filters.rig, filters.scenario}, b.scenario_name, b.rig, "")) site.baselines.push_back(b);
 
-  Result<std::vector<HistoryMetric>> names = store.history_metrics(filters.scenario, filters.rig);
-  if (!names) return names.error();
-  for (const HistoryMetric& hm : *names) {
-    HistoryQuery q;
-    q.metric = hm.name;
-    q.scenario = filters.scenario;
-    q.rig = filters.rig;
-    Result<std::vector<HistoryPoint>> points = store.metric_history(q);
-    if (!points) return points.error();
+  Result<std::map<std::string, std::vector<HistoryPoint>>> all =
+      store.all_metric_history(filters.scenario, filters.rig);
+  if (!all) return all.error();
+  for (auto& [name, points] : *all) {
     MetricPage page;
-    page.name = hm.name;
-    page.unit = hm.unit;
-    if (auto it = better.find(hm.name); it != better.end()) page.better = it->second;
+    page.name = name;
+    page.unit = points.empty() ? "" : points.back().unit;
+    if (auto it = better.find(name); it != better.end()) page.better = it->second;
     std::map<SeriesKey, MetricSeries> series;
-    for (HistoryPoint& p : *points) {
+    for (HistoryPoint& p : points) {
       if (!in_filters(filters, p.scenario_name, p.rig, p.started_at)) continue;
       MetricSeries& s = series[{p.scenario_name, p.rig}];
       s.scenario = p.scenario_name;

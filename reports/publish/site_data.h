@@ -97,8 +97,8 @@ struct SiteData {
 extern const char* const kPublishMethod;
 
 // Reads and judges everything the filters select. Queries: list_runs,
-// history_metrics, metric_history per metric, list_baselines, and load_run of
-// each series' newest run (its verdicts and each metric's better direction).
+// all_metric_history (one pass), list_baselines, and load_run of each
+// series' newest run (its verdicts and each metric's better direction).
 Result<SiteData> load_site_data(const Store& store, const PublishFilters& filters);
 
 // Change points, band and change of one series (pure; `better` decides worse).

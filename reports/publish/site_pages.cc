@@ -61,9 +61,24 @@ std::string day_of(const std::string& iso) { return iso.substr(0, 10); }
 // Days since 1970-01-01 of "YYYY-MM-DDTHH:MM:SS...", with the time of day as
 // a fraction; nothing for text that is not such a time.
 std::optional<double> day_number(const std::string& iso) {
-  int y, mo, d, h = 0, mi = 0, s = 0;
-  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) < 3) return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31) return std::nullopt;
+  // By hand: sscanf cost a second and a half over a year of 20 rigs' nights.
+  auto digits = [&](std::size_t at, std::size_t n) -> int {
+    if (iso.size() < at + n) return -1;
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (iso[i] < '0' || iso[i] > '9') return -1;
+      v = v * 10 + (iso[i] - '0');
+    }
+    return v;
+  };
+  int y = digits(0, 4), mo = digits(5, 2), d = digits(8, 2);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || iso[4] != '-' || iso[7] != '-') return std::nullopt;
+  int h = 0, mi = 0, s = 0;
+  if (iso.size() >= 19 && iso[10] == 'T') {
+    h = std::max(digits(11, 2), 0);
+    mi = std::max(digits(14, 2), 0);
+    s = std::max(digits(17, 2), 0);
+  }
   // Days from civil (proleptic Gregorian), H. Hinnant's public-domain formula.
   y -= mo <= 2;
   const int era = (y >= 0 ? y : y - 399) / 400;
@@ -157,7 +172,7 @@ std::string trend_chart(const MetricSeries& s, const std::string& metric, const 
   auto [ny_lo, ny_hi] = svg::nice_range(y_lo, y_hi);
   svg::Frame f;
   f.left = compact ? 56 : 72;
-  f.right = width - 14;
+  f.right = width - (compact ? 24 : 40);  // room for the last date label
   f.top = 14;
   f.bottom = height - (compact ? 40 : 48);
   f.x = svg::Scale::linear(x_lo, x_hi, f.left, f.right);
