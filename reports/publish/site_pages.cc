@@ -418,7 +418,11 @@ std::string tables_page(const SiteData& site) {
     for (const MetricPage& m : site.metrics) {
       if (!regression_row_rank(spec.kind, m.name)) continue;
       MetricHistory h{m.name, {}};
-      for (const MetricSeries& s : m.series) h.points.insert(h.points.end(), s.points.begin(), s.points.end());
+      // Only the nights the table shows: a year of 20 rigs is 7,300 points a row.
+      for (const MetricSeries& s : m.series) {
+        auto from = s.points.size() > kPublishTableNights ? s.points.end() - kPublishTableNights : s.points.begin();
+        h.points.insert(h.points.end(), from, s.points.end());
+      }
       rows.push_back(std::move(h));
     }
     body += fmt::format("<h2 id=\"{}\">{}</h2>\n<p class=\"meta\">{}</p>\n", spec.name, escape_xml(spec.title),
