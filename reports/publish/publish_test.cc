@@ -214,6 +214,21 @@ TEST_F(Publish, RefusesAFolderItDidNotWriteAndABadManifest) {
   EXPECT_EQ(s.error().message, (dir_ / "file").string() + ": not a folder");
 }
 
+TEST_F(Publish, RigAndScenarioNamesAreTextNotMarkup) {
+  Result<RunRecord> night = test_support::replayed_night("case-study/day6", "<script>alert(1)</script>", "2026-11-14");
+  ASSERT_TRUE(night) << night.error().message;
+  night->scenario_name = "a&b \"quoted\"";
+  ASSERT_TRUE(store_->insert_run(*night));
+  const fs::path site = dir_ / "site";
+  ASSERT_TRUE(publish_site(*store_, site.string(), {}));
+  for (const char* page : {"index.html", "runs.html", "tables.html", "metrics/latency_p50.html"}) {
+    const std::string text = slurp(site / page);
+    EXPECT_EQ(text.find("<script>"), std::string::npos) << page;
+    EXPECT_NE(text.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << page;
+    EXPECT_NE(text.find("a&amp;b &quot;quoted&quot;"), std::string::npos) << page;
+  }
+}
+
 TEST(PublishSince, NeedsACalendarDate) {
   EXPECT_TRUE(check_since_date("2026-11-29"));
   for (const char* bad : {"2026-11-29T00:00", "29.11.2026", "2026-13-01", "2026-1-01", ""}) {
