@@ -10,6 +10,7 @@
 #include "harness/model/metric_catalogue.h"
 #include "reports/markdown.h"
 #include "reports/report_model.h"
+#include "reports/svg.h"
 
 namespace harness {
 namespace {
@@ -227,6 +228,25 @@ nlohmann::json regression_tables_to_json(const std::vector<RegressionTable>& tab
     }
     out.push_back(j);
   }
+  return out;
+}
+
+std::string render_regression_tables_html(const std::vector<RegressionTable>& tables) {
+  using svg::escape_xml;
+  std::string out;
+  for (const RegressionTable& t : tables) {
+    out += "<h3>" + escape_xml(heading(t)) + "</h3>\n<table class=\"regression\">\n<tr><th>metric</th>";
+    for (const RegressionColumn& c : t.columns)
+      out += fmt::format("<th>run {}<br>{}</th>", c.run_id, escape_xml(date_of(c.started_at)));
+    out += "<th>last change</th></tr>\n";
+    for (const RegressionRow& r : t.rows) {
+      out += "<tr><td><code>" + escape_xml(r.metric) + "</code></td>";
+      for (const std::optional<double>& v : r.values) out += "<td class=\"num\">" + escape_xml(cell(v, r.unit)) + "</td>";
+      out += "<td class=\"num\">" + escape_xml(last_change(r)) + "</td></tr>\n";
+    }
+    out += "</table>\n";
+  }
+  if (tables.empty()) out = "<p>no stored run has a metric of this table</p>\n";
   return out;
 }
 

@@ -69,5 +69,8 @@ std::vector<RegressionTable> build_regression_tables(const RegressionTableSpec& 
 std::string render_regression_tables_text(const std::vector<RegressionTable>& tables);
 std::string render_regression_tables_markdown(const std::vector<RegressionTable>& tables);
 nlohmann::json regression_tables_to_json(const std::vector<RegressionTable>& tables);
+// An HTML fragment (one <h3> and <table class="regression"> per table), for
+// `harness publish`; text is escaped.
+std::string render_regression_tables_html(const std::vector<RegressionTable>& tables);
 
 }  // namespace harness

@@ -56,7 +56,7 @@ struct Fd {
 
 }  // namespace
 
-Status write_file_atomically(const std::string& path, std::string_view text) {
+Status write_file_atomically(const std::string& path, std::string_view text, Flush flush) {
   std::filesystem::path target(path);
   std::filesystem::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
@@ -75,7 +75,7 @@ Status write_file_atomically(const std::string& path, std::string_view text) {
                                     dir.string(), os_error(EEXIST)));
   }
   Status written = write_all(tmp.fd, text, path);
-  if (written && ::fsync(tmp.fd) != 0) written = Error::infra(fmt::format("{}: fsync failed: {}", path, os_error(errno)));
+  if (written && flush == Flush::each && ::fsync(tmp.fd) != 0) written = Error::infra(fmt::format("{}: fsync failed: {}", path, os_error(errno)));
   if (!written) {
     ::unlink(tmp_path.c_str());
     return written;
@@ -87,6 +87,16 @@ Status write_file_atomically(const std::string& path, std::string_view text) {
     ::unlink(tmp_path.c_str());
     return Error::infra(fmt::format("{}: cannot write: {}", path, os_error(e)));
   }
+  return ok();
+}
+
+Status sync_filesystem(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Error::infra(fmt::format("{}: cannot open to sync: {}", path, os_error(errno)));
+  int rc = ::syncfs(fd);
+  int e = errno;
+  ::close(fd);
+  if (rc != 0) return Error::infra(fmt::format("{}: syncfs failed: {}", path, os_error(e)));
   return ok();
 }
 

@@ -16,7 +16,17 @@ namespace harness {
 // under a random name, then renames it over `path`: a reader sees the old
 // file or the new one, and a symlink planted at a guessable name is never
 // followed. Errors name `path` and the OS error.
-Status write_file_atomically(const std::string& path, std::string_view text);
+// With Flush::each the temporary is fsynced before the rename, so after a
+// crash the file is the old one or the new one, complete. Flush::deferred
+// leaves that to the caller, who writes a batch (a site of thousands of
+// pages: one fsync each costs tens of ms on some disks) and then calls
+// sync_filesystem once; readers still see only whole files.
+enum class Flush { each, deferred };
+Status write_file_atomically(const std::string& path, std::string_view text, Flush flush = Flush::each);
+
+// syncfs(2) of the filesystem that holds `path`: everything written there
+// reaches the disk. The error names `path` and the OS error.
+Status sync_filesystem(const std::string& path);
 
 // Opens `path` for reading only if it is a regular file (O_NOFOLLOW and
 // O_NONBLOCK, then fstat), so a symlink, a FIFO or a device is refused

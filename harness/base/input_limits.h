@@ -21,5 +21,8 @@ inline constexpr std::uint64_t kMaxRecordingBytes = 256ull << 20;
 inline constexpr int kMaxJsonDepth = 64;
 // An expectation file (`replay --expect`).
 inline constexpr std::uint64_t kMaxExpectationBytes = 64ull << 20;
+// A published site's .publish-manifest.json (`harness publish`): about 100
+// bytes per page and per run report.
+inline constexpr std::uint64_t kMaxSiteManifestBytes = 128ull << 20;
 
 }  // namespace harness

@@ -20,6 +20,7 @@ constexpr CommandEntry kCommands[] = {
     {"history", "A metric across stored runs, with level shifts", &setup_history},
     {"metrics", "The metric catalogue: every metric per level, its unit, better direction and expectation keys", &setup_metrics},
     {"report", "Render a run as HTML, Markdown, JSON or JUnit XML", &setup_report},
+    {"publish", "Write the store as a static site: last night per rig, every metric's trend, the regression tables", &setup_publish},
     {"accuracy", "Layer-wise accuracy: per-layer cosine, PSNR, SQNR of device tensors against a reference", &setup_accuracy},
     {"capture", "Logic-analyzer captures: info, convert, synth", &setup_capture},
     {"export", "Write a stored run as a recording bundle", &setup_export},

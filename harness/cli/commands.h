@@ -53,6 +53,7 @@ Action setup_export(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_agent(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_store(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_publish(CLI::App& app, const GlobalOptions& global, Io io);
 
 // Parses argv, runs the chosen command, prints errors as
 // "harness: error: <message>" and returns the process exit code.

@@ -609,4 +609,36 @@ Result<std::vector<HistoryMetric>> Store::history_metrics(const std::string& sce
   return out;
 }
 
+Result<std::map<std::string, std::vector<HistoryPoint>>> Store::all_metric_history(const std::string& scenario,
+                                                                                   const std::string& rig) const {
+  HARNESS_STORE_LET(q, db_->query("SELECT m.name, r.id, r.started_at, r.origin, r.scenario_name, r.rig, m.value, m.unit, "
+                                  "m.provenance, m.unavailable FROM metrics m JOIN runs r ON r.id = m.run_id "
+                                  "WHERE (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
+                                  "AND r.status IN ('passed', 'failed') ORDER BY m.run_id",
+                                  {scenario, scenario, rig, rig}));
+  std::map<std::string, std::vector<HistoryPoint>> out;
+  std::string name;
+  std::vector<HistoryPoint>* points = nullptr;
+  while (q->next()) {
+    std::string n = q->text(0);
+    if (!points || name != n) {
+      name = std::move(n);
+      points = &out[name];
+    }
+    HistoryPoint p;
+    p.run_id = q->int64(1);
+    p.started_at = q->text(2);
+    p.origin = q->text(3);
+    p.scenario_name = q->text(4);
+    p.rig = q->text(5);
+    if (!q->is_null(6)) p.value = q->real(6);
+    p.unit = q->text(7);
+    p.provenance = q->text(8);
+    p.unavailable = q->text(9);
+    points->push_back(std::move(p));
+  }
+  HARNESS_TRY(q->status());
+  return out;
+}
+
 }  // namespace harness

@@ -170,6 +170,14 @@ class Store {
   // The metrics stored for completed runs matching the filters, by name.
   Result<std::vector<HistoryMetric>> history_metrics(const std::string& scenario, const std::string& rig) const;
 
+  // Every metric of the completed runs matching the filters (empty: any), by
+  // name, each oldest first, as metric_history gives them: one pass over the
+  // metrics instead of one indexed query per name, which reads a table page
+  // per run and name (`harness publish` reads a whole store: 1.46 M values
+  // took 12 s by name, under 1 s in one pass).
+  Result<std::map<std::string, std::vector<HistoryPoint>>> all_metric_history(const std::string& scenario,
+                                                                              const std::string& rig) const;
+
  private:
   Store(std::string path, std::string artifacts, std::unique_ptr<sql::Connection> db);
   Status migrate();

@@ -151,6 +151,35 @@ TEST_P(StoreBaselineTest, MetricHistoryFiltersAndOrdersOldestFirst) {
   EXPECT_EQ(ids, (std::vector<std::int64_t>{r3, r6}));
 }
 
+TEST_P(StoreBaselineTest, AllMetricHistoryIsMetricHistoryOfEveryNameInOnePass) {
+  std::int64_t r1 = add("host", "lab-a", 1.0);
+  add("host", "lab-b", 5.0);
+  std::int64_t r3 = add("host", "lab-a", std::nullopt);
+  add("host", "lab-a", 9.0, RunStatus::aborted);
+  std::int64_t r5 = add("host", "lab-a", 1.2, RunStatus::passed, "replay");
+  Result<std::map<std::string, std::vector<HistoryPoint>>> all = store_->all_metric_history("", "lab-a");
+  ASSERT_TRUE(all) << all.error().message;
+  ASSERT_EQ(all->size(), 1u);
+  const std::vector<HistoryPoint>& h = all->at("latency_p50");
+  HistoryQuery q;
+  q.metric = "latency_p50";
+  q.rig = "lab-a";
+  Result<std::vector<HistoryPoint>> one = store_->metric_history(q);
+  ASSERT_TRUE(one);
+  ASSERT_EQ(h.size(), one->size());
+  std::vector<std::int64_t> ids;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    ids.push_back(h[i].run_id);
+    EXPECT_EQ(h[i].value, (*one)[i].value);
+    EXPECT_EQ(h[i].origin, (*one)[i].origin);
+    EXPECT_EQ(h[i].unavailable, (*one)[i].unavailable);
+  }
+  EXPECT_EQ(ids, (std::vector<std::int64_t>{r1, r3, r5}));
+  Result<std::map<std::string, std::vector<HistoryPoint>>> other = store_->all_metric_history("other", "");
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->empty());
+}
+
 TEST_P(StoreBaselineTest, RecentValuesAreTheNoiseBandInput) {
   add("host", "lab-a", 1.0);
   add("host", "lab-a", 1.1);

@@ -1,0 +1,240 @@
+#include "reports/publish/publish.h"
+
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/base/bounded_json.h"
+#include "harness/base/digest.h"
+#include "harness/base/files.h"
+#include "harness/base/input_limits.h"
+#include "reports/html.h"
+#include "reports/publish/site_pages.h"
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kManifestKind = "harness publish manifest";
+constexpr int kManifestVersion = 1;
+
+struct Manifest {
+  std::map<std::string, std::pair<std::string, std::uint64_t>> pages;  // path -> (sha256, bytes)
+  std::map<std::string, std::string> reports;                          // path -> run state
+  std::string inputs;  // input_digest of the publish that wrote it
+  std::size_t series = 0, regressed_series = 0;
+};
+
+// A run's report changes only when the run does: its status (a running run
+// finishes, a finished one is marked aborted), its end and what it holds.
+std::string run_state(const RunSummary& r) {
+  return fmt::format("{}|{}|{}|{}|{}", run_status_name(r.status), r.ended_at, r.metric_count, r.verdicts_failed,
+                     r.reason);
+}
+
+Result<std::optional<Manifest>> read_manifest(const fs::path& dir) {
+  const fs::path path = dir / kSiteManifestName;
+  std::error_code ec;
+  fs::file_status st = fs::symlink_status(dir, ec);
+  if (ec || st.type() == fs::file_type::not_found) return std::optional<Manifest>{};
+  if (st.type() != fs::file_type::directory) return Error::input(fmt::format("{}: not a folder", dir.string()));
+  if (!fs::exists(fs::symlink_status(path, ec))) {
+    if (fs::directory_iterator(dir, ec) != fs::directory_iterator()) {
+      return Error::input(fmt::format("{}: not empty and holds no published site ({}); publish into a new or empty "
+                                      "folder",
+                                      dir.string(), kSiteManifestName));
+    }
+    return std::optional<Manifest>{};
+  }
+  Result<std::string> text = read_regular_file(path.string(), kMaxSiteManifestBytes, "publish manifest");
+  if (!text) return text.error();
+  Result<nlohmann::json> j = parse_bounded_json(*text, path.string(), kMaxJsonDepth);
+  if (!j) return j.error();
+  auto bad = [&](const std::string& why) {
+    return Error::input(fmt::format("{}: not a publish manifest: {}", path.string(), why));
+  };
+  if (!j->is_object() || j->value("kind", "") != kManifestKind) return bad("no \"kind\": \"" + std::string(kManifestKind) + "\"");
+  if (j->value("version", 0) != kManifestVersion) return bad(fmt::format("version is not {}", kManifestVersion));
+  Manifest m;
+  const nlohmann::json& pages = (*j)["pages"];
+  const nlohmann::json& reports = (*j)["reports"];
+  if (!pages.is_object() || !reports.is_object()) return bad("\"pages\" and \"reports\" must be objects");
+  for (const auto& [p, v] : pages.items()) {
+    if (!v.is_object() || !v["sha256"].is_string() || !v["bytes"].is_number_unsigned())
+      return bad(fmt::format("page '{}' needs \"sha256\" and \"bytes\"", p));
+    m.pages[p] = {v["sha256"].get<std::string>(), v["bytes"].get<std::uint64_t>()};
+  }
+  for (const auto& [p, v] : reports.items()) {
+    if (!v.is_string()) return bad(fmt::format("report '{}' needs a run state", p));
+    m.reports[p] = v.get<std::string>();
+  }
+  if ((*j)["inputs"].is_string()) m.inputs = (*j)["inputs"].get<std::string>();
+  if ((*j)["series"].is_number_unsigned()) m.series = (*j)["series"].get<std::size_t>();
+  if ((*j)["regressed_series"].is_number_unsigned()) m.regressed_series = (*j)["regressed_series"].get<std::size_t>();
+  return std::optional<Manifest>(std::move(m));
+}
+
+// Only names this module makes: "index.html", "metrics/x.html", "runs/3.html".
+bool own_name(const std::string& p) {
+  if (p.empty() || p.find("..") != std::string::npos || p[0] == '/') return false;
+  return p.find('/') == std::string::npos || p.rfind("metrics/", 0) == 0 || p.rfind("runs/", 0) == 0;
+}
+
+bool regular_file_of_size(const fs::path& path, std::uint64_t bytes) {
+  std::error_code ec;
+  fs::file_status st = fs::symlink_status(path, ec);
+  if (ec || st.type() != fs::file_type::regular) return false;
+  return fs::file_size(path, ec) == bytes && !ec;
+}
+
+// Everything the site is made of, in one digest: the harness that renders
+// it, the filters, every run's state (a stored run's metrics and verdicts do
+// not change once its final status is written; a change of status is in the
+// state) and every baseline. The same digest as the last publish, with every
+// file still in place, means the site is up to date: nothing is read further.
+Result<std::string> input_digest(const Store& store, const PublishFilters& f) {
+  Result<std::vector<RunSummary>> runs = store.list_runs(std::numeric_limits<int>::max());
+  if (!runs) return runs.error();
+  Result<std::vector<Baseline>> baselines = store.list_baselines();
+  if (!baselines) return baselines.error();
+  std::string text = fmt::format("harness {}\nmanifest {}\nsince {}\nrig {}\nscenario {}\n", HARNESS_VERSION,
+                                 kManifestVersion, f.since, f.rig, f.scenario);
+  for (const RunSummary& r : *runs) {
+    text += fmt::format("run {}|{}|{}|{}|{}|{}\n", r.id, r.scenario_name, r.rig, r.origin, r.started_at, run_state(r));
+  }
+  for (const Baseline& b : *baselines) {
+    text += fmt::format("baseline {}|{}|{}|{}|{}|", b.name, b.scenario_name, b.rig, b.run_id, b.set_at);
+    for (std::int64_t id : b.runs) text += fmt::format("{},", id);
+    text += "\n";
+  }
+  return sha256_hex(text);
+}
+
+bool every_file_in_place(const fs::path& dir, const Manifest& m) {
+  for (const auto& [rel, v] : m.pages)
+    if (!regular_file_of_size(dir / rel, v.second)) return false;
+  std::error_code ec;
+  for (const auto& [rel, state] : m.reports)
+    if (fs::symlink_status(dir / rel, ec).type() != fs::file_type::regular) return false;
+  return true;
+}
+
+}  // namespace
+
+Result<PublishSummary> publish_site(const Store& store, const std::string& dir_text, const PublishFilters& filters) {
+  const fs::path dir(dir_text);
+  Result<std::optional<Manifest>> old = read_manifest(dir);
+  if (!old) return old.error();
+  Result<std::string> inputs = input_digest(store, filters);
+  if (!inputs) return inputs.error();
+  if (*old && (*old)->inputs == *inputs && every_file_in_place(dir, **old)) {
+    PublishSummary same;
+    same.pages_unchanged = (*old)->pages.size();
+    same.reports_unchanged = (*old)->reports.size();
+    same.runs = (*old)->reports.size();
+    for (const auto& [rel, v] : (*old)->pages) same.metrics += rel.rfind("metrics/", 0) == 0 ? 1 : 0;
+    same.series = (*old)->series;
+    same.regressed_series = (*old)->regressed_series;
+    return same;
+  }
+  Result<SiteData> site = load_site_data(store, filters);
+  if (!site) return site.error();
+
+  for (const fs::path& sub : {dir, dir / "metrics", dir / "runs"}) {
+    std::error_code ec;
+    fs::create_directories(sub, ec);
+    if (ec) return Error::infra(fmt::format("{}: cannot create the folder: {}", sub.string(), ec.message()));
+  }
+  Manifest now;
+  PublishSummary sum;
+  sum.metrics = site->metrics.size();
+  sum.runs = site->runs.size();
+  sum.series = site->last_night.size();
+  for (const auto& [key, n] : site->last_night) sum.regressed_series += n.regressed() ? 1 : 0;
+
+  // Run reports first: the pages link them.
+  for (const RunSummary& r : site->runs) {
+    const std::string rel = run_report_path(r.id);
+    const std::string state = run_state(r);
+    now.reports[rel] = state;
+    std::error_code ec;
+    if (*old) {
+      auto it = (*old)->reports.find(rel);
+      if (it != (*old)->reports.end() && it->second == state &&
+          fs::symlink_status(dir / rel, ec).type() == fs::file_type::regular) {
+        ++sum.reports_unchanged;
+        continue;
+      }
+    }
+    Result<RunRecord> run = store.load_run(r.id);
+    if (!run) return run.error();
+    ReportInput input;
+    input.run = std::move(*run);
+    HARNESS_TRY(write_file_atomically((dir / rel).string(), render_html(input), Flush::deferred));
+    ++sum.reports_written;
+  }
+
+  std::map<std::string, std::string> pages = render_site_pages(*site);
+  auto put = [&](const std::string& rel, const std::string& text) -> Status {
+    const std::string digest = sha256_hex(text);
+    now.pages[rel] = {digest, text.size()};
+    if (*old) {
+      auto it = (*old)->pages.find(rel);
+      if (it != (*old)->pages.end() && it->second.first == digest && it->second.second == text.size() &&
+          regular_file_of_size(dir / rel, text.size())) {
+        ++sum.pages_unchanged;
+        return ok();
+      }
+    }
+    HARNESS_TRY(write_file_atomically((dir / rel).string(), text, Flush::deferred));
+    ++sum.pages_written;
+    return ok();
+  };
+  for (const auto& [rel, text] : pages)
+    if (rel != "index.html") HARNESS_TRY(put(rel, text));
+  HARNESS_TRY(put("index.html", pages.at("index.html")));
+
+  // What an earlier publish wrote and this one did not: a metric or run that
+  // the filters now leave out. Nothing outside the manifest is touched.
+  if (*old) {
+    std::set<std::string> gone;
+    for (const auto& [rel, v] : (*old)->pages)
+      if (!now.pages.count(rel)) gone.insert(rel);
+    for (const auto& [rel, v] : (*old)->reports)
+      if (!now.reports.count(rel)) gone.insert(rel);
+    for (const std::string& rel : gone) {
+      if (!own_name(rel)) continue;
+      std::error_code ec;
+      if (fs::symlink_status(dir / rel, ec).type() != fs::file_type::regular) continue;
+      if (fs::remove(dir / rel, ec)) ++sum.removed;
+    }
+  }
+
+  // One flush for the whole batch, before the manifest says it is there.
+  if (sum.pages_written + sum.reports_written > 0) HARNESS_TRY(sync_filesystem(dir.string()));
+  nlohmann::json j = {{"kind", kManifestKind}, {"version", kManifestVersion}, {"store", store.path()},
+                      {"inputs", *inputs}, {"series", sum.series}, {"regressed_series", sum.regressed_series},
+                      {"pages", nlohmann::json::object()}, {"reports", nlohmann::json::object()}};
+  for (const auto& [rel, v] : now.pages) j["pages"][rel] = {{"sha256", v.first}, {"bytes", v.second}};
+  for (const auto& [rel, state] : now.reports) j["reports"][rel] = state;
+  HARNESS_TRY(write_file_atomically((dir / kSiteManifestName).string(), j.dump(1) + "\n"));
+  return sum;
+}
+
+std::string publish_summary_text(const PublishSummary& s, const std::string& dir) {
+  return fmt::format(
+      "published {} to {}: {} metric page{}, {} of {} scenario and rig pair{} regressed\n"
+      "pages: {} written, {} unchanged; run reports: {} written, {} unchanged; {} removed\n"
+      "open {}/index.html\n",
+      s.runs == 1 ? "1 run" : fmt::format("{} runs", s.runs), dir, s.metrics, s.metrics == 1 ? "" : "s",
+      s.regressed_series, s.series, s.series == 1 ? "" : "s", s.pages_written, s.pages_unchanged, s.reports_written,
+      s.reports_unchanged, s.removed, dir);
+}
+
+}  // namespace harness

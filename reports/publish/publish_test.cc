@@ -1,0 +1,251 @@
+// publish_site on a store of replayed fixture nights (tests/support/publish_store.h):
+// what the pages say, what an incremental publish rewrites, the filters and
+// the refusals.
+#include "reports/publish/publish.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "reports/publish/site_pages.h"
+#include "tests/support/publish_store.h"
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+ino_t inode(const fs::path& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+class Publish : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("harness-publish-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    Result<Store> s = Store::open((dir_ / "runs.sqlite").string());
+    ASSERT_TRUE(s) << s.error().message;
+    store_.emplace(std::move(*s));
+    Result<test_support::PublishStore> filled = test_support::fill_publish_store(*store_);
+    ASSERT_TRUE(filled) << filled.error().message;
+    runs_ = *filled;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+  std::optional<Store> store_;
+  test_support::PublishStore runs_;
+};
+
+TEST_F(Publish, IndexPutsTheRegressedRigFirstWithMetricChangeAndSinceWhen) {
+  const fs::path site = dir_ / "site";
+  Result<PublishSummary> s = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->runs, 27u);
+  EXPECT_EQ(s->series, 3u);
+  EXPECT_EQ(s->reports_written, 27u);
+  EXPECT_EQ(s->pages_unchanged, 0u);
+  EXPECT_EQ(s->pages_written, s->metrics + 3);  // a page per metric, index, tables, runs
+
+  const std::string index = slurp(site / "index.html");
+  // lab-a regressed: it comes before lab-b and host-a in the verdict table.
+  const std::size_t a = index.find("<td>lab-a</td>"), b = index.find("<td>lab-b</td>"),
+                    h = index.find("<td>host-a</td>");
+  ASSERT_NE(a, std::string::npos);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(h, std::string::npos);
+  EXPECT_LT(a, b);
+  EXPECT_LT(a, h);
+  // The day 3 -> day 1 step of the case study, found as a level shift from
+  // the first day-1 night (night 11, 2026-11-11).
+  const std::string since = fmt::format("since run {} (2026-11-11), level shift", runs_.lab_a[10]);
+  EXPECT_NE(index.find("<a href=\"metrics/latency_p50.html\">latency_p50</a> on lab-a / whisper-medium-ryzen-ai: "
+                       "<span class=\"worse\">"),
+            std::string::npos)
+      << index;
+  EXPECT_NE(index.find(since), std::string::npos);
+  EXPECT_NE(index.find("<ol class=\"regressions\" id=\"regressions\">"), std::string::npos);
+  // lab-b ran day 6 every night: no regression of its own.
+  EXPECT_EQ(count(index, "on lab-b / whisper-medium-ryzen-ai:"), 0u);
+  EXPECT_GE(count(index, "<figure class=\"trend\"><svg"), 1u);
+  EXPECT_NE(index.find(fmt::format("<a href=\"runs/{0}.html\">run {0}</a>", runs_.lab_a.back())), std::string::npos);
+
+  const std::string page = slurp(site / "metrics/latency_p50.html");
+  // One trend per series that has the metric: lab-a, lab-b and host-a.
+  EXPECT_EQ(count(page, "<figure class=\"trend\"><svg"), 3u);
+  EXPECT_NE(page.find("<h2>whisper-medium-ryzen-ai on lab-a</h2>"), std::string::npos);
+  EXPECT_NE(page.find("baseline <b>nightly</b>"), std::string::npos);
+  EXPECT_NE(page.find("baseline nightly</text>"), std::string::npos);  // drawn on the chart
+  EXPECT_NE(page.find("<table class=\"changes\">"), std::string::npos);
+  EXPECT_NE(page.find(fmt::format("<tr><td><a href=\"../runs/{0}.html\">run {0}</a></td><td>2026-11-11</td>",
+                                  runs_.lab_a[10])),
+            std::string::npos);
+  EXPECT_NE(page.find("noise band of the 12 live runs before the newest"), std::string::npos);
+
+  const std::string tables = slurp(site / "tables.html");
+  for (const char* t : {"bandwidth regression: scenario whisper-medium-ryzen-ai on rig lab-a (13 runs)",
+                        "op latency regression: scenario whisper-medium-ryzen-ai on rig lab-b (13 runs)"}) {
+    EXPECT_NE(tables.find(t), std::string::npos) << t;
+  }
+  EXPECT_NE(tables.find("<tr><td><code>latency_p50</code></td>"), std::string::npos);
+
+  for (std::int64_t id : runs_.lab_a) EXPECT_TRUE(fs::is_regular_file(site / run_report_path(id))) << id;
+  EXPECT_NE(slurp(site / run_report_path(runs_.host_a[0])).find("<svg"), std::string::npos);
+}
+
+TEST_F(Publish, RepublishingRewritesOnlyWhatChanged) {
+  const fs::path site = dir_ / "site";
+  Result<PublishSummary> first = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(first) << first.error().message;
+
+  Result<PublishSummary> again = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->pages_written, 0u);
+  EXPECT_EQ(again->reports_written, 0u);
+  EXPECT_EQ(again->pages_unchanged, first->pages_written);
+  EXPECT_EQ(again->reports_unchanged, first->reports_written);
+
+  // A page someone deleted comes back, and only that page is written.
+  fs::remove(site / "tables.html");
+  Result<PublishSummary> repaired = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(repaired) << repaired.error().message;
+  EXPECT_EQ(repaired->pages_written, 1u);
+  EXPECT_EQ(repaired->reports_written, 0u);
+  EXPECT_TRUE(fs::is_regular_file(site / "tables.html"));
+
+  // A metric only the host fixture has keeps its page through a night of lab-a.
+  std::string host_only;
+  for (const auto& e : fs::directory_iterator(site / "metrics")) {
+    std::string text = slurp(e.path());
+    if (text.find("on host-a</h2>") != std::string::npos && text.find("on lab-a</h2>") == std::string::npos) {
+      host_only = e.path().filename().string();
+      break;
+    }
+  }
+  ASSERT_FALSE(host_only.empty());
+  const ino_t host_page = inode(site / "metrics" / host_only);
+  const ino_t old_report = inode(site / run_report_path(runs_.lab_a[0]));
+  const ino_t lat_page = inode(site / "metrics/latency_p50.html");
+
+  Result<RunRecord> night = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-14");
+  ASSERT_TRUE(night) << night.error().message;
+  Result<std::int64_t> id = store_->insert_run(*night);
+  ASSERT_TRUE(id) << id.error().message;
+
+  Result<PublishSummary> next = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_EQ(next->reports_written, 1u);
+  EXPECT_EQ(next->reports_unchanged, first->reports_written);
+  EXPECT_GT(next->pages_unchanged, 0u);
+  EXPECT_EQ(next->pages_written + next->pages_unchanged, first->pages_written);
+  EXPECT_TRUE(fs::is_regular_file(site / run_report_path(*id)));
+  EXPECT_EQ(inode(site / "metrics" / host_only), host_page);
+  EXPECT_EQ(inode(site / run_report_path(runs_.lab_a[0])), old_report);
+  EXPECT_NE(inode(site / "metrics/latency_p50.html"), lat_page);
+  EXPECT_NE(slurp(site / "index.html").find(fmt::format("run {}</a>", *id)), std::string::npos);
+}
+
+TEST_F(Publish, FiltersLeaveOutOtherRigsAndRemoveTheirPagesOnRepublish) {
+  const fs::path site = dir_ / "site";
+  ASSERT_TRUE(publish_site(*store_, site.string(), {}));
+  Result<PublishSummary> s = publish_site(*store_, site.string(), {"", "lab-b", ""});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->runs, 13u);
+  EXPECT_EQ(s->series, 1u);
+  // Day 6 fails one check every night: the pair is regressed by it, with no level shift.
+  EXPECT_EQ(s->regressed_series, 1u);
+  EXPECT_GT(s->removed, 14u);  // lab-a's and host-a's run reports and the host's metric pages
+  const std::string index = slurp(site / "index.html");
+  EXPECT_EQ(index.find("lab-a"), std::string::npos);
+  EXPECT_NE(index.find("<p id=\"no-regressions\">"), std::string::npos);
+  EXPECT_NE(index.find("<li>check <code>ddr.expect.dq_active_ratio_min</code> failed: expected &gt;= 0.65, measured "
+                       "0.6153</li>"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(site / run_report_path(runs_.lab_a[0])));
+  EXPECT_TRUE(fs::exists(site / run_report_path(runs_.lab_b[0])));
+
+  Result<PublishSummary> recent = publish_site(*store_, (dir_ / "recent").string(), {"2026-11-12", "", ""});
+  ASSERT_TRUE(recent) << recent.error().message;
+  EXPECT_EQ(recent->runs, 5u);  // nights 12 and 13 of lab-a and lab-b, night 13 of host-a
+}
+
+TEST_F(Publish, RefusesAFolderItDidNotWriteAndABadManifest) {
+  const fs::path site = dir_ / "mine";
+  fs::create_directories(site);
+  std::ofstream(site / "notes.txt") << "keep me\n";
+  Result<PublishSummary> s = publish_site(*store_, site.string(), {});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ExitCode::bad_input);
+  EXPECT_EQ(s.error().message, site.string() + ": not empty and holds no published site (.publish-manifest.json); "
+                                               "publish into a new or empty folder");
+  EXPECT_EQ(slurp(site / "notes.txt"), "keep me\n");
+
+  std::ofstream(site / ".publish-manifest.json") << "{\"kind\": \"something else\"}\n";
+  s = publish_site(*store_, site.string(), {});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, (site / ".publish-manifest.json").string() +
+                                   ": not a publish manifest: no \"kind\": \"harness publish manifest\"");
+
+  std::ofstream(dir_ / "file") << "x";
+  s = publish_site(*store_, (dir_ / "file").string(), {});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, (dir_ / "file").string() + ": not a folder");
+}
+
+TEST_F(Publish, RigAndScenarioNamesAreTextNotMarkup) {
+  Result<RunRecord> night = test_support::replayed_night("case-study/day6", "<script>alert(1)</script>", "2026-11-14");
+  ASSERT_TRUE(night) << night.error().message;
+  night->scenario_name = "a&b \"quoted\"";
+  ASSERT_TRUE(store_->insert_run(*night));
+  const fs::path site = dir_ / "site";
+  ASSERT_TRUE(publish_site(*store_, site.string(), {}));
+  for (const char* page : {"index.html", "runs.html", "tables.html", "metrics/latency_p50.html"}) {
+    const std::string text = slurp(site / page);
+    EXPECT_EQ(text.find("<script>"), std::string::npos) << page;
+    EXPECT_NE(text.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << page;
+    EXPECT_NE(text.find("a&amp;b &quot;quoted&quot;"), std::string::npos) << page;
+  }
+}
+
+TEST(PublishSince, NeedsACalendarDate) {
+  EXPECT_TRUE(check_since_date("2026-11-29"));
+  for (const char* bad : {"2026-11-29T00:00", "29.11.2026", "2026-13-01", "2026-1-01", ""}) {
+    Status s = check_since_date(bad);
+    ASSERT_FALSE(s) << bad;
+    EXPECT_EQ(s.error().message, fmt::format("--since '{}': not a date (YYYY-MM-DD)", bad));
+  }
+}
+
+TEST(PublishPages, MetricPagePathsAreSafeAndDistinct) {
+  EXPECT_EQ(metric_page_path("latency_p50"), "metrics/latency_p50.html");
+  EXPECT_EQ(metric_page_path("ddr.transactions.64B"), "metrics/ddr.transactions.64B.html");
+  std::string odd = metric_page_path("../x/y");
+  EXPECT_EQ(odd.find('/', 8), std::string::npos) << odd;
+  EXPECT_EQ(odd.rfind("metrics/_._x_y-", 0), 0u) << odd;
+  EXPECT_NE(metric_page_path("a/b"), metric_page_path("a_b"));
+}
+
+}  // namespace
+}  // namespace harness

@@ -1,0 +1,107 @@
+// What `harness publish` shows, read from a store through its public API:
+// the runs, every metric's values per (scenario, rig) series, the baselines,
+// and the newest completed run of each series ("last night"). Then the
+// judgement per series: change points (harness/compare/change_points.h) and
+// the history noise band (harness/compare/noise_band.h), the same methods
+// `history --changes` and `compare` use. The pages (site_pages.h) only render.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/base/result.h"
+#include "harness/compare/change_points.h"
+#include "harness/model/run.h"
+#include "harness/store/store.h"
+
+namespace harness {
+
+struct PublishFilters {
+  std::string since;     // "YYYY-MM-DD": only runs started on or after that UTC day; empty: all
+  std::string rig;       // empty: every rig
+  std::string scenario;  // empty: every scenario
+};
+
+// "--since" must be a calendar date; the error names the flag and the text.
+Status check_since_date(const std::string& date);
+
+using SeriesKey = std::pair<std::string, std::string>;  // (scenario, rig)
+
+// The noise band drawn on a trend: the prediction interval (95 %, Student's
+// t) of the next value from the `runs` live values before the newest.
+struct DrawnBand {
+  std::size_t first = 0, runs = 0;  // indices into MetricSeries::live
+  double mean = 0, lo = 0, hi = 0;
+  double p = 1;  // the newest value against it (noise_band)
+};
+
+// A level shift or a last-night excursion that went the wrong (or right) way.
+struct SeriesChange {
+  enum class Kind { change_point, outside_band } kind = Kind::change_point;
+  bool worse = false;
+  std::int64_t since_run = 0;
+  std::string since;  // started_at of since_run
+  double before = 0, after = 0;
+  double relative = 0;  // (after - before) / |before|
+};
+
+// One metric on one (scenario, rig): its values oldest first and what they say.
+struct MetricSeries {
+  std::string scenario, rig;
+  std::vector<HistoryPoint> points;         // every completed run in the filters
+  std::vector<std::size_t> live;            // indices of live runs with a value
+  std::vector<ChangePoint> change_points;   // indices into `live`
+  std::optional<DrawnBand> band;
+  std::optional<SeriesChange> change;       // the newest change that still holds, if it reaches the threshold
+  struct BaselineLine {
+    std::string name;
+    std::vector<std::int64_t> runs;
+    std::optional<double> value;  // mean of its runs' values in this series; absent: none in the filters
+  };
+  std::vector<BaselineLine> baselines;
+};
+
+struct MetricPage {
+  std::string name, unit;
+  Better better = Better::none;
+  std::vector<MetricSeries> series;  // by (scenario, rig)
+};
+
+// The newest completed run of a series and what failed in it.
+struct LastNight {
+  RunSummary run;
+  std::vector<Verdict> failed;  // verdicts with status fail
+  struct Regression {
+    std::string metric, unit;
+    SeriesChange change;
+  };
+  std::vector<Regression> regressions;   // worse changes, largest first
+  std::vector<Regression> improvements;  // better changes, largest first
+  bool regressed() const { return run.status == RunStatus::failed || !regressions.empty() || !failed.empty(); }
+};
+
+struct SiteData {
+  std::string store_path;
+  PublishFilters filters;
+  std::vector<RunSummary> runs;  // matching the filters, newest first (every status)
+  std::vector<MetricPage> metrics;  // by name
+  std::map<SeriesKey, LastNight> last_night;
+  std::vector<Baseline> baselines;
+};
+
+// How the judgement was reached, printed on the pages.
+extern const char* const kPublishMethod;
+
+// Reads and judges everything the filters select. Queries: list_runs,
+// all_metric_history (one pass), list_baselines, and load_run of each
+// series' newest run (its verdicts and each metric's better direction).
+Result<SiteData> load_site_data(const Store& store, const PublishFilters& filters);
+
+// Change points, band and change of one series (pure; `better` decides worse).
+void judge_series(MetricSeries& series, Better better);
+
+}  // namespace harness

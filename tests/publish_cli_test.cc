@@ -1,0 +1,90 @@
+// `harness publish` through the executable, on a store filled by
+// `harness replay` of the bundled fixtures.
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "probes/process.h"
+
+namespace harness {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class PublishCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("harness-publish-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "runs.sqlite").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CommandResult harness(std::vector<std::string> args) {
+    args.insert(args.begin(), {HARNESS_BINARY, "--db", db_});
+    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 22});
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : CommandResult{};
+  }
+  void replay(const std::string& fixture) {
+    CommandResult r = harness({"replay", std::string(HARNESS_SOURCE_DIR) + "/fixtures/" + fixture});
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(PublishCli, PublishesReplayedRunsAndRepublishesNothingWhenNothingChanged) {
+  replay("case-study/day1");
+  replay("case-study/day6");
+  replay("host/localhost-2026-11-29");
+  const std::string site = (dir_ / "site").string();
+  CommandResult first = harness({"publish", site});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  // Two scenario and rig pairs: day 6 of the case study fails a check (regressed), the host run passes;
+  // replays are not nights, so no level shift is fitted.
+  EXPECT_THAT(first.out, HasSubstr("published 3 runs to " + site + ": "));
+  EXPECT_THAT(first.out, HasSubstr(", 1 of 2 scenario and rig pairs regressed\npages: "));
+  EXPECT_THAT(first.out, HasSubstr(" written, 0 unchanged; run reports: 3 written, 0 unchanged; 0 removed\n"));
+  EXPECT_THAT(first.out, HasSubstr("open " + site + "/index.html\n"));
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "site" / "index.html"));
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "site" / "runs" / "3.html"));
+
+  CommandResult again = harness({"publish", site});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, HasSubstr("pages: 0 written, "));
+  EXPECT_THAT(again.out, HasSubstr(" unchanged; run reports: 0 written, 3 unchanged; 0 removed\n"));
+
+  replay("case-study/day6");
+  CommandResult json = harness({"--json", "publish", site, "--scenario", "whisper-medium-ryzen-ai"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"runs\": 3"));
+  EXPECT_THAT(json.out, HasSubstr("\"reports_written\": 1"));
+  EXPECT_THAT(json.out, HasSubstr("\"removed\": "));
+  EXPECT_FALSE(fs::exists(dir_ / "site" / "runs" / "3.html"));  // the host run is not of that scenario
+}
+
+TEST_F(PublishCli, BadSinceAndAForeignFolderExitTwo) {
+  replay("case-study/day1");
+  CommandResult bad = harness({"publish", (dir_ / "site").string(), "--since", "2026/11/01"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "harness: error: --since '2026/11/01': not a date (YYYY-MM-DD)\n");
+  EXPECT_FALSE(fs::exists(dir_ / "site"));
+
+  fs::create_directories(dir_ / "docs");
+  std::ofstream(dir_ / "docs" / "README") << "mine\n";
+  CommandResult foreign = harness({"publish", (dir_ / "docs").string()});
+  EXPECT_EQ(foreign.exit_code, 2);
+  EXPECT_EQ(foreign.err, "harness: error: " + (dir_ / "docs").string() +
+                             ": not empty and holds no published site (.publish-manifest.json); publish into a new "
+                             "or empty folder\n");
+}
+
+}  // namespace
+}  // namespace harness
