@@ -8,6 +8,8 @@
 #include <fstream>
 #include <set>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "harness/bundle/replay.h"
@@ -66,7 +68,9 @@ class CatalogueOnFixtures : public ::testing::Test {
     for (const fs::directory_entry& e : fs::recursive_directory_iterator(kFixtures))
       if (e.is_regular_file() && e.path().filename() == "manifest.json")
         runs_->emplace_back(fs::relative(e.path().parent_path(), kFixtures).string(), replayed(e.path().parent_path()));
-    scratch_ = fs::temp_directory_path() / "harness_catalogue_fixtures";
+    // One folder per process: CTest runs each test of the suite in its own
+    // process, side by side, and each process sets the suite up anew.
+    scratch_ = fs::temp_directory_path() / ("harness_catalogue_fixtures_" + std::to_string(::getpid()));
     fs::remove_all(scratch_);
     fs::create_directories(scratch_);
     runs_->emplace_back("accuracy/tinynet (recorded)", accuracy_run(scratch_));
