@@ -9,20 +9,14 @@
 
 #include "harness/bundle/replay.h"
 
+#include "tests/support/replayed_fixture.h"
+
 namespace harness {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kFixtures = fs::path(HARNESS_SOURCE_DIR) / "fixtures";
-
-RunRecord replayed(const fs::path& dir) {
-  Result<LoadedBundle> b = load_bundle(dir.string());
-  EXPECT_TRUE(b) << b.error().message;
-  if (!b) return {};
-  Result<RunRecord> run = replay_bundle(*b);
-  EXPECT_TRUE(run) << run.error().message;
-  return run ? *run : RunRecord{};
-}
+using testing_support::kFixtures;
+using testing_support::replayed;
 
 TEST(RunSummary, HeadlineFiguresOfEveryLevelWithTheirProvenance) {
   RunRecord day1 = replayed(kFixtures / "case-study" / "day1");

@@ -19,20 +19,14 @@
 #include "reports/markdown.h"
 #include "reports/regression_tables.h"
 
+#include "tests/support/replayed_fixture.h"
+
 namespace harness {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kFixtures = fs::path(HARNESS_SOURCE_DIR) / "fixtures";
-
-RunRecord replayed(const fs::path& dir) {
-  Result<LoadedBundle> b = load_bundle(dir.string());
-  EXPECT_TRUE(b) << dir << ": " << b.error().message;
-  if (!b) return {};
-  Result<RunRecord> run = replay_bundle(*b);
-  EXPECT_TRUE(run) << dir << ": " << run.error().message;
-  return run ? *run : RunRecord{};
-}
+using testing_support::kFixtures;
+using testing_support::replayed;
 
 // Level 5 has no stored bundle: record one from the tinynet dumps and its
 // layer profile (so that the FP16-fallback candidates appear), then replay it.
