@@ -28,30 +28,61 @@ namespace {
 // same answer for well separated shifts, possibly fewer for short ones.
 constexpr std::size_t kExactUpTo = 2000;
 
-template <class Cost>
-std::vector<std::size_t> pelt(std::size_t n, std::size_t m, double beta, const Cost& cost) {
+// PELT over prefix sums of the standardised values: the cost of values
+// [a, b) is max(0, (s2[b] - s2[a]) - (s1[b] - s1[a])^2 / (b - a)). The
+// candidates' best[tau], s1[tau], s2[tau] are kept side by side in arrays, so
+// the inner loop (most of the time on a long stable stretch, where PELT
+// prunes little) reads them in order and computes each candidate's cost once
+// per t, for the minimum and for the pruning. The arithmetic is the cost's,
+// operation for operation, so the fit is the same to the last bit.
+std::vector<std::size_t> pelt(std::size_t n, std::size_t m, double beta, const std::vector<double>& s1,
+                              const std::vector<double>& s2) {
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> best(n + 1, inf);
   std::vector<std::size_t> last(n + 1, 0);
   best[0] = -beta;
-  std::vector<std::size_t> candidates, kept;
+  std::vector<std::size_t> at;                 // the candidate splits tau
+  std::vector<double> at_best, at_s1, at_s2;   // best[tau], s1[tau], s2[tau]
+  std::vector<double> fit;                     // best[tau] + cost(tau, t)
   for (std::size_t t = m; t <= n; ++t) {
     std::size_t fresh = t - m;  // the newest split that leaves >= m values after it
-    if (best[fresh] < inf) candidates.push_back(fresh);
+    if (best[fresh] < inf) {
+      at.push_back(fresh);
+      at_best.push_back(best[fresh]);
+      at_s1.push_back(s1[fresh]);
+      at_s2.push_back(s2[fresh]);
+    }
+    const std::size_t k_end = at.size();
+    fit.resize(k_end);
+    const double t1 = s1[t], t2 = s2[t];
+    for (std::size_t k = 0; k < k_end; ++k) {
+      const double len = static_cast<double>(t - at[k]);
+      const double sum = t1 - at_s1[k];
+      fit[k] = at_best[k] + std::max(0.0, (t2 - at_s2[k]) - sum * sum / len);
+    }
     double f = inf;
     std::size_t arg = 0;
-    for (std::size_t tau : candidates) {
-      double v = best[tau] + cost(tau, t) + beta;
-      if (v < f) { f = v; arg = tau; }
+    for (std::size_t k = 0; k < k_end; ++k) {
+      const double v = fit[k] + beta;
+      if (v < f) { f = v; arg = at[k]; }
     }
     best[t] = f;
     last[t] = arg;
     // PELT pruning: a split that is already worse than the best fit up to t
     // (before paying for another change) can never become optimal later.
-    kept.clear();
-    for (std::size_t tau : candidates)
-      if (best[tau] + cost(tau, t) <= f) kept.push_back(tau);
-    candidates.swap(kept);
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < k_end; ++k) {
+      if (!(fit[k] <= f)) continue;
+      at[kept] = at[k];
+      at_best[kept] = at_best[k];
+      at_s1[kept] = at_s1[k];
+      at_s2[kept] = at_s2[k];
+      ++kept;
+    }
+    at.resize(kept);
+    at_best.resize(kept);
+    at_s1.resize(kept);
+    at_s2.resize(kept);
   }
   std::vector<std::size_t> splits;
   for (std::size_t t = n; t > 0; t = last[t])
@@ -104,7 +135,7 @@ std::vector<ChangePoint> find_change_points(std::span<const double> x, ChangePoi
   const double beta = options.penalty_per_ln_n * std::log(static_cast<double>(n));
   std::vector<std::size_t> splits;
   if (n <= kExactUpTo) {
-    splits = pelt(n, m, beta, cost);
+    splits = pelt(n, m, beta, s1, s2);
   } else {
     binary_segmentation(0, n, m, beta, cost, splits);
     std::sort(splits.begin(), splits.end());

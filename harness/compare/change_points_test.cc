@@ -1,8 +1,13 @@
 #include "harness/compare/change_points.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
+
+#include "harness/base/stats.h"
 
 namespace harness {
 namespace {
@@ -72,6 +77,59 @@ TEST(ChangePoints, LongHistoriesFindTheSameShifts) {
   EXPECT_NEAR(static_cast<double>(c[0].index), 4000, 2);
   EXPECT_NEAR(static_cast<double>(c[1].index), 7500, 2);
   EXPECT_NEAR(c[1].after, 97, 0.2);
+}
+
+// The exact search without any pruning (optimal partitioning, every split
+// tried at every t) on the cost and penalty find_change_points documents:
+// PELT's pruning must never drop the split the full search picks.
+std::vector<std::size_t> unpruned_splits(const std::vector<double>& x, std::size_t m) {
+  const std::size_t n = x.size();
+  const double sigma = difference_noise_scale(x);
+  const double centre = mean(x);
+  std::vector<double> s1(n + 1, 0), s2(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double z = (x[i] - centre) / sigma;
+    s1[i + 1] = s1[i] + z;
+    s2[i + 1] = s2[i] + z * z;
+  }
+  const double beta = 3 * std::log(static_cast<double>(n));
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> best(n + 1, inf);
+  std::vector<std::size_t> last(n + 1, 0);
+  best[0] = -beta;
+  for (std::size_t t = m; t <= n; ++t) {
+    for (std::size_t tau = 0; tau + m <= t; ++tau) {
+      if (!(best[tau] < inf)) continue;
+      const double len = static_cast<double>(t - tau), sum = s1[t] - s1[tau];
+      const double v = best[tau] + std::max(0.0, (s2[t] - s2[tau]) - sum * sum / len) + beta;
+      if (v < best[t]) { best[t] = v; last[t] = tau; }
+    }
+  }
+  std::vector<std::size_t> splits;
+  for (std::size_t t = n; t > 0; t = last[t])
+    if (last[t] > 0) splits.insert(splits.begin(), last[t]);
+  return splits;
+}
+
+TEST(ChangePoints, PrunedSearchFindsWhatTheFullSearchFinds) {
+  std::mt19937_64 rng(42);
+  int with_steps = 0;
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    // Stable stretches (where PELT prunes least) with a few steps between them.
+    std::vector<double> v;
+    double level = 100;
+    while (v.size() < 300) {
+      std::vector<double> part = noise(20 + rng() % 80, level, 2, 5000 + seed * 10 + v.size());
+      v.insert(v.end(), part.begin(), part.end());
+      level *= (rng() % 3 == 0) ? 1.0 : (rng() % 2 ? 1.06 : 0.95);
+    }
+    std::vector<std::size_t> expected = unpruned_splits(v, 3);
+    std::vector<std::size_t> got;
+    for (const ChangePoint& c : find_change_points(v)) got.push_back(c.index);
+    EXPECT_EQ(got, expected) << "seed " << seed;
+    with_steps += expected.empty() ? 0 : 1;
+  }
+  EXPECT_GT(with_steps, 30);  // the comparison saw real segmentations
 }
 
 TEST(ChangePoints, TooShortOrConstantGivesNothing) {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -165,6 +166,43 @@ TEST_F(Publish, RepublishingRewritesOnlyWhatChanged) {
   EXPECT_EQ(inode(site / run_report_path(runs_.lab_a[0])), old_report);
   EXPECT_NE(inode(site / "metrics/latency_p50.html"), lat_page);
   EXPECT_NE(slurp(site / "index.html").find(fmt::format("run {}</a>", *id)), std::string::npos);
+}
+
+// Every file of a folder, by its path relative to the folder.
+std::map<std::string, std::string> files_of(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out[fs::relative(e.path(), dir).string()] = slurp(e.path());
+  return out;
+}
+
+// What an incremental publish keeps from the last one (reports, unchanged
+// pages) must not make the site differ from one published from scratch.
+TEST_F(Publish, IncrementalAfterOneMoreNightIsByteForByteTheColdSite) {
+  const fs::path site = dir_ / "site";
+  ASSERT_TRUE(publish_site(*store_, site.string(), {}));
+  for (const char* rig : {"lab-a", "lab-b", "host-a"}) {
+    Result<RunRecord> night =
+        test_support::replayed_night(std::string(rig) == "host-a" ? "host/localhost-2026-11-29" : "case-study/day1", rig, "2026-11-14");
+    ASSERT_TRUE(night) << night.error().message;
+    ASSERT_TRUE(store_->insert_run(*night));
+  }
+  Result<PublishSummary> next = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_EQ(next->reports_written, 3u);
+
+  const fs::path cold = dir_ / "cold";
+  Result<PublishSummary> scratch = publish_site(*store_, cold.string(), {});
+  ASSERT_TRUE(scratch) << scratch.error().message;
+  EXPECT_EQ(scratch->reports_written, next->reports_written + next->reports_unchanged);
+
+  const std::map<std::string, std::string> a = files_of(site), b = files_of(cold);
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [rel, text] : b) {
+    auto it = a.find(rel);
+    ASSERT_NE(it, a.end()) << rel << " is missing from the incremental site";
+    EXPECT_TRUE(it->second == text) << rel << " differs from the cold publish";
+  }
 }
 
 TEST_F(Publish, FiltersLeaveOutOtherRigsAndRemoveTheirPagesOnRepublish) {
