@@ -136,17 +136,21 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
                      "origin", "value", "provenance");
   // Formatted in place into one buffer sized for the whole table: 100,000
   // points are one allocation, not three per line (docs/parts/store.md).
-  out.reserve(out.size() + points->size() * 112);
-  auto line = std::back_inserter(out);
+  fmt::memory_buffer table;
+  table.reserve(points->size() * 112);
+  auto line = std::back_inserter(table);
   for (const HistoryPoint& p : *points) {
     fmt::format_to(line, "{:>6}  {:<24}  {:<16}  {:<16}  {:<6}  {:>14}  {}", p.run_id, p.started_at, p.scenario_name,
                    p.rig, p.origin, p.value ? number_text(*p.value, p.unit) : "unavailable",
                    p.value ? p.provenance : p.unavailable);
     if (!at.empty()) {
-      if (auto it = at.find(p.run_id); it != at.end()) out += "  <- " + shift_text(*it->second, unit);
+      if (auto it = at.find(p.run_id); it != at.end()) fmt::format_to(line, "  <- {}", shift_text(*it->second, unit));
     }
-    out += '\n';
+    table.push_back('\n');
   }
+  io.out << out;
+  io.out.write(table.data(), static_cast<std::streamsize>(table.size()));
+  out.clear();
   if (o.changes) {
     out += fmt::format("\n{} level shift{} found; method: {}\n", shifts.size(), shifts.size() == 1 ? "" : "s",
                        kChangeMethod);
