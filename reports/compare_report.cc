@@ -42,7 +42,7 @@ std::string percent_text(const MetricComparison& m) {
 std::string method_line(const Comparison& c) {
   return fmt::format(
       "method: {} over {} tests at alpha {:g}; thresholds: single values ±{:g} %, from samples ±{:g} % "
-      "(U test, quantile test or Welch t by statistic, >= {} samples); noise band from the last {} live runs up to the "
+      "(U test, quantile test or Welch t by statistic, >= {} samples); noise band from the last {} measured runs up to the "
       "baseline once {} exist; a baseline of several runs: the between-run spread of its runs (>= {})",
       correction_description(c.config.method), c.tests, c.config.alpha, 100 * c.config.default_threshold,
       100 * c.config.sample_threshold, c.config.min_samples, c.config.history_runs, c.config.min_history_runs,

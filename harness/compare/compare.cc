@@ -195,7 +195,7 @@ class Judge {
       // earlier runs can tell a change from noise.
       if (!r.p_history) {
         r.verdict = Change::cannot_tell;
-        r.reason = note + fmt::format(", and there is no noise band yet (needs {} earlier live runs)",
+        r.reason = note + fmt::format(", and there is no noise band yet (needs {} earlier measured runs)",
                                       config_.min_history_runs);
         return r;
       }

@@ -142,7 +142,7 @@ TEST(Compare, EachStatisticOfASampleSetGetsItsOwnTest) {
   EXPECT_EQ(row(c, "latency_max").verdict, Change::cannot_tell);
   EXPECT_EQ(row(c, "latency_max").reason,
             "'max' of sample set 'latency' has no test of its own, and there is no noise band yet (needs 5 earlier "
-            "live runs)");
+            "measured runs)");
   EXPECT_EQ(row(c, "latency_p95_over_p50").verdict, Change::cannot_tell);
   EXPECT_EQ(c.tests, 3u);
   // With a history, the maximum that jumped from 2 to 3 ms is judged by it.
@@ -188,7 +188,7 @@ TEST(Compare, TooFewSamples) {
   EXPECT_EQ(c.metrics[0].verdict, Change::cannot_tell);
   EXPECT_EQ(c.metrics[0].reason,
             "5 and 5 samples are too few for a test (needs 10), and there is no noise band yet (needs 5 earlier "
-            "live runs)");
+            "measured runs)");
   c = compare_analyses(a, b, CompareConfig{}, [](const std::string&) { return std::vector<double>{3, 3.1, 2.9, 3, 3.05}; });
   EXPECT_EQ(c.metrics[0].kind, "single");
   EXPECT_EQ(c.metrics[0].verdict, Change::regressed);

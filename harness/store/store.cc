@@ -563,7 +563,7 @@ Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) c
                                    h.live_only ? 1 : 0, h.limit > 0 ? static_cast<std::int64_t>(h.limit) : kNoLimit}));
   std::vector<HistoryPoint> out;
   while (q->next()) {
-    HistoryPoint p;
+    HistoryPoint& p = out.emplace_back();
     p.run_id = q->int64(0);
     p.started_at = q->text(1);
     p.origin = q->text(2);
@@ -573,7 +573,6 @@ Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) c
     p.unit = q->text(6);
     p.provenance = q->text(7);
     p.unavailable = q->text(8);
-    out.push_back(std::move(p));
   }
   HARNESS_TRY(q->status());
   std::reverse(out.begin(), out.end());
@@ -583,10 +582,20 @@ Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) c
 Result<std::map<std::string, std::vector<double>>> Store::recent_values(const std::string& scenario,
                                                                          const std::string& rig,
                                                                          std::int64_t before_run, int runs) const {
-  HARNESS_STORE_LET(q, db_->query("SELECT m.name, m.value FROM metrics m WHERE m.value IS NOT NULL AND m.run_id IN "
-                                  "(SELECT id FROM runs WHERE scenario_name = ? AND (? = '' OR rig = ?) "
-                                  "AND origin = 'live' AND status IN ('passed', 'failed') AND id < ? "
-                                  "ORDER BY id DESC LIMIT ?) ORDER BY m.run_id",
+  // The runs history's change points count (cmd_history.cc): live runs, and
+  // replays and imports unless an earlier completed run of the same scenario
+  // and rig has their start time (a replay of a night already stored repeats
+  // it; runs_by_start finds that run). Of those, the values with measured
+  // evidence: provenance measured, or replayed (a rig's figures analysed
+  // again); declared and model figures are not a run's noise.
+  HARNESS_STORE_LET(q, db_->query("SELECT m.name, m.value FROM metrics m WHERE m.value IS NOT NULL "
+                                  "AND m.provenance IN ('measured', 'replayed') AND m.run_id IN "
+                                  "(SELECT r.id FROM runs r WHERE r.scenario_name = ? AND (? = '' OR r.rig = ?) "
+                                  "AND r.status IN ('passed', 'failed') AND r.id < ? AND (r.origin = 'live' OR "
+                                  "NOT EXISTS (SELECT 1 FROM runs e WHERE e.scenario_name = r.scenario_name "
+                                  "AND e.rig = r.rig AND e.started_at = r.started_at AND e.id < r.id "
+                                  "AND e.status IN ('passed', 'failed'))) "
+                                  "ORDER BY r.id DESC LIMIT ?) ORDER BY m.run_id",
                                   {scenario, rig, rig, before_run, runs}));
   std::map<std::string, std::vector<double>> out;
   while (q->next()) out[q->text(0)].push_back(q->real(1));

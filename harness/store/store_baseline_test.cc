@@ -43,7 +43,9 @@ class StoreBaselineTest : public ::testing::TestWithParam<StoreEngine> {
   }
 
   std::int64_t add(const std::string& scenario, const std::string& rig, std::optional<double> latency,
-                   RunStatus status = RunStatus::passed, const std::string& origin = "live") {
+                   RunStatus status = RunStatus::passed, const std::string& origin = "live",
+                   const std::string& started_at = "2026-11-29T00:00:00Z",
+                   Provenance provenance = Provenance::measured) {
     RunRecord r;
     r.scenario_name = scenario;
     r.scenario_path = scenario + ".toml";
@@ -52,12 +54,13 @@ class StoreBaselineTest : public ::testing::TestWithParam<StoreEngine> {
     r.rig = rig;
     r.origin = origin;
     r.status = status;
-    r.started_at = "2026-11-29T00:00:00Z";
+    r.started_at = started_at;
     Metric m;
     m.level = Level::latency;
     m.name = "latency_p50";
     m.unit = "s";
     m.value = latency;
+    m.provenance = provenance;
     if (!latency) m.unavailable = "no samples";
     r.analysis.metrics.push_back(m);
     Result<std::int64_t> id = store_->insert_run(r);
@@ -196,6 +199,37 @@ TEST_P(StoreBaselineTest, RecentValuesAreTheNoiseBandInput) {
   EXPECT_EQ(v->at("latency_p50"), (std::vector<double>{7.0, 1.3}));
 }
 
+// Issue 15 part 5: imported and replayed runs take part when they carry
+// measured evidence, and a replay of a night already stored counts once, as
+// in history's change points.
+TEST_P(StoreBaselineTest, RecentValuesTakeReplayedNightsWithMeasuredEvidenceOnce) {
+  add("host", "lab-a", 1.0, RunStatus::passed, "live", "2026-11-01T00:00:00Z");
+  // A night recorded on the rig and replayed into this store: evidence.
+  add("host", "lab-a", 1.1, RunStatus::passed, "replay", "2026-11-02T00:00:00Z", Provenance::replayed);
+  // That night replayed again, and a replay of the live night: repeats.
+  add("host", "lab-a", 1.15, RunStatus::passed, "replay", "2026-11-02T00:00:00Z", Provenance::replayed);
+  add("host", "lab-a", 1.05, RunStatus::passed, "replay", "2026-11-01T00:00:00Z", Provenance::replayed);
+  // A declared figure is no run's noise; an aborted replay is no evidence.
+  add("host", "lab-a", 9.0, RunStatus::passed, "live", "2026-11-03T00:00:00Z", Provenance::declared);
+  add("host", "lab-a", 1.2, RunStatus::aborted, "replay", "2026-11-04T00:00:00Z", Provenance::replayed);
+  // Another rig's replay repeats nothing on this rig.
+  add("host", "lab-b", 7.0, RunStatus::passed, "replay", "2026-11-02T00:00:00Z", Provenance::replayed);
+  add("host", "lab-a", 1.3, RunStatus::passed, "live", "2026-11-05T00:00:00Z");
+  std::int64_t now = add("host", "lab-a", 1.4, RunStatus::passed, "live", "2026-11-06T00:00:00Z");
+  Result<std::map<std::string, std::vector<double>>> v = store_->recent_values("host", "lab-a", now, 10);
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ(v->at("latency_p50"), (std::vector<double>{1.0, 1.1, 1.3}));
+  // The window counts the runs that take part, so repeats take no place in
+  // it: the newest 3 are the live night with a declared figure, the live
+  // 1.3 and the replayed night 1.1.
+  v = store_->recent_values("host", "lab-a", now, 3);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->at("latency_p50"), (std::vector<double>{1.1, 1.3}));
+  v = store_->recent_values("host", "", now, 10);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->at("latency_p50"), (std::vector<double>{1.0, 1.1, 7.0, 1.3}));
+}
+
 TEST_P(StoreBaselineTest, HistoryMetricsCountsRuns) {
   add("host", "lab-a", 1.0);
   add("host", "lab-a", std::nullopt);
@@ -306,6 +340,36 @@ TEST_P(StoreMigrationTest, Version5GivesEveryEarlierRunItsOwnUuid) {
   ASSERT_TRUE(id) << id.error().message;
   EXPECT_EQ(s->load_run(*id)->uuid.size(), 36u);
   EXPECT_EQ(distinct.count(s->load_run(*id)->uuid), 0u);
+}
+
+// Schema 6 only adds indexes: a version 5 store keeps its runs, and its
+// history reads the same points through them.
+TEST_P(StoreMigrationTest, Version6IndexesHistoryAndKeepsItsPoints) {
+  old_store(5, {"INSERT INTO runs (uuid, scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, "
+                "status, started_at) VALUES ('u1', 'host', 'h.toml', 'x', '', 'lab', 'live', 'passed', 't1')",
+                "INSERT INTO runs (uuid, scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, "
+                "status, started_at) VALUES ('u2', 'host', 'h.toml', 'x', '', 'lab', 'replay', 'passed', 't1')",
+                "INSERT INTO metrics (run_id, level, name, value, unit, provenance, source, better) "
+                "VALUES (1, 'latency', 'latency_p50', 0.5, 's', 'measured', 'x', 'lower')",
+                "INSERT INTO metrics (run_id, level, name, value, unit, provenance, source, better) "
+                "VALUES (2, 'latency', 'latency_p50', 0.7, 's', 'replayed', 'x', 'lower')"});
+  Result<Store> s = Store::open(target_->target());
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
+  HistoryQuery q;
+  q.metric = "latency_p50";
+  q.scenario = "host";
+  q.rig = "lab";
+  Result<std::vector<HistoryPoint>> h = s->metric_history(q);
+  ASSERT_TRUE(h) << h.error().message;
+  ASSERT_EQ(h->size(), 2u);
+  EXPECT_EQ((*h)[0].value, 0.5);
+  EXPECT_EQ((*h)[1].origin, "replay");
+  EXPECT_EQ((*h)[1].provenance, "replayed");
+  // The replay repeats night t1: the noise band has it once.
+  Result<std::map<std::string, std::vector<double>>> v = s->recent_values("host", "lab", 3, 10);
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ(v->at("latency_p50"), std::vector<double>{0.5});
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, StoreMigrationTest, ::testing::ValuesIn(testing_support::store_engines()),
