@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -45,41 +44,12 @@ std::string section_heading(Level level) {
 // `named` spells one exactly as the catalogue does, `falls_under` says whether
 // a metric or sample set is an instance of that entry, `instance` fills a
 // pattern's placeholders.
-// The lookups repeat for every metric of every report (`harness publish`
-// renders thousands of reports of the same names, and a pattern lookup scans
-// its level's table matching placeholders), and the catalogue is a constant
-// table, so each answer is kept per thread; the memory is bounded by
-// forgetting everything past kMaxRemembered names.
-constexpr std::size_t kMaxRemembered = 1 << 16;
-
-const CatalogueEntry& pattern_entry(std::string_view pattern) {
-  thread_local std::unordered_map<std::string, const CatalogueEntry*> seen;
-  auto it = seen.find(std::string(pattern));
-  if (it != seen.end()) return *it->second;
-  if (seen.size() >= kMaxRemembered) seen.clear();
-  const CatalogueEntry& e = catalogue_pattern(pattern);
-  seen.emplace(std::string(pattern), &e);
-  return e;
-}
-
-const CatalogueEntry* entry_of(Level level, const std::string& name, Series series) {
-  thread_local std::unordered_map<std::string, const CatalogueEntry*> seen;
-  std::string key = fmt::format("{},{},", static_cast<int>(level), static_cast<int>(series));
-  key += name;
-  auto it = seen.find(key);
-  if (it != seen.end()) return it->second;
-  if (seen.size() >= kMaxRemembered) seen.clear();
-  const CatalogueEntry* e = find_catalogue_entry(level, name, series);
-  seen.emplace(std::move(key), e);
-  return e;
-}
-
-std::string named(std::string_view pattern) { return std::string(pattern_entry(pattern).name); }
+std::string named(std::string_view pattern) { return std::string(catalogue_pattern(pattern).name); }
 bool falls_under(Level level, const std::string& name, std::string_view pattern, Series series = Series::metric) {
-  return entry_of(level, name, series) == &pattern_entry(pattern);
+  return find_catalogue_entry(level, name, series) == &catalogue_pattern(pattern);
 }
 std::string instance(std::string_view pattern, std::string_view part) {
-  return instance_name(pattern_entry(pattern).name, {part});
+  return instance_name(catalogue_pattern(pattern).name, {part});
 }
 
 std::string change_text(std::optional<double> pct) {

@@ -4,6 +4,8 @@
 #include <deque>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -338,13 +340,31 @@ std::span<const CatalogueEntry> latency_condition_catalogue() { return kLatencyC
 
 bool name_matches(std::string_view pattern, std::string_view name) { return matches_from(pattern, name); }
 
-const CatalogueEntry* find_catalogue_entry(Level level, std::string_view name, Series series) {
+// The lookups repeat for every metric of every report (`harness publish`
+// renders thousands of reports of the same names) and a pattern lookup scans
+// its level's table matching placeholders; the catalogue is a constant table,
+// so each answer is kept per thread, bounded by forgetting everything past
+// kMaxRemembered names.
+constexpr std::size_t kMaxRemembered = 1 << 16;
+
+const CatalogueEntry* search_catalogue(Level level, std::string_view name, Series series) {
   const std::span<const CatalogueEntry> table = metric_catalogue(level);
   for (const CatalogueEntry& e : table)
     if (!e.is_pattern() && e.name == name && series_fits(e, series)) return &e;
   for (const CatalogueEntry& e : table)
     if (e.is_pattern() && series_fits(e, series) && name_matches(e.name, name)) return &e;
   return nullptr;
+}
+
+const CatalogueEntry* find_catalogue_entry(Level level, std::string_view name, Series series) {
+  thread_local std::unordered_map<std::string, const CatalogueEntry*> seen;
+  std::string key = fmt::format("{},{},", static_cast<int>(level), static_cast<int>(series));
+  key += name;
+  if (auto it = seen.find(key); it != seen.end()) return it->second;
+  if (seen.size() >= kMaxRemembered) seen.clear();
+  const CatalogueEntry* e = search_catalogue(level, name, series);
+  seen.emplace(std::move(key), e);
+  return e;
 }
 
 const CatalogueEntry* find_catalogue_entry(std::string_view name, Series series) {
@@ -357,6 +377,11 @@ const CatalogueEntry* find_catalogue_entry(std::string_view name, Series series)
 }
 
 const CatalogueEntry& catalogue_pattern(std::string_view pattern) {
+  // Each pattern is recorded as looked up on its first lookup in a thread;
+  // later ones are answered from what that thread has seen.
+  thread_local std::unordered_map<std::string, const CatalogueEntry*> seen;
+  if (auto it = seen.find(std::string(pattern)); it != seen.end()) return *it->second;
+  if (seen.size() >= kMaxRemembered) seen.clear();
   for (Level l : kAllLevels)
     for (const CatalogueEntry& e : metric_catalogue(l))
       if (e.name == pattern) {
@@ -364,6 +389,7 @@ const CatalogueEntry& catalogue_pattern(std::string_view pattern) {
         auto& v = lookups();
         if (std::none_of(v.begin(), v.end(), [&](const CatalogueLookup& x) { return x.pattern == pattern; }))
           v.push_back({l, std::string(pattern)});
+        seen.emplace(std::string(pattern), &e);
         return e;
       }
   throw std::logic_error(fmt::format(
