@@ -8,6 +8,8 @@
 
 #include "probes/process.h"
 
+#include "tests/support/scratch_dir.h"
+
 namespace harness {
 namespace {
 
@@ -17,10 +19,7 @@ using ::testing::HasSubstr;
 class PublishCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("harness-publish-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::fresh_test_dir("harness-publish-cli");
     db_ = (dir_ / "runs.sqlite").string();
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -20,6 +20,8 @@
 
 #include "probes/process.h"
 
+#include "tests/support/scratch_dir.h"
+
 namespace harness {
 namespace {
 
@@ -81,10 +83,7 @@ std::string slurp(const fs::path& p) {
 class RecordsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("harness-records-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::fresh_test_dir("harness-records");
     db_ = (dir_ / "runs.sqlite").string();
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -18,6 +18,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/scratch_dir.h"
+
 namespace harness {
 namespace {
 
@@ -73,10 +75,7 @@ bool has_sgr(const std::string& s) { return std::regex_search(s, std::regex("\x1
 class Terminal : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("harness-terminal-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing_support::fresh_test_dir("harness-terminal");
     // A second of iterations (about a millisecond each): the device sends a batch every 250 ms, so the line is redrawn several times.
     std::ofstream(dir_ / "s.toml") << R"([scenario]
 name = "tty"
