@@ -4,7 +4,6 @@
 // per night (reports/regression_tables.h).
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <set>
 #include <tuple>
 
@@ -73,6 +72,25 @@ std::string shift_text(const Shift& s, const std::string& unit) {
   return fmt::format("level shift {} -> {}{}", number_text(s.before, unit), number_text(s.after, unit), rel);
 }
 
+enum class Align { left, right };
+
+// `text` padded with spaces to `width` columns, as fmt's "{:<N}" / "{:>N}"
+// would: ASCII counts a column per byte; anything else goes through fmt,
+// which knows wide characters.
+void pad(fmt::memory_buffer& out, std::string_view text, std::size_t width, Align align) {
+  const bool ascii = std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (!ascii) {
+    if (align == Align::left) fmt::format_to(fmt::appender(out), "{:<{}}", text, width);
+    else fmt::format_to(fmt::appender(out), "{:>{}}", text, width);
+    return;
+  }
+  static constexpr std::string_view kSpaces = "                                ";
+  const std::string_view fill = kSpaces.substr(0, text.size() < width ? width - text.size() : 0);
+  if (align == Align::right) out.append(fill);
+  out.append(text);
+  if (align == Align::left) out.append(fill);
+}
+
 nlohmann::json shift_to_json(const Shift& s) {
   return {{"run", s.run_id}, {"scenario", s.scenario}, {"rig", s.rig}, {"before", s.before}, {"after", s.after}};
 }
@@ -135,16 +153,28 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
   out += fmt::format("{:>6}  {:<24}  {:<16}  {:<16}  {:<6}  {:>14}  {}\n", "run", "started", "scenario", "rig",
                      "origin", "value", "provenance");
   // Formatted in place into one buffer sized for the whole table: 100,000
-  // points are one allocation, not three per line (docs/parts/store.md).
+  // points are one allocation, not three per line, and the columns are padded
+  // by hand (fmt's width counting walks every string's code points;
+  // docs/parts/store.md).
   fmt::memory_buffer table;
   table.reserve(points->size() * 112);
-  auto line = std::back_inserter(table);
   for (const HistoryPoint& p : *points) {
-    fmt::format_to(line, "{:>6}  {:<24}  {:<16}  {:<16}  {:<6}  {:>14}  {}", p.run_id, p.started_at, p.scenario_name,
-                   p.rig, p.origin, p.value ? number_text(*p.value, p.unit) : "unavailable",
-                   p.value ? p.provenance : p.unavailable);
+    pad(table, fmt::format_int(p.run_id).str(), 6, Align::right);
+    table.append(std::string_view("  "));
+    pad(table, p.started_at, 24, Align::left);
+    table.append(std::string_view("  "));
+    pad(table, p.scenario_name, 16, Align::left);
+    table.append(std::string_view("  "));
+    pad(table, p.rig, 16, Align::left);
+    table.append(std::string_view("  "));
+    pad(table, p.origin, 6, Align::left);
+    table.append(std::string_view("  "));
+    pad(table, p.value ? number_text(*p.value, p.unit) : std::string("unavailable"), 14, Align::right);
+    table.append(std::string_view("  "));
+    table.append(std::string_view(p.value ? p.provenance : p.unavailable));
     if (!at.empty()) {
-      if (auto it = at.find(p.run_id); it != at.end()) fmt::format_to(line, "  <- {}", shift_text(*it->second, unit));
+      if (auto it = at.find(p.run_id); it != at.end())
+        fmt::format_to(fmt::appender(table), "  <- {}", shift_text(*it->second, unit));
     }
     table.push_back('\n');
   }

@@ -561,6 +561,7 @@ Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) c
                                   "AND r.status IN ('passed', 'failed') ORDER BY m.run_id DESC LIMIT ?",
                                   {h.metric, h.scenario, h.scenario, h.rig, h.rig, h.before_run, h.before_run,
                                    h.live_only ? 1 : 0, h.limit > 0 ? static_cast<std::int64_t>(h.limit) : kNoLimit}));
+  // Newest first (so LIMIT keeps the newest), handed out oldest first.
   std::vector<HistoryPoint> out;
   while (q->next()) {
     HistoryPoint& p = out.emplace_back();
