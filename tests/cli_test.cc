@@ -5,17 +5,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
-#include <SQLiteCpp/SQLiteCpp.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/store/sql/connection.h"
 #include "probes/process.h"
+#include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
@@ -23,17 +26,24 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-class CliTest : public ::testing::Test {
+// On each store engine (tests/support/store_engines.h): a run, its listing
+// and an interrupted run behave the same on an SQLite file and on a server.
+class CliTest : public ::testing::TestWithParam<testing_support::StoreEngine> {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("harness-cli-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
+    dir_ = std::filesystem::temp_directory_path() / ("harness-cli-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    db_ = (dir_ / "runs.sqlite").string();
+    store_.emplace(GetParam(), dir_);
+    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
+    db_ = store_->target();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
 
   CommandResult harness(std::vector<std::string> args) {
     args.insert(args.begin(), HARNESS_BINARY);
@@ -67,10 +77,11 @@ elements = 65536
   }
 
   std::filesystem::path dir_;
+  std::optional<testing_support::TestStore> store_;
   std::string db_;
 };
 
-TEST_F(CliTest, RunTwiceThenListAndShowWithUnitsAndProvenance) {
+TEST_P(CliTest, RunTwiceThenListAndShowWithUnitsAndProvenance) {
   std::string scenario = write_scenario("quick.toml", "[latency]\niterations = 50\nwarmup = 2\n");
   CommandResult first = harness({"run", scenario, "--db", db_});
   EXPECT_EQ(first.exit_code, 0) << first.err;
@@ -94,7 +105,7 @@ TEST_F(CliTest, RunTwiceThenListAndShowWithUnitsAndProvenance) {
   EXPECT_THAT(show.out, HasSubstr("ddr  unavailable: the scenario has no [ddr] section"));
 }
 
-TEST_F(CliTest, JsonOutputIsMachineReadable) {
+TEST_P(CliTest, JsonOutputIsMachineReadable) {
   std::string scenario = write_scenario("quick.toml", "[latency]\niterations = 20\nwarmup = 1\n");
   CommandResult run = harness({"--json", "run", scenario, "--db", db_});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -114,7 +125,7 @@ TEST_F(CliTest, JsonOutputIsMachineReadable) {
   EXPECT_EQ(nlohmann::json::parse(runs.out).size(), 1u);
 }
 
-TEST_F(CliTest, AFailedVerdictExitsOne) {
+TEST_P(CliTest, AFailedVerdictExitsOne) {
   std::string scenario = write_scenario(
       "strict.toml", "[latency]\niterations = 20\n[latency.expect]\nlatency_p50_max = \"1 ns\"\n");
   CommandResult run = harness({"run", scenario, "--db", db_});
@@ -123,7 +134,7 @@ TEST_F(CliTest, AFailedVerdictExitsOne) {
   EXPECT_THAT(run.out, HasSubstr("fail"));
 }
 
-TEST_F(CliTest, BadScenarioExitsTwoWithFileLineColumn) {
+TEST_P(CliTest, BadScenarioExitsTwoWithFileLineColumn) {
   std::string path = (dir_ / "bad.toml").string();
   std::ofstream(path) << "[scenario]\nname = \"x\"\nnmae = 3\n";
   CommandResult run = harness({"run", path, "--db", db_});
@@ -132,7 +143,7 @@ TEST_F(CliTest, BadScenarioExitsTwoWithFileLineColumn) {
   EXPECT_FALSE(std::filesystem::exists(db_)) << "nothing is stored for a scenario that does not parse";
 }
 
-TEST_F(CliTest, UsageErrorsExitTwoAndHelpAndVersionExitZero) {
+TEST_P(CliTest, UsageErrorsExitTwoAndHelpAndVersionExitZero) {
   EXPECT_EQ(harness({"frobnicate"}).exit_code, 2);
   EXPECT_EQ(harness({"run"}).exit_code, 2);
   CommandResult version = harness({"--version"});
@@ -149,7 +160,7 @@ TEST_F(CliTest, UsageErrorsExitTwoAndHelpAndVersionExitZero) {
   EXPECT_EQ(show.err, "harness: error: store " + db_ + ": no run with id 7\n");
 }
 
-TEST_F(CliTest, MetricsListsTheCatalogueOfALevel) {
+TEST_P(CliTest, MetricsListsTheCatalogueOfALevel) {
   CommandResult ddr = harness({"metrics", "--level", "3"});
   EXPECT_EQ(ddr.exit_code, 0) << ddr.err;
   EXPECT_THAT(ddr.out, HasSubstr("level 3: ddr\n"));
@@ -169,7 +180,7 @@ TEST_F(CliTest, MetricsListsTheCatalogueOfALevel) {
 
 // SIGTERM in the middle of a run: stored as aborted with the reason, exit 3,
 // and the database intact.
-TEST_F(CliTest, SigtermDuringARunIsStoredAsAborted) {
+TEST_P(CliTest, SigtermDuringARunIsStoredAsAborted) {
   std::string scenario = write_scenario(
       "long.toml", "[latency]\niterations = 100000000\nmin_duration = \"60 s\"\ntimeout = \"120 s\"\n");
   int err_pipe[2];
@@ -200,14 +211,24 @@ TEST_F(CliTest, SigtermDuringARunIsStoredAsAborted) {
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 3);
 
-  SQLite::Database db(db_);
-  EXPECT_EQ(db.execAndGet("PRAGMA integrity_check").getString(), "ok");
-  SQLite::Statement q(db, "SELECT status, reason FROM runs");
-  ASSERT_TRUE(q.executeStep());
-  EXPECT_EQ(q.getColumn(0).getString(), "aborted");
-  EXPECT_EQ(q.getColumn(1).getString(), "interrupted by SIGTERM");
+  std::unique_ptr<sql::Connection> db = store_->connect();
+  ASSERT_TRUE(db);
+  if (db->engine() == sql::Engine::sqlite) {
+    Result<std::unique_ptr<sql::Rows>> check = db->query("PRAGMA integrity_check");
+    ASSERT_TRUE(check && (*check)->next());
+    EXPECT_EQ((*check)->text(0), "ok");
+  }
+  Result<std::unique_ptr<sql::Rows>> q = db->query("SELECT status, reason FROM runs");
+  ASSERT_TRUE(q) << q.error().message;
+  ASSERT_TRUE((*q)->next());
+  EXPECT_EQ((*q)->text(0), "aborted");
+  EXPECT_EQ((*q)->text(1), "interrupted by SIGTERM");
+  EXPECT_FALSE((*q)->next());
   // What was recorded before the signal is kept.
-  EXPECT_GT(db.execAndGet("SELECT count(*) FROM metrics WHERE name = 'ceiling.memory.dram' AND value > 0").getInt(), 0);
+  Result<std::unique_ptr<sql::Rows>> kept =
+      db->query("SELECT count(*) FROM metrics WHERE name = 'ceiling.memory.dram' AND value > 0");
+  ASSERT_TRUE(kept && (*kept)->next());
+  EXPECT_GT((*kept)->int64(0), 0);
 }
 
 }  // namespace
@@ -218,7 +239,7 @@ namespace {
 
 // replay prints the compact summary that run prints (verdicts, headline
 // figures per level); --verbose adds every metric with its source, as show.
-TEST_F(CliTest, ReplayPrintsTheSummaryAndVerboseEveryMetric) {
+TEST_P(CliTest, ReplayPrintsTheSummaryAndVerboseEveryMetric) {
   const std::string day6 = std::string(HARNESS_SOURCE_DIR) + "/fixtures/case-study/day6";
   CommandResult r = harness({"replay", day6, "--db", db_, "--color", "never"});
   ASSERT_EQ(r.exit_code, 1) << r.err;  // day 6 misses dq_active_ratio_min
@@ -239,7 +260,7 @@ TEST_F(CliTest, ReplayPrintsTheSummaryAndVerboseEveryMetric) {
 // A live run recorded as a bundle replays to the same metrics and verdicts:
 // the JSON output is identical but for run id, timestamps, origin and the
 // provenance of rig figures (measured live, replayed offline).
-TEST_F(CliTest, ReplayOfALiveRecordingIsIdentical) {
+TEST_P(CliTest, ReplayOfALiveRecordingIsIdentical) {
   std::string scenario = write_scenario("quick.toml", "[latency]\niterations = 30\n[latency.expect]\np95_over_p50_max = 100\n");
   std::string bundle = (dir_ / "bundle").string();
   CommandResult live = harness({"--json", "run", scenario, "--db", db_, "--record", bundle});
@@ -276,6 +297,15 @@ TEST_F(CliTest, ReplayOfALiveRecordingIsIdentical) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(mask(nlohmann::json::parse(live.out)), mask(nlohmann::json::parse(again.out)));
 }
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+INSTANTIATE_TEST_SUITE_P(Engines, CliTest, ::testing::ValuesIn(testing_support::store_engines()),
+                         [](const auto& info) { return testing_support::store_engine_name(info.param); });
 
 }  // namespace
 }  // namespace harness
