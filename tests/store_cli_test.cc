@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <thread>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -109,6 +110,33 @@ TEST_P(StoreCliTest, ARoundTripKeepsEveryRunAndItsArtifactsAndASecondPushCopiesN
   CommandResult home = harness({"store", "push", back_, rig_});
   ASSERT_EQ(home.exit_code, 0) << home.err;
   EXPECT_EQ(home.out, "nothing to copy: " + rig_ + " already has the 2 runs of " + back_ + "\n");
+}
+
+// Two rigs' CI jobs (or a retry beside a slow first attempt) pushing the same
+// runs at once: every run is stored once, no push fails, and between them the
+// pushes account for each run exactly once as copied.
+TEST_P(StoreCliTest, ConcurrentPushesOfTheSameRunsStoreEachOnceAndNoneFails) {
+  constexpr int kRuns = 6, kPushes = 3;
+  for (int i = 0; i < kRuns; ++i) {
+    CommandResult r = harness({"--db", rig_, "replay", std::string(HARNESS_SOURCE_DIR) + "/fixtures/case-study/day1"});
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+  }
+  std::vector<CommandResult> pushes(kPushes);
+  std::vector<std::thread> threads;
+  for (int p = 0; p < kPushes; ++p)
+    threads.emplace_back([&, p] { pushes[p] = harness({"--json", "store", "push", rig_, middle_->target()}); });
+  for (std::thread& t : threads) t.join();
+  std::size_t copied = 0;
+  for (const CommandResult& p : pushes) {
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    nlohmann::json summary = nlohmann::json::parse(p.out);
+    copied += summary["copied"].size();
+    EXPECT_EQ(summary["copied"].size() + summary["already_there"].get<std::size_t>(), std::size_t{kRuns}) << p.out;
+  }
+  EXPECT_EQ(copied, std::size_t{kRuns});
+  CommandResult runs = harness({"--json", "--db", middle_->target(), "runs"});
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_EQ(nlohmann::json::parse(runs.out).size(), std::size_t{kRuns});
 }
 
 TEST_P(StoreCliTest, ADamagedArtifactStopsThePushNamingBothDigests) {

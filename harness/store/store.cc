@@ -142,12 +142,34 @@ int Store::schema_version() const {
   return v ? *v : -1;
 }
 
+namespace {
+
+constexpr const char* kInsertHeader =
+    "INSERT INTO runs (uuid, scenario_name, scenario_path, scenario_hash, scenario_text, rig, origin, status, reason, "
+    "started_at, context, owner_pid, owner_pid_start, owner_boot_id, owner_host) "
+    "VALUES (?,?,?,?,?,?,?,'running','',?,?,?,?,?,?)";
+
+}  // namespace
+
+Result<std::optional<std::int64_t>> Store::insert_header_if_absent(const RunRecord& r) {
+  const RunOwner owner = current_run_owner();
+  // Both engines: a row already holding the uuid (unique index) makes the
+  // insert a no-op with no row returned; a concurrent inserter of the same
+  // uuid waits for the first one's transaction and then finds it there.
+  HARNESS_STORE_LET(q, db_->query(std::string(kInsertHeader) + " ON CONFLICT (uuid) DO NOTHING RETURNING id",
+                                  {r.uuid.empty() ? new_run_uuid() : r.uuid, r.scenario_name, r.scenario_path,
+                                   r.scenario_hash, r.scenario_text, r.rig, r.origin, r.started_at,
+                                   nlohmann::json(r.context).dump(), owner.pid, owner.pid_start, owner.boot_id,
+                                   owner.host}));
+  std::optional<std::int64_t> id;
+  while (q->next()) id = q->int64(0);
+  HARNESS_TRY(q->status());
+  return id;
+}
+
 Result<std::int64_t> Store::insert_header(const RunRecord& r, const std::string& uuid) {
   const RunOwner owner = current_run_owner();
-  HARNESS_STORE_LET(q, db_->query("INSERT INTO runs (uuid, scenario_name, scenario_path, scenario_hash, scenario_text, "
-                                  "rig, origin, status, reason, started_at, context, owner_pid, owner_pid_start, "
-                                  "owner_boot_id, owner_host) VALUES (?,?,?,?,?,?,?,'running','',?,?,?,?,?,?) "
-                                  "RETURNING id",
+  HARNESS_STORE_LET(q, db_->query(std::string(kInsertHeader) + " RETURNING id",
                                   {uuid, r.scenario_name, r.scenario_path, r.scenario_hash, r.scenario_text, r.rig,
                                    r.origin, r.started_at, nlohmann::json(r.context).dump(), owner.pid,
                                    owner.pid_start, owner.boot_id, owner.host}));
@@ -216,6 +238,17 @@ Result<std::int64_t> Store::insert_run(const RunRecord& r) {
   HARNESS_STORE_LET(id, insert_header(r, r.uuid.empty() ? new_run_uuid() : r.uuid));
   RunRecord copy = r;
   copy.id = id;
+  HARNESS_TRY(write_body(copy));
+  HARNESS_TRY(tx.commit());
+  return id;
+}
+
+Result<std::optional<std::int64_t>> Store::insert_run_if_absent(const RunRecord& r) {
+  HARNESS_STORE_LET(tx, sql::Transaction::begin(*db_));
+  HARNESS_STORE_LET(id, insert_header_if_absent(r));
+  if (!id) return id;  // the transaction rolls back: nothing was written
+  RunRecord copy = r;
+  copy.id = *id;
   HARNESS_TRY(write_body(copy));
   HARNESS_TRY(tx.commit());
   return id;

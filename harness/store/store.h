@@ -106,6 +106,10 @@ class Store {
   // A whole run at once (replays, imports). A run without a uuid gets a new
   // one; a run with one keeps it (store push/pull).
   Result<std::int64_t> insert_run(const RunRecord& run);
+  // The same for a run that carries its uuid, unless the store already has
+  // that uuid: then nothing is written and the answer is empty. Two pushes of
+  // one run racing into one store store it once, and neither fails.
+  Result<std::optional<std::int64_t>> insert_run_if_absent(const RunRecord& run);
   // The id of the run with this uuid, if the store has it.
   Result<std::optional<std::int64_t>> find_run(const std::string& uuid) const;
   // Every stored run's id and uuid, oldest first (store push/pull).
@@ -186,6 +190,8 @@ class Store {
   Store(std::string path, std::string artifacts, std::unique_ptr<sql::Connection> db);
   Status migrate();
   Result<std::int64_t> insert_header(const RunRecord& run, const std::string& uuid);
+  // Empty when `run.uuid` is already stored (ON CONFLICT DO NOTHING).
+  Result<std::optional<std::int64_t>> insert_header_if_absent(const RunRecord& run);
   Status write_body(const RunRecord& run);
 
   std::string path_;

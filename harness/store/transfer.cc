@@ -38,9 +38,15 @@ Result<TransferSummary> copy_runs(const Store& source, Store& destination) {
       summary.artifact_bytes += a.size;
     }
     run->artifacts = std::move(kept);
-    Result<std::int64_t> stored = destination.insert_run(*run);
+    // Another push of the same run may have stored it since find_run: then
+    // it is there, which is all this copy was for.
+    Result<std::optional<std::int64_t>> stored = destination.insert_run_if_absent(*run);
     if (!stored) return stored.error().within(fmt::format("run {} not copied", id));
-    summary.copied.push_back(id);
+    if (*stored) {
+      summary.copied.push_back(id);
+    } else {
+      ++summary.already_there;
+    }
   }
   return summary;
 }
