@@ -11,8 +11,9 @@
 //    sample_threshold (for the set itself the Hodges-Lehmann shift relative
 //    to the baseline median, for a metric its own relative change);
 //  - a single value: its relative change must reach default_threshold;
-//  - either way, when the history holds >= min_history_runs earlier live runs,
-//    the value must also leave the history's noise band (both tests must
+//  - either way, when the history holds >= min_history_runs earlier runs with
+//    measured evidence (live, or replayed / imported nights counted once;
+//    Store::recent_values), the value must also leave the history's noise band (both tests must
 //    reject: an intersection-union test, valid at alpha);
 //  - a baseline of several runs replaces the history: the value (a sample
 //    set's median) must also leave the spread between the baseline's runs

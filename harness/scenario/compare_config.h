@@ -32,8 +32,10 @@ struct CompareConfig {
   std::set<std::string> ignore;
   // Fewer samples than this on either side: no U test.
   std::size_t min_samples = 10;
-  // The noise band uses the last `history_runs` live runs of the same scenario
-  // on the same rig, once at least `min_history_runs` of them exist.
+  // The noise band uses the last `history_runs` runs of the same scenario on
+  // the same rig up to the baseline that carry measured evidence (live runs,
+  // and replayed or imported nights, a night replayed again counted once),
+  // once at least `min_history_runs` of them exist.
   std::size_t history_runs = 20;
   std::size_t min_history_runs = 5;
   // A baseline of several runs judges each value against the spread between
