@@ -60,7 +60,10 @@ Action setup_report(CLI::App& app, const GlobalOptions& global, Io io) {
     ReportInput input{std::move(*run), std::nullopt, std::nullopt};
 
     if (!o->baseline_name.empty() || o->against != 0) {
-      CompareRequest request{o->run, o->baseline_name, o->against, false};
+      CompareRequest request;
+      request.run = o->run;
+      request.baseline = o->baseline_name;
+      request.against = o->against;
       Result<StoredComparison> compared = compare_stored_runs(*store, request);
       if (!compared) return compared.error();
       std::string label = o->baseline_name.empty()
