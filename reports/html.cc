@@ -19,11 +19,6 @@ namespace {
 
 using svg::escape_xml;
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::optional<double> finite_value(const Metric* m) {
   if (!m || !m->value || !std::isfinite(*m->value)) return std::nullopt;
   return *m->value;
