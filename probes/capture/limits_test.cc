@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "probes/capture/readers.h"
@@ -161,6 +162,23 @@ TEST(ReaderLimits, WholeFileReadsAreBoundedBeforeReading) {
   Result<std::string> device = read_input_file("/dev/null", {});
   ASSERT_FALSE(device.ok());
   EXPECT_EQ(device.error().message, "/dev/null: not a regular file");
+}
+
+// A FIFO named as a capture (no writer: opening it would wait forever) is
+// refused before anything opens it, whatever its name says.
+TEST(ReaderLimits, AFifoIsRefusedWithoutBlocking) {
+  for (const char* name : {"fifo", "fifo.vcd", "fifo.csv"}) {
+    const std::string path =
+        (std::filesystem::temp_directory_path() / fmt::format("harness_limits_{}_{}", getpid(), name)).string();
+    std::filesystem::remove(path);
+    ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+    CaptureSummary sink;
+    EXPECT_EQ(error_of(read_capture(path, {}, sink)), path + ": not a regular file");
+    Result<std::string> format = detect_capture_format(path);
+    ASSERT_FALSE(format.ok());
+    EXPECT_EQ(format.error().message, path + ": not a regular file");
+    std::filesystem::remove(path);
+  }
 }
 
 TEST(ReaderLimits, InMemoryCollectorRefusesADeclaredCaptureBeforeAllocating) {

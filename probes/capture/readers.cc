@@ -88,6 +88,9 @@ Result<std::string> detect_capture_format(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) return std::string("saleae-binary");
+  // A FIFO or a device would block the sniffing read below (or never end);
+  // every reader wants a regular file anyway.
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) return Error::input(path + ": not a regular file");
   std::string ext = fs::path(path).extension().string();
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (ext == ".sr") return std::string("sr");
