@@ -182,10 +182,6 @@ Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path) {
   }
   // A read-only or in-memory file may refuse WAL; that is fine.
   (void)c->exec("PRAGMA journal_mode = WAL");
-  // Reads map the file instead of copying each page out of the page cache
-  // (history over 100,000 runs reads ~100 MB of index pages). SQLite falls
-  // back to plain reads where mapping is not possible.
-  (void)c->exec("PRAGMA mmap_size = 268435456");
   return std::unique_ptr<Connection>(std::move(c));
 }
 
