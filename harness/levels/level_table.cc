@@ -61,6 +61,18 @@ constexpr HeadlineFigure kAccuracyHeadline[] = {
     {"accuracy.min_psnr_db", "worst PSNR"},
 };
 
+void ddr_files(const Recording& rec, std::vector<RecordedFile>& out) {
+  if (rec.ddr && !rec.ddr->capture.empty())
+    out.push_back({rec.ddr->capture, rec.ddr->format == "sr" ? "sigrok-session" : "capture:" + rec.ddr->format});
+}
+
+void accuracy_files(const Recording& rec, std::vector<RecordedFile>& out) {
+  if (!rec.accuracy) return;
+  for (const AccuracyDumpRecording& d : rec.accuracy->dumps)
+    for (const auto& f : d.files) out.push_back({f.name, "accuracy-dump:" + d.role});
+  if (!rec.accuracy->map.empty()) out.push_back({rec.accuracy->map, "accuracy-layer-map"});
+}
+
 const LevelRow kLevels[] = {
     {Level::counters,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
@@ -71,7 +83,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.counters, b, c, &evaluate_counters_baseline);
      },
-     "Level 2: counters", part_of_recording<&Recording::counters>(), kCountersHeadline},
+     "Level 2: counters", part_of_recording<&Recording::counters>(), nullptr, kCountersHeadline},
     {Level::ddr,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
        analyse_ddr(s, r.ddr ? &*r.ddr : nullptr, r.base_dir, p, out);
@@ -80,7 +92,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.ddr, b, c, &evaluate_ddr_baseline);
      },
-     "Level 3: DDR bus", part_of_recording<&Recording::ddr>(), kDdrHeadline},
+     "Level 3: DDR bus", part_of_recording<&Recording::ddr>(), &ddr_files, kDdrHeadline},
     {Level::latency,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
        analyse_latency(s, r.latency ? &*r.latency : nullptr, p, out);
@@ -89,7 +101,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.latency, b, c, &evaluate_latency_baseline);
      },
-     "Level 4: latency", part_of_recording<&Recording::latency>(), kLatencyHeadline},
+     "Level 4: latency", part_of_recording<&Recording::latency>(), nullptr, kLatencyHeadline},
     {Level::roofline,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
        analyse_roofline(s, r.roofline ? &*r.roofline : nullptr, p, out);
@@ -98,7 +110,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.roofline, b, c, &evaluate_roofline_baseline);
      },
-     "Level 1: roofline", part_of_recording<&Recording::roofline>(), {}},
+     "Level 1: roofline", part_of_recording<&Recording::roofline>(), nullptr, {}},
     {Level::accuracy,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
        analyse_accuracy(s, r.accuracy ? &*r.accuracy : nullptr, r.base_dir, p, out);
@@ -109,7 +121,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.accuracy, b, c, &evaluate_accuracy_baseline);
      },
-     "Level 5: layer-wise accuracy", part_of_recording<&Recording::accuracy>(), kAccuracyHeadline},
+     "Level 5: layer-wise accuracy", part_of_recording<&Recording::accuracy>(), &accuracy_files, kAccuracyHeadline},
 };
 
 }  // namespace

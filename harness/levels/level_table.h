@@ -1,8 +1,8 @@
 // The one table of levels: in which order its analysis runs, how it
 // analyses a Recording, which expectations it checks, how it judges a run
 // against a baseline, the title of its report section, where its part of
-// the Recording goes in the recording's JSON, and the figures a run's summary
-// shows first. analyse() (analyse.cc), the recording's JSON (recording.cc),
+// the Recording goes in the recording's JSON, the raw files that part names,
+// and the figures a run's summary shows first. analyse() (analyse.cc), the recording's JSON (recording.cc),
 // compare (harness/compare/baseline_expectations.cc), the console summary
 // (reports/console.cc) and the HTML report (reports/html.cc) walk it instead
 // of listing levels, so a new level is one row here plus its own files. A
@@ -59,6 +59,10 @@ struct LevelRow {
   std::vector<Verdict> (*baseline)(const Scenario& scenario, const Analysis& baseline, const Analysis& current);
   std::string_view report_section;  // the HTML report's heading
   RecordingPart recording;
+  // The raw files its part of the recording names (level 3's capture, level
+  // 5's dumps): a live run keeps them as the run's artifacts and its bundle
+  // carries them. Null: none.
+  void (*raw_files)(const Recording& recording, std::vector<RecordedFile>& out);
   // The run summary's figures of the level (`harness run`, reports/console.cc),
   // each shown when the run has it; level 1 sums up its ceilings and bounds instead.
   std::span<const HeadlineFigure> headline;

@@ -81,6 +81,27 @@ TEST(LevelTable, EveryLevelsPartOfTheRecordingTravelsUnderItsName) {
   EXPECT_EQ(back.ddr->capture, "ddr/capture.sr");
 }
 
+// The files a recording names are the run's artifacts: level 3's capture,
+// then level 5's dumps and layer map, each with its kind.
+TEST(LevelTable, TheRawFilesOfEachPartAreListedWithTheirKind) {
+  Recording rec;
+  rec.ddr.emplace().capture = "ddr/capture.sr";
+  rec.ddr->format = "sr";
+  AccuracyDumpRecording dump;
+  dump.role = "device";
+  dump.files.push_back({"accuracy/device.npz", "", 0});
+  rec.accuracy.emplace().dumps.push_back(dump);
+  rec.accuracy->map = "accuracy/layer-map.txt";
+  std::vector<RecordedFile> files;
+  for (const LevelRow& row : level_table())
+    if (row.raw_files) row.raw_files(rec, files);
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[0].name, "ddr/capture.sr");
+  EXPECT_EQ(files[0].kind, "sigrok-session");
+  EXPECT_EQ(files[1].kind, "accuracy-dump:device");
+  EXPECT_EQ(files[2].kind, "accuracy-layer-map");
+}
+
 // A headline names a figure its level can emit (counter.ipc is the
 // counter groups' metric, an instance of counter.<name>).
 TEST(LevelTable, EveryHeadlineFigureIsInItsLevelsCatalogue) {

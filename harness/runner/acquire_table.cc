@@ -111,11 +111,6 @@ Status acquire_ddr_row(LevelAcquisition& a) {
   return acquire_ddr(a.context, *a.recording.ddr);
 }
 
-void ddr_files(const Recording& rec, std::vector<RecordedFile>& out) {
-  if (rec.ddr && !rec.ddr->capture.empty())
-    out.push_back({rec.ddr->capture, rec.ddr->format == "sr" ? "sigrok-session" : "capture:" + rec.ddr->format});
-}
-
 // ---- Level 4: from this host, the iterations on the device ----
 
 Status acquire_latency_row(LevelAcquisition& a) {
@@ -134,30 +129,23 @@ Status acquire_accuracy_row(LevelAcquisition& a) {
   return acquire_accuracy(a.context, *a.recording.accuracy);
 }
 
-void accuracy_files(const Recording& rec, std::vector<RecordedFile>& out) {
-  if (!rec.accuracy) return;
-  for (const AccuracyDumpRecording& d : rec.accuracy->dumps)
-    for (const auto& f : d.files) out.push_back({f.name, "accuracy-dump:" + d.role});
-  if (!rec.accuracy->map.empty()) out.push_back({rec.accuracy->map, "accuracy-layer-map"});
-}
-
 const AcquireRow kAcquireRows[] = {
     {Level::roofline, [](const Scenario& s) { return s.roofline.has_value(); }, [](const Scenario&) { return true; },
      [](const Scenario&) { return std::string("ceilings and kernels on the device"); }, WindowRole::none, nullptr,
-     &acquire_roofline_row, nullptr},
+     &acquire_roofline_row},
     {Level::counters, [](const Scenario& s) { return s.counters.has_value(); }, [](const Scenario&) { return true; },
      [](const Scenario&) { return std::string("on the device"); }, WindowRole::fallback_owner, nullptr,
-     &acquire_counters_row, nullptr},
+     &acquire_counters_row},
     {Level::ddr, [](const Scenario& s) { return s.ddr.has_value(); }, [](const Scenario&) { return false; },
      [](const Scenario&) { return std::string("capture"); }, WindowRole::none, &ddr_window_instrument,
-     &acquire_ddr_row, &ddr_files},
+     &acquire_ddr_row},
     {Level::latency, [](const Scenario& s) { return s.latency.has_value(); }, [](const Scenario&) { return true; },
      [](const Scenario&) { return std::string("iterations on the device"); }, WindowRole::owner, nullptr,
-     &acquire_latency_row, nullptr, &check_latency_plan},
+     &acquire_latency_row, &check_latency_plan},
     {Level::accuracy, [](const Scenario& s) { return s.accuracy.has_value(); },
      [](const Scenario& s) { return s.accuracy->on_device; },
      [](const Scenario& s) { return std::string(s.accuracy->on_device ? "dumps fetched from the device" : "dumps"); },
-     WindowRole::none, nullptr, &acquire_accuracy_row, &accuracy_files},
+     WindowRole::none, nullptr, &acquire_accuracy_row},
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 // row per level saying whether the scenario asks for it, whether it needs
 // the device's agent, how its progress line names it, whether it can hold
 // the measurement window or ride on one, how it fills its part of the
-// Recording and which raw files that part names. The runner walks these
+// Recording and what it checks of the plan first. The runner walks these
 // rows in their order (the order a live run acquires the levels) and knows
 // no level by name; where a level's acquisition runs (on the device through
 // the agent, or on this host around the window) is its row's business.
@@ -73,9 +73,6 @@ struct AcquireRow {
   // level acquires on its own through `acquire`.
   std::unique_ptr<WindowInstrument> (*window_instrument)(const AcquireContext&, Recording&);
   Status (*acquire)(LevelAcquisition&);
-  // The raw files its part of the recording names, which become the run's
-  // artifacts and travel with its bundle.
-  void (*raw_files)(const Recording&, std::vector<RecordedFile>&);
   // Checks of the plan before anything starts (a missing program is bad
   // input, exit 2, before the run is stored); null: none.
   Status (*check_plan)(const Scenario&) = nullptr;

@@ -14,6 +14,7 @@
 #include "harness/bundle/bundle.h"
 #include "harness/base/time_text.h"
 #include "harness/levels/analyse.h"
+#include "harness/levels/level_table.h"
 #include "harness/runner/acquire.h"
 #include "harness/runner/acquire_table.h"
 #include "harness/runner/context.h"
@@ -233,7 +234,7 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   // The raw files the levels' parts name (level 3's capture, level 5's
   // dumps) are raw truth: they become the run's artifacts and travel with
   // its bundle.
-  for (const AcquireRow& row : acquire_table())
+  for (const LevelRow& row : level_table())
     if (row.raw_files) row.raw_files(rec, rec.files);
   if (!interrupted_by.empty()) {
     rec.aborted = interrupted_by;
