@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/units.h"
+#include "harness/levels/level_table.h"
 #include "reports/report_model.h"
 
 namespace harness {
@@ -65,34 +66,6 @@ std::string run_line(const RunRecord& run, const Palette& palette) {
   return fmt::format("run {}  scenario {}  rig {}  {}  {}\n", run.id, run.scenario_name, run.rig, run.origin, painted);
 }
 
-// The figures a person looks at first, per level, by exact name and with a
-// short label; each is shown when the run has it. (Names as the levels emit
-// them: harness/levels/<level>.cc.)
-struct HeadlineFigure {
-  Level level;
-  std::string_view name, label;
-};
-constexpr HeadlineFigure kHeadlineFigures[] = {
-    {Level::counters, "counter.ipc", "IPC"},
-    {Level::counters, "counter.mem_stall_ratio", "memory stalls"},
-    {Level::counters, "counter.l2_miss_rate", "L2 miss rate"},
-    {Level::counters, "counter.llc_load_miss_rate", "LLC load miss rate"},
-    {Level::counters, "counter.bytes_per_iteration", "bytes/iteration"},
-    {Level::ddr, "ddr.bandwidth", "bandwidth"},
-    {Level::ddr, "ddr.dq_active_ratio", "DQ active"},
-    {Level::ddr, "ddr.row_hit_rate", "row hits"},
-    {Level::ddr, "ddr.burst_bytes_mode", "commonest transaction size"},
-    {Level::latency, "latency_p50", "p50"},
-    {Level::latency, "latency_p95", "p95"},
-    {Level::latency, "latency_p99", "p99"},
-    {Level::latency, "throughput", "throughput"},
-    {Level::latency, "power_mean", "power"},
-    {Level::latency, "iterations", "iterations"},
-    {Level::accuracy, "accuracy.layers", "layers"},
-    {Level::accuracy, "accuracy.min_cosine", "worst cosine"},
-    {Level::accuracy, "accuracy.min_psnr_db", "worst PSNR"},
-};
-
 bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool has_suffix(std::string_view s, std::string_view x) {
   return s.size() >= x.size() && s.substr(s.size() - x.size()) == x;
@@ -117,7 +90,8 @@ std::string figures_text(const std::vector<std::pair<std::string, const Metric*>
 
 std::vector<LevelHeadline> level_headlines(const Analysis& a) {
   std::vector<LevelHeadline> out;
-  for (Level level : kAllLevels) {
+  for (const LevelRow* row : levels_in_report_order()) {
+    const Level level = row->level;
     std::vector<const Metric*> metrics;
     for (const Metric& m : a.metrics)
       if (m.level == level) metrics.push_back(&m);
@@ -164,8 +138,7 @@ std::vector<LevelHeadline> level_headlines(const Analysis& a) {
       }
       continue;
     }
-    for (const HeadlineFigure& h : kHeadlineFigures) {
-      if (h.level != level) continue;
+    for (const HeadlineFigure& h : row->headline) {
       const Metric* m = a.find_metric(h.name);
       if (m && m->level == level && m->value) first.push_back({std::string(h.label), m});
     }
@@ -228,7 +201,8 @@ std::string render_run_details_text(const RunRecord& run) {
   if (!run.uuid.empty()) out += fmt::format("uuid {}\n", run.uuid);
   if (!run.reason.empty()) out += fmt::format("reason: {}\n", run.reason);
   out += fmt::format("started {}  ended {}\n", run.started_at, run.ended_at.empty() ? "-" : run.ended_at);
-  for (Level level : kAllLevels) {
+  for (const LevelRow* row : levels_in_report_order()) {
+    const Level level = row->level;
     std::vector<const Metric*> metrics;
     for (const Metric& m : run.analysis.metrics)
       if (m.level == level) metrics.push_back(&m);

@@ -142,5 +142,33 @@ TEST_F(Terminal, QuietPrintsPlainMilestonesEvenOnATerminal) {
   EXPECT_FALSE(has_sgr(r.text));
 }
 
+// Level 1 runs on the device (a child agent): its kernel's repetitions come
+// back as steps and move its live line, as level 4's iterations do.
+TEST_F(Terminal, LevelOnesRepetitionsMoveItsLiveLine) {
+  // A thousand runs of a kernel of about a millisecond: the agent sends a step every 250 ms.
+  std::ofstream(dir_ / "r.toml") << R"([scenario]
+name = "tty-roofline"
+[rig]
+name = "test-host"
+[workload]
+builtin = "vector_add"
+elements = 1024
+[roofline]
+host_benchmarks = false
+repetitions = 1000
+[[roofline.kernels]]
+name = "va"
+builtin = "vector_add"
+elements = 1048576
+)";
+  PtyResult r = run_on_pty({"--db", (dir_ / "runs.sqlite").string(), "run", (dir_ / "r.toml").string()}, "1");
+  ASSERT_EQ(r.exit_code, 0) << r.text;
+  EXPECT_THAT(r.text, HasSubstr("\r\x1b[Klevel 1 roofline  ceilings and kernels on the device  "));
+  EXPECT_THAT(r.text, ::testing::ContainsRegex("\r\x1b\\[Klevel 1 roofline  kernel va  [0-9]+/1000 repetitions  [0-9.]+ s"));
+  EXPECT_THAT(r.text, ::testing::ContainsRegex("\r\x1b\\[Klevel 1 roofline  kernel va  [1-9][0-9]*/1000 repetitions  "
+                                               "[0-9.]+ s  ETA [0-9.:]+ s"));
+  EXPECT_THAT(r.text, HasSubstr("\r\x1b[Klevel 1 roofline  done in "));
+}
+
 }  // namespace
 }  // namespace harness

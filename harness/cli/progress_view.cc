@@ -106,6 +106,18 @@ std::string live_progress_line(const ProgressEvent& e, double since_event_s, int
       rest = fmt::format("  {}  {}  {}{}{}", condition_text(e), done, duration_text(elapsed), eta, samples_text(e));
       break;
     }
+    case ProgressEvent::Kind::step: {
+      // "step 3/9 kernel gemm  2/5 repetitions  4.1 s  ETA 9.0 s"
+      std::string step = e.step_count > 1 ? fmt::format("  step {}/{}", e.step_index, e.step_count) : "";
+      if (!e.text.empty()) step += "  " + e.text;
+      std::string done = e.planned > 0 ? fmt::format("{}/{} {}", e.done, e.planned, e.counted)
+                                       : fmt::format("{} {}", e.done, e.counted);
+      std::string eta;
+      if (double left = estimated_remaining_s(e); left >= 0)
+        eta = "  ETA " + duration_text(std::max(left - std::max(since_event_s, 0.0), 0.0));
+      rest = fmt::format("{}  {}  {}{}", step, done, duration_text(elapsed), eta);
+      break;
+    }
     case ProgressEvent::Kind::level_finished:
       good = e.failure.empty();
       status = good ? "done" : "stopped";
@@ -135,7 +147,8 @@ std::string milestone_line(const ProgressEvent& e, const Palette& palette) {
     case ProgressEvent::Kind::level_started:
       return fmt::format("harness: level {}: {} ({})", n, level_name(e.level), e.text);
     case ProgressEvent::Kind::condition_started: return fmt::format("harness: level {}: {}", n, condition_text(e));
-    case ProgressEvent::Kind::iterations: return {};
+    case ProgressEvent::Kind::iterations:
+    case ProgressEvent::Kind::step: return {};
     case ProgressEvent::Kind::condition_finished:
       return fmt::format("harness: level {}: {}: {} iterations in {}", n, condition_text(e), e.done,
                          duration_text(e.measuring_s));
@@ -201,8 +214,9 @@ class LiveView final : public RunProgress {
     last_at_ns_ = now;
     switch (e.kind) {
       case ProgressEvent::Kind::iterations:
-        // Bounded: batches come every 250 ms, but a fast device or many
-        // conditions must not flood a slow terminal.
+      case ProgressEvent::Kind::step:
+        // Bounded: batches and steps come about every 250 ms, but a fast
+        // device or many conditions must not flood a slow terminal.
         if (drawn_ && static_cast<double>(now - drawn_at_ns_) * 1e-9 < options_.min_redraw_s) return;
         break;
       case ProgressEvent::Kind::level_finished:
@@ -227,7 +241,7 @@ class LiveView final : public RunProgress {
   }
 
   // About once a second: the elapsed time and ETA move on while the device
-  // is silent (levels 1 and 2, a long warm-up).
+  // is silent (a long step of level 1 or 2, a long warm-up).
   void tick() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {

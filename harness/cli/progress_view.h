@@ -1,6 +1,7 @@
 // How `harness run` shows a run's progress on stderr. On a TTY: a live line
 // per level (iterations done/planned, elapsed, ETA, samples, the load
-// condition), redrawn in place at a bounded rate and kept once the level is
+// condition; levels 1 and 2: the step, its repetitions or iterations done
+// of planned, elapsed, ETA), redrawn in place at a bounded rate and kept once the level is
 // done. Elsewhere, or with --quiet: one plain line per milestone, which a
 // log keeps readable.
 #pragma once
@@ -36,8 +37,8 @@ struct ProgressViewOptions {
   int columns = 80;           // the terminal's width: a live line is cut to fit, never wraps
   double min_redraw_s = 0.1;  // at most this often (10 redraws a second)
   // Redraw the live line's elapsed time about once a second even when no
-  // event comes (levels 1 and 2 run on the device without reporting). Off
-  // in tests, which step a fake clock themselves.
+  // event comes (a long step of levels 1 and 2, a warm-up). Off in tests,
+  // which step a fake clock themselves.
   bool tick = false;
 };
 

@@ -34,6 +34,17 @@ ProgressEvent latency_event(Kind kind, int index, std::int64_t done, double meas
   return e;
 }
 
+// Level 1 at step `index` of 4, `done` of 5 repetitions, `elapsed_s` into the level.
+ProgressEvent roofline_step(int index, std::int64_t done, double elapsed_s) {
+  ProgressEvent e = level_event(Kind::step, Level::roofline, index == 4 ? "kernel gemm" : "bandwidth.seq_read.1t", elapsed_s);
+  e.step_index = index;
+  e.step_count = 4;
+  e.done = done;
+  e.planned = 5;
+  e.counted = "repetitions";
+  return e;
+}
+
 bool has_sgr(const std::string& s) { return std::regex_search(s, std::regex("\x1b\\[[0-9;]*m")); }
 
 TEST(ProgressText, DurationsAndCounts) {
@@ -101,6 +112,33 @@ TEST(ProgressText, TheLiveLineShowsDoneOfPlannedElapsedEtaSamplesAndTheCondition
             "\x1b[1;36mlevel 4 latency\x1b[0m  \x1b[32mdone\x1b[0m in 48 s  200 samples");
 }
 
+TEST(ProgressText, LevelsOneAndTwoShowTheirStepTheCountElapsedAndEta) {
+  Palette plain;
+  // Step 2 of 4 with 2 of 5 repetitions after 8 s: 1.4 of 4 steps done, 14.9 s to go.
+  EXPECT_EQ(live_progress_line(roofline_step(2, 2, 8.0), 0, 200, plain),
+            "level 1 roofline  step 2/4  bandwidth.seq_read.1t  2/5 repetitions  8.0 s  ETA 14 s");
+  EXPECT_THAT(live_progress_line(roofline_step(4, 5, 20.0), 2, 200, plain),
+              testing::HasSubstr("step 4/4  kernel gemm  5/5 repetitions  22 s  ETA 0.0 s"));
+  // Level 2's one step: no step number.
+  ProgressEvent counted = level_event(Kind::step, Level::counters, "workload", 3.0);
+  counted.step_index = counted.step_count = 1;
+  counted.done = 750;
+  counted.planned = 1000;
+  counted.counted = "iterations";
+  EXPECT_EQ(live_progress_line(counted, 0, 200, plain), "level 2 counters  workload  750/1000 iterations  3.0 s  ETA 1.0 s");
+  // Nothing counted yet: no estimate.
+  EXPECT_EQ(live_progress_line(roofline_step(1, 0, 0.5), 0, 200, plain),
+            "level 1 roofline  step 1/4  bandwidth.seq_read.1t  0/5 repetitions  0.5 s");
+  // A step is no milestone: a log keeps the level's start and end only.
+  EXPECT_EQ(milestone_line(counted, plain), "");
+}
+
+TEST(ProgressText, TheEstimateOfAStepCountsTheWorkLeft) {
+  EXPECT_DOUBLE_EQ(estimated_remaining_s(roofline_step(2, 1, 6.0)), 14.0);
+  EXPECT_DOUBLE_EQ(estimated_remaining_s(roofline_step(3, 0, 10.0)), 10.0);  // half the steps done in 10 s
+  EXPECT_LT(estimated_remaining_s(roofline_step(1, 0, 3.0)), 0);
+}
+
 TEST(ProgressText, TheEstimateCoversTheMinimumDurationAndTheConditionsToCome) {
   ProgressEvent e = latency_event(Kind::iterations, 1, 40, 2.0, 2.5);
   EXPECT_DOUBLE_EQ(estimated_remaining_s(e), 3.0 + 5.0);
@@ -153,6 +191,32 @@ TEST(ProgressView, OnATerminalTheLineIsRedrawnInPlaceAtMostTenTimesASecond) {
   EXPECT_THAT(s, testing::EndsWith("\r\x1b[Klevel 4 latency  done in 1.0 s\n"));
   EXPECT_EQ(std::count(s.begin(), s.end(), '\n'), 2);
   EXPECT_FALSE(has_sgr(s));
+}
+
+TEST(ProgressView, OnATerminalLevelOnesStepsRedrawItsLineAndALogShowsOnlyItsEnds) {
+  FakeClock clock(200'000'000);  // every reading 200 ms later: each step is drawn
+  ProgressViewOptions o;
+  o.live = true;
+  o.columns = 120;
+  std::ostringstream live;
+  std::unique_ptr<RunProgress> view = make_progress_view(live, clock, o);
+  view->report(level_event(Kind::level_started, Level::roofline, "ceilings and kernels on the device"));
+  view->report(roofline_step(1, 0, 0.1));
+  view->report(roofline_step(4, 5, 1.0));
+  view->report(level_event(Kind::level_finished, Level::roofline, "", 1.1));
+  EXPECT_EQ(live.str(),
+            "\r\x1b[Klevel 1 roofline  ceilings and kernels on the device  0.0 s"
+            "\r\x1b[Klevel 1 roofline  step 1/4  bandwidth.seq_read.1t  0/5 repetitions  0.1 s"
+            "\r\x1b[Klevel 1 roofline  step 4/4  kernel gemm  5/5 repetitions  1.0 s  ETA 0.0 s"
+            "\r\x1b[Klevel 1 roofline  done in 1.1 s\n");
+  std::ostringstream log;
+  std::unique_ptr<RunProgress> milestones = make_progress_view(log, clock, {});
+  milestones->report(level_event(Kind::level_started, Level::roofline, "ceilings and kernels on the device"));
+  milestones->report(roofline_step(1, 0, 0.1));
+  milestones->report(level_event(Kind::level_finished, Level::roofline, "", 1.1));
+  EXPECT_EQ(log.str(),
+            "harness: level 1: roofline (ceilings and kernels on the device)\n"
+            "harness: level 1: roofline done in 1.1 s\n");
 }
 
 TEST(ProgressView, ColourOnlyWhenAsked) {

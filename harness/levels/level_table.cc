@@ -1,6 +1,9 @@
 #include "harness/levels/level_table.h"
 
 #include <algorithm>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/levels/accuracy.h"
 #include "harness/levels/counters.h"
@@ -23,6 +26,53 @@ std::vector<Verdict> baseline_of(const std::optional<Config>& config, const Anal
   return config ? judge(*config, baseline, current) : std::vector<Verdict>{};
 }
 
+// The typed member of Recording that holds a level's part (an optional).
+template <auto Part>
+constexpr RecordingPart part_of_recording() {
+  using PartType = typename std::remove_cvref_t<decltype(std::declval<Recording>().*Part)>::value_type;
+  return {[](const Recording& r, const std::string& key, nlohmann::json& j) {
+            if (r.*Part) j[key] = *(r.*Part);
+          },
+          [](const nlohmann::json& j, const std::string& key, Recording& r) {
+            if (j.contains(key)) r.*Part = j[key].get<PartType>();
+          }};
+}
+
+constexpr HeadlineFigure kCountersHeadline[] = {
+    {"counter.ipc", "IPC"},
+    {"counter.mem_stall_ratio", "memory stalls"},
+    {"counter.l2_miss_rate", "L2 miss rate"},
+    {"counter.llc_load_miss_rate", "LLC load miss rate"},
+    {"counter.bytes_per_iteration", "bytes/iteration"},
+};
+constexpr HeadlineFigure kDdrHeadline[] = {
+    {"ddr.bandwidth", "bandwidth"},
+    {"ddr.dq_active_ratio", "DQ active"},
+    {"ddr.row_hit_rate", "row hits"},
+    {"ddr.burst_bytes_mode", "commonest transaction size"},
+};
+constexpr HeadlineFigure kLatencyHeadline[] = {
+    {"latency_p50", "p50"},       {"latency_p95", "p95"},     {"latency_p99", "p99"},
+    {"throughput", "throughput"}, {"power_mean", "power"},    {"iterations", "iterations"},
+};
+constexpr HeadlineFigure kAccuracyHeadline[] = {
+    {"accuracy.layers", "layers"},
+    {"accuracy.min_cosine", "worst cosine"},
+    {"accuracy.min_psnr_db", "worst PSNR"},
+};
+
+void ddr_files(const Recording& rec, std::vector<RecordedFile>& out) {
+  if (rec.ddr && !rec.ddr->capture.empty())
+    out.push_back({rec.ddr->capture, rec.ddr->format == "sr" ? "sigrok-session" : "capture:" + rec.ddr->format});
+}
+
+void accuracy_files(const Recording& rec, std::vector<RecordedFile>& out) {
+  if (!rec.accuracy) return;
+  for (const AccuracyDumpRecording& d : rec.accuracy->dumps)
+    for (const auto& f : d.files) out.push_back({f.name, "accuracy-dump:" + d.role});
+  if (!rec.accuracy->map.empty()) out.push_back({rec.accuracy->map, "accuracy-layer-map"});
+}
+
 const LevelRow kLevels[] = {
     {Level::counters,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
@@ -33,7 +83,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.counters, b, c, &evaluate_counters_baseline);
      },
-     "Level 2: counters"},
+     "Level 2: counters", part_of_recording<&Recording::counters>(), nullptr, kCountersHeadline},
     {Level::ddr,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
        analyse_ddr(s, r.ddr ? &*r.ddr : nullptr, r.base_dir, p, out);
@@ -42,7 +92,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.ddr, b, c, &evaluate_ddr_baseline);
      },
-     "Level 3: DDR bus"},
+     "Level 3: DDR bus", part_of_recording<&Recording::ddr>(), &ddr_files, kDdrHeadline},
     {Level::latency,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
        analyse_latency(s, r.latency ? &*r.latency : nullptr, p, out);
@@ -51,7 +101,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.latency, b, c, &evaluate_latency_baseline);
      },
-     "Level 4: latency"},
+     "Level 4: latency", part_of_recording<&Recording::latency>(), nullptr, kLatencyHeadline},
     {Level::roofline,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
        analyse_roofline(s, r.roofline ? &*r.roofline : nullptr, p, out);
@@ -60,7 +110,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.roofline, b, c, &evaluate_roofline_baseline);
      },
-     "Level 1: roofline"},
+     "Level 1: roofline", part_of_recording<&Recording::roofline>(), nullptr, {}},
     {Level::accuracy,
      [](const Scenario& s, const Recording& r, Provenance p, Analysis& out) {
        analyse_accuracy(s, r.accuracy ? &*r.accuracy : nullptr, r.base_dir, p, out);
@@ -71,7 +121,7 @@ const LevelRow kLevels[] = {
      [](const Scenario& s, const Analysis& b, const Analysis& c) {
        return baseline_of(s.accuracy, b, c, &evaluate_accuracy_baseline);
      },
-     "Level 5: layer-wise accuracy"},
+     "Level 5: layer-wise accuracy", part_of_recording<&Recording::accuracy>(), &accuracy_files, kAccuracyHeadline},
 };
 
 }  // namespace

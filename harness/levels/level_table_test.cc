@@ -3,6 +3,9 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/model/metric_catalogue.h"
 
 namespace harness {
 namespace {
@@ -51,6 +54,62 @@ TEST(LevelTable, ALevelAbsentFromTheScenarioSaysWhy) {
     EXPECT_FALSE(a.metrics.front().value) << level_name(row.level);
     EXPECT_NE(a.metrics.front().unavailable.find("the scenario has no ["), std::string::npos)
         << a.metrics.front().unavailable;
+  }
+}
+
+// Each level's part of the recording is stored under the level's name and
+// comes back; an absent part stays absent.
+TEST(LevelTable, EveryLevelsPartOfTheRecordingTravelsUnderItsName) {
+  Recording empty;
+  for (const LevelRow& row : level_table()) {
+    nlohmann::json j = nlohmann::json::object();
+    row.recording.save(empty, std::string(level_name(row.level)), j);
+    EXPECT_TRUE(j.empty()) << level_name(row.level);
+  }
+  Recording all;
+  all.roofline.emplace().kernels.push_back({"va", {1e-3}, ""});
+  all.counters.emplace().iterations = 7;
+  all.ddr.emplace().capture = "ddr/capture.sr";
+  all.latency.emplace().source = "builtin:vector_add";
+  all.accuracy.emplace().map = "accuracy/layer-map.txt";
+  const nlohmann::json j = all;
+  for (Level level : kAllLevels) EXPECT_TRUE(j.contains(std::string(level_name(level)))) << level_name(level);
+  EXPECT_EQ(j["counters"]["iterations"], 7);
+  Recording back = j.get<Recording>();
+  EXPECT_EQ(nlohmann::json(back), j);
+  ASSERT_TRUE(back.roofline && back.counters && back.ddr && back.latency && back.accuracy);
+  EXPECT_EQ(back.ddr->capture, "ddr/capture.sr");
+}
+
+// The files a recording names are the run's artifacts: level 3's capture,
+// then level 5's dumps and layer map, each with its kind.
+TEST(LevelTable, TheRawFilesOfEachPartAreListedWithTheirKind) {
+  Recording rec;
+  rec.ddr.emplace().capture = "ddr/capture.sr";
+  rec.ddr->format = "sr";
+  AccuracyDumpRecording dump;
+  dump.role = "device";
+  dump.files.push_back({"accuracy/device.npz", "", 0});
+  rec.accuracy.emplace().dumps.push_back(dump);
+  rec.accuracy->map = "accuracy/layer-map.txt";
+  std::vector<RecordedFile> files;
+  for (const LevelRow& row : level_table())
+    if (row.raw_files) row.raw_files(rec, files);
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[0].name, "ddr/capture.sr");
+  EXPECT_EQ(files[0].kind, "sigrok-session");
+  EXPECT_EQ(files[1].kind, "accuracy-dump:device");
+  EXPECT_EQ(files[2].kind, "accuracy-layer-map");
+}
+
+// A headline names a figure its level can emit (counter.ipc is the
+// counter groups' metric, an instance of counter.<name>).
+TEST(LevelTable, EveryHeadlineFigureIsInItsLevelsCatalogue) {
+  for (const LevelRow& row : level_table()) {
+    for (const HeadlineFigure& h : row.headline) {
+      EXPECT_NE(find_catalogue_entry(row.level, h.name), nullptr) << level_name(row.level) << ": " << h.name;
+      EXPECT_FALSE(h.label.empty());
+    }
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/levels/level_table.h"
+
 namespace harness {
 namespace {
 
@@ -75,11 +77,7 @@ void to_json(nlohmann::json& j, const Recording& r) {
        {"started_at", r.started_at},
        {"ended_at", r.ended_at},
        {"aborted", r.aborted}};
-  if (r.roofline) j["roofline"] = *r.roofline;
-  if (r.counters) j["counters"] = *r.counters;
-  if (r.ddr) j["ddr"] = *r.ddr;
-  if (r.latency) j["latency"] = *r.latency;
-  if (r.accuracy) j["accuracy"] = *r.accuracy;  // level 5
+  for (const LevelRow& row : level_table()) row.recording.save(r, std::string(level_name(row.level)), j);
   if (r.rig) j["rig"] = rig_to_json(*r.rig);
   j["files"] = nlohmann::json::array();
   for (const RecordedFile& f : r.files) j["files"].push_back({{"name", f.name}, {"kind", f.kind}});
@@ -90,11 +88,7 @@ void from_json(const nlohmann::json& j, Recording& r) {
   r.started_at = j.value("started_at", "");
   r.ended_at = j.value("ended_at", "");
   r.aborted = j.value("aborted", "");
-  if (j.contains("roofline")) r.roofline = j["roofline"].get<RooflineRecording>();
-  if (j.contains("counters")) r.counters = j["counters"].get<CountersRecording>();
-  if (j.contains("ddr")) r.ddr = j["ddr"].get<DdrRecording>();
-  if (j.contains("latency")) r.latency = j["latency"].get<LatencyRecording>();
-  if (j.contains("accuracy")) r.accuracy = j["accuracy"].get<AccuracyRecording>();  // level 5
+  for (const LevelRow& row : level_table()) row.recording.load(j, std::string(level_name(row.level)), r);
   if (j.contains("rig")) r.rig = rig_from_json(j["rig"]);
   if (j.contains("files")) {
     for (const auto& f : j["files"]) r.files.push_back({f.at("name"), f.at("kind")});

@@ -64,6 +64,9 @@ struct Recording {
   std::string started_at;                      // ISO 8601 UTC
   std::string ended_at;
   std::string aborted;  // non-empty: why the run stopped early
+  // One typed part per level, present when the level ran. They stay typed
+  // members (the analysis reads them as such); the level table's rows
+  // (level_table.cc) are the one code that names them all.
   std::optional<RooflineRecording> roofline;
   std::optional<CountersRecording> counters;
   std::optional<DdrRecording> ddr;

@@ -36,6 +36,9 @@ enum ExpectForm : unsigned {
   kExpectFlag = 1u << 5,        // <stem> = true (compare)
   kExpectBaselineChange = 1u << 6,  // baseline.<stem>_drop_min, _rise_max, _follows (compare)
   kExpectKey = 1u << 7,         // the stem is the key itself (a bound with its own table)
+  // baseline.<stem with "_min" read as "_drop_max">: how far the value may
+  // fall below the baseline's ("cosine_min" -> "baseline.cosine_drop_max")
+  kExpectDropMax = 1u << 8,
 };
 
 // What is recorded under the name: a metric, a sample set (raw values behind

@@ -45,6 +45,17 @@ class OffsetClock final : public Clock {
 };
 
 class Agent {
+  // A level's steps (levels 1 and 2) as "step" events of the op in progress.
+  class StepEvents final : public RunProgress {
+   public:
+    StepEvents(Agent& agent, const json& id) : agent_(agent), id_(id) {}
+    void report(const ProgressEvent& e) override { agent_.write(protocol::encode_step(id_, e)); }
+
+   private:
+    Agent& agent_;
+    const json& id_;
+  };
+
  public:
   explicit Agent(const AgentOptions& o) : options_(o), clock_(o.clock_offset_ns), heartbeat_s_(o.heartbeat_s) {}
 
@@ -157,14 +168,16 @@ class Agent {
         if (!w) return w.error();
         Result<CountersConfig> c = protocol::counters_from_wire(req.at("counters"));
         if (!c) return c.error();
-        Result<CountersRecording> r = device_->measure_counters(*w, *c, stop);
+        StepEvents steps(*this, id);
+        Result<CountersRecording> r = device_->measure_counters(*w, *c, stop, &steps);
         if (!r) return r.error();
         return json(*r);
       }
       if (op == "roofline") {
         Result<RooflineConfig> c = protocol::roofline_from_wire(req.at("roofline"));
         if (!c) return c.error();
-        Result<RooflineRecording> r = device_->measure_roofline(*c, stop);
+        StepEvents steps(*this, id);
+        Result<RooflineRecording> r = device_->measure_roofline(*c, stop, &steps);
         if (!r) return r.error();
         return json(*r);
       }

@@ -20,6 +20,7 @@
 #include "harness/base/result.h"
 #include "harness/levels/counters.h"
 #include "harness/levels/roofline.h"
+#include "harness/runner/progress.h"
 #include "harness/scenario/scenario.h"
 
 namespace harness {
@@ -71,11 +72,14 @@ class Device {
   virtual Result<WorkloadWindow> run_workload(const Workload& workload, const IterationPlan& plan,
                                               const IterationSink& sink, std::stop_token stop) = 0;
   // Level 2 on the device: counters read around the configured iterations.
+  // Its steps (progress.h StepProgress) go to `steps` as they happen; null: nobody watches.
   virtual Result<CountersRecording> measure_counters(const Workload& workload, const CountersConfig& config,
-                                                     std::stop_token stop) = 0;
+                                                     std::stop_token stop, RunProgress* steps) = 0;
   // Level 1 on the device: ceilings (bandwidth and compute tables), vendor
-  // tools, built-in kernel timings. The profile is read by the host.
-  virtual Result<RooflineRecording> measure_roofline(const RooflineConfig& config, std::stop_token stop) = 0;
+  // tools, built-in kernel timings, each a step reported to `steps`. The
+  // profile is read by the host.
+  virtual Result<RooflineRecording> measure_roofline(const RooflineConfig& config, std::stop_token stop,
+                                                     RunProgress* steps) = 0;
 
   // Background load: started, checked alive, stopped. Every load a device
   // started is stopped when the device (or the agent, or its link) ends.

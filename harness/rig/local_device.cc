@@ -134,22 +134,25 @@ Result<WorkloadWindow> LocalDevice::run_workload(const Workload& workload, const
 }
 
 Result<CountersRecording> LocalDevice::measure_counters(const Workload& workload, const CountersConfig& config,
-                                                        std::stop_token stop) {
+                                                        std::stop_token stop, RunProgress* steps) {
   Scenario s;
   s.workload = workload;
   s.counters = config;
   CountersRecording out;
   AcquireContext ctx{s, clock_, stop, {}};
+  ctx.progress = steps;
   HARNESS_TRY(acquire_counters(ctx, out));
   return out;
 }
 
-Result<RooflineRecording> LocalDevice::measure_roofline(const RooflineConfig& config, std::stop_token stop) {
+Result<RooflineRecording> LocalDevice::measure_roofline(const RooflineConfig& config, std::stop_token stop,
+                                                        RunProgress* steps) {
   Scenario s;
   s.roofline = config;
   s.roofline->profile.reset();  // a host file: the host reads it
   RooflineRecording out;
   AcquireContext ctx{s, clock_, stop, {}};
+  ctx.progress = steps;
   HARNESS_TRY(acquire_roofline(ctx, out));
   return out;
 }

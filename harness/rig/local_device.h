@@ -22,8 +22,9 @@ class LocalDevice final : public Device {
   Result<WorkloadWindow> run_workload(const Workload& workload, const IterationPlan& plan,
                                       const IterationSink& sink, std::stop_token stop) override;
   Result<CountersRecording> measure_counters(const Workload& workload, const CountersConfig& config,
-                                             std::stop_token stop) override;
-  Result<RooflineRecording> measure_roofline(const RooflineConfig& config, std::stop_token stop) override;
+                                             std::stop_token stop, RunProgress* steps) override;
+  Result<RooflineRecording> measure_roofline(const RooflineConfig& config, std::stop_token stop,
+                                             RunProgress* steps) override;
   Result<int> start_load(const std::vector<std::string>& argv) override;
   Status check_load(int id) override;
   Result<LoadStopped> stop_load(int id) override;

@@ -261,6 +261,31 @@ Result<IterationBatch> decode_iterations(const json& e) {
   });
 }
 
+json encode_step(const json& id, const ProgressEvent& e) {
+  return {{"id", id},           {"event", "step"},          {"level", level_name(e.level)},
+          {"step", e.text},     {"index", e.step_index},    {"count", e.step_count},
+          {"done", e.done},     {"planned", e.planned},     {"counted", e.counted}};
+}
+
+Result<ProgressEvent> decode_step(const json& m) {
+  return guarded("step event", [&]() -> Result<ProgressEvent> {
+    ProgressEvent e;
+    e.kind = ProgressEvent::Kind::step;
+    std::optional<Level> level = level_from_name(m.at("level").get<std::string>());
+    if (!level) return Error::infra("agent protocol: a step event of an unknown level");
+    e.level = *level;
+    e.text = m.at("step").get<std::string>();
+    e.step_index = m.at("index").get<int>();
+    e.step_count = m.at("count").get<int>();
+    e.done = m.at("done").get<std::int64_t>();
+    e.planned = m.at("planned").get<std::int64_t>();
+    e.counted = m.at("counted").get<std::string>();
+    if (e.step_index < 1 || e.step_index > e.step_count || e.done < 0 || e.planned < 0)
+      return Error::infra("agent protocol: a step event out of its bounds");
+    return e;
+  });
+}
+
 Result<json> parse_line(const std::string& line) {
   if (line.size() > kMaxMessageBytes) {
     return Error::infra(fmt::format("agent protocol: a message of {} bytes, over the limit of {}", line.size(),

@@ -6,18 +6,24 @@
 //   agent -> host   {"id": 7, "ok": true, "result": {...}}
 //                   {"id": 7, "ok": false, "error": "<message>", "exit": 2|3}
 //                   {"id": 7, "event": "iterations", "first_ns": t, "gap_ns": [...], "dur_ns": [...]}
+//                   {"id": 7, "event": "step", "level": "roofline", "step": "kernel gemm", "index": 3,
+//                    "count": 9, "done": 2, "planned": 5, "counted": "repetitions"}
 //                   {"event": "heartbeat", "t_ns": <device monotonic ns>}
 //
 // ops: hello {protocol, versions, heartbeat_s} -> DeviceInfo
 //      time -> {t_ns}                 the device's monotonic clock (clock sync)
 //      workload {workload, plan}      -> events "iterations", then {measuring_ns, end_ns, iterations}
-//      counters {workload, counters}  -> CountersRecording
-//      roofline {roofline}            -> RooflineRecording (ceilings, vendor tools, kernels)
+//      counters {workload, counters}  -> events "step", then CountersRecording
+//      roofline {roofline}            -> events "step", then RooflineRecording (ceilings, vendor tools, kernels)
 //      load.start {argv} -> {id};  load.check {id};  load.stop {id} -> {end, output}
 //      file.read {path, offset, max_bytes} -> {size, sha256, data (base64, at most kFileChunkBytes)}
 //      cancel                         stops the op in progress (its reply says "interrupted")
 //      bye                            stops every load and ends the agent
 // Device times are the device's monotonic clock; the host maps them.
+// "step" events only tell a person how far a level got: a host that does
+// not know them skips them (as it skips any event of an op it did not
+// expect), and an agent that does not send them leaves the live line at the
+// level's start, so they needed no new protocol version.
 // Iterations travel as differences (iteration i starts gap_ns[i] after
 // iteration i-1 ended, the first at first_ns, and lasts dur_ns[i]): about
 // 10 bytes an iteration instead of 28, so a fast in-process loop does not
@@ -53,6 +59,10 @@ Result<IterationPlan> plan_from_wire(const nlohmann::json& j);
 Result<DeviceInfo> device_info_from_wire(const nlohmann::json& j);
 
 nlohmann::json encode_iterations(const nlohmann::json& id, const IterationBatch& batch);
+// A step of level 1 or 2 (progress.h StepProgress) as a "step" event; its
+// time is the host's to add (it knows when the level began).
+nlohmann::json encode_step(const nlohmann::json& id, const ProgressEvent& event);
+Result<ProgressEvent> decode_step(const nlohmann::json& event);
 // The absolute times back; an Error for a malformed or inconsistent event.
 Result<IterationBatch> decode_iterations(const nlohmann::json& event);
 

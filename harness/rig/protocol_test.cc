@@ -34,6 +34,43 @@ TEST(AgentProtocol, AWorkloadCrossesTheWireUnchanged) {
   EXPECT_EQ(back->report.json_field, "latency_ms");
 }
 
+TEST(AgentProtocol, AStepOfLevelOneCrossesAndAMalformedOneIsRefused) {
+  ProgressEvent e;
+  e.kind = ProgressEvent::Kind::step;
+  e.level = Level::roofline;
+  e.text = "kernel gemm";
+  e.step_index = 3;
+  e.step_count = 9;
+  e.done = 2;
+  e.planned = 5;
+  e.counted = "repetitions";
+  e.elapsed_s = 7;  // the device's: not sent, the host adds its own
+  nlohmann::json wire = nlohmann::json::parse(protocol::encode_step(4, e).dump());
+  EXPECT_EQ(wire["event"], "step");
+  EXPECT_EQ(wire["id"], 4);
+  Result<ProgressEvent> back = protocol::decode_step(wire);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->kind, ProgressEvent::Kind::step);
+  EXPECT_EQ(back->level, Level::roofline);
+  EXPECT_EQ(back->text, "kernel gemm");
+  EXPECT_EQ(back->step_index, 3);
+  EXPECT_EQ(back->step_count, 9);
+  EXPECT_EQ(back->done, 2);
+  EXPECT_EQ(back->planned, 5);
+  EXPECT_EQ(back->counted, "repetitions");
+  EXPECT_EQ(back->elapsed_s, 0);
+
+  nlohmann::json beyond = wire;
+  beyond["index"] = 10;
+  EXPECT_EQ(protocol::decode_step(beyond).error().message, "agent protocol: a step event out of its bounds");
+  nlohmann::json unknown = wire;
+  unknown["level"] = "cache";
+  EXPECT_EQ(protocol::decode_step(unknown).error().message, "agent protocol: a step event of an unknown level");
+  nlohmann::json missing = wire;
+  missing.erase("done");
+  EXPECT_FALSE(protocol::decode_step(missing));
+}
+
 TEST(AgentProtocol, CounterGroupsCrossWithoutTheirFormulas) {
   CountersConfig c;
   c.iterations = 7;

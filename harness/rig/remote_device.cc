@@ -202,10 +202,29 @@ Result<WorkloadWindow> RemoteDevice::run_workload(const Workload& workload, cons
   return WorkloadWindow{offset_.to_host(*measuring), offset_.to_host(*end), *count};
 }
 
+namespace {
+
+// A level's "step" events, handed on as they arrive; a malformed one is a
+// fault of the op once it ends.
+struct StepForwarder {
+  RunProgress* steps;
+  std::optional<Error> malformed;
+  void operator()(const json& m) {
+    if (m.value("event", "") != "step" || malformed || !steps) return;
+    Result<ProgressEvent> e = protocol::decode_step(m);
+    if (!e) malformed = e.error();
+    else steps->report(*e);
+  }
+};
+
+}  // namespace
+
 Result<CountersRecording> RemoteDevice::measure_counters(const Workload& workload, const CountersConfig& config,
-                                                         std::stop_token stop) {
+                                                         std::stop_token stop, RunProgress* steps) {
+  StepForwarder forward{steps, std::nullopt};
   Result<json> r = call("counters", {{"workload", protocol::to_wire(workload)}, {"counters", protocol::to_wire(config)}},
-                        "level 2 (counters)", {}, stop);
+                        "level 2 (counters)", std::ref(forward), stop);
+  if (r && forward.malformed) return fault("level 2 (counters)", forward.malformed->message);
   if (!r) return r.error();
   try {
     return r->get<CountersRecording>();
@@ -214,8 +233,12 @@ Result<CountersRecording> RemoteDevice::measure_counters(const Workload& workloa
   }
 }
 
-Result<RooflineRecording> RemoteDevice::measure_roofline(const RooflineConfig& config, std::stop_token stop) {
-  Result<json> r = call("roofline", {{"roofline", protocol::to_wire(config)}}, "level 1 (ceilings and kernels)", {}, stop);
+Result<RooflineRecording> RemoteDevice::measure_roofline(const RooflineConfig& config, std::stop_token stop,
+                                                         RunProgress* steps) {
+  StepForwarder forward{steps, std::nullopt};
+  Result<json> r = call("roofline", {{"roofline", protocol::to_wire(config)}}, "level 1 (ceilings and kernels)",
+                        std::ref(forward), stop);
+  if (r && forward.malformed) return fault("level 1 (ceilings and kernels)", forward.malformed->message);
   if (!r) return r.error();
   try {
     return r->get<RooflineRecording>();

@@ -44,11 +44,15 @@ Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
   options.follow_children = w.kind == Workload::Kind::command;
   Result<CounterSession> session = CounterSession::open(cfg.session_sources(), options);
   if (!session) return session.error();
+  // One step: the counted iterations (the session opens in no time).
+  StepProgress steps(ctx.progress, ctx.clock, Level::counters, 1, "iterations");
+  steps.begin("workload", cfg.iterations);
   session->read_before();
   for (std::int64_t i = 0; i < cfg.iterations; ++i) {
     if (ctx.stop.stop_requested()) return interrupted_error();
     HARNESS_TRY(iteration());
     if (cfg.read_each_iteration && i + 1 < cfg.iterations) session->read_between(i + 1);
+    steps.advance(i + 1);
   }
   session->read_after();
   out.iterations = cfg.iterations;

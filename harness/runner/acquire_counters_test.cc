@@ -167,6 +167,36 @@ TEST_F(FakeSysfs, AcquireRunsTheWorkloadBetweenTheReadings) {
   }
 }
 
+// Level 2 reports its counted iterations as one step, at most every 250 ms
+// and once at the end (the events cross the agent's link).
+TEST_F(FakeSysfs, TheCountedIterationsAreReportedAsOneStepAtABoundedRate) {
+  std::ofstream(dir_ / "fake-npu.toml") << group_text();
+  Result<Scenario> s = parse_scenario("[scenario]\nname = \"fake\"\n[rig]\nname = \"fake-rig\"\n[workload]\n"
+                                      "builtin = \"vector_add\"\nelements = 16\n[counters]\n"
+                                      "groups = [\"fake-npu.toml\"]\niterations = 1000\n",
+                                      (dir_ / "scenario.toml").string());
+  ASSERT_TRUE(s) << s.error().message;
+  FakeClock clock(1'000'000);  // a millisecond a reading: one per iteration
+  std::stop_source stop;
+  RecordedProgress progress;
+  AcquireContext ctx{*s, clock, stop.get_token(), {}};
+  ctx.progress = &progress;
+  CountersRecording rec;
+  ASSERT_TRUE(acquire_counters(ctx, rec));
+  std::vector<std::int64_t> done;
+  for (const ProgressEvent& e : progress.events) {
+    EXPECT_EQ(e.kind, ProgressEvent::Kind::step);
+    EXPECT_EQ(e.level, Level::counters);
+    EXPECT_EQ(e.text, "workload");
+    EXPECT_EQ(e.step_index, 1);
+    EXPECT_EQ(e.step_count, 1);
+    EXPECT_EQ(e.planned, 1000);
+    EXPECT_EQ(e.counted, "iterations");
+    done.push_back(e.done);
+  }
+  EXPECT_EQ(done, (std::vector<std::int64_t>{0, 250, 500, 750, 1000}));
+}
+
 TEST_F(FakeSysfs, AFailingWorkloadAbortsTheLevel) {
   Scenario s = scenario({"sh", "-c", "echo broken >&2; exit 4"}, 2);
   MonotonicClock clock;

@@ -16,12 +16,24 @@
 namespace harness {
 namespace {
 
+int host_threads(const RooflineConfig& c) {
+  return std::max(1, c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+// The level's steps, each reported as it runs: every vendor tool, every
+// host ceiling (the tables below), every built-in kernel to time.
+int step_count(const RooflineConfig& c) {
+  int n = static_cast<int>(c.vendor.size());
+  if (c.host_benchmarks) n += 2 * host_threads(c) + 2 + static_cast<int>(c.bursts.size());
+  for (const RooflineKernel& k : c.kernels) n += k.builtin && !k.time ? 1 : 0;
+  return n;
+}
+
 // This host's "bandwidth" and "compute" tables (seed 001): sequential reads
 // on 1..N threads, random 4 KiB blocks, the burst sweep, FMA peak 1..N threads.
-Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, RooflineRecording& out) {
+Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, StepProgress& steps, RooflineRecording& out) {
   const int reps = c.repetitions;
-  int threads = c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::max(1, threads);
+  const int threads = host_threads(c);
 
   Result<BandwidthBuffer> buffer = BandwidthBuffer::allocate(static_cast<std::size_t>(c.buffer_bytes));
   if (!buffer) return buffer.error();
@@ -35,10 +47,12 @@ Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, Roofline
   for (int t = 1; t <= threads; ++t) {
     CeilingSamples s{fmt::format("bandwidth.seq_read.{}t", t), "B/s",
                      fmt::format("membw:seq_read {} {} thread{}, {}", isa, t, t == 1 ? "" : "s", pages), {}, ""};
+    steps.begin(s.name, reps);
     (void)sequential_read(*buffer, ctx.clock, t);  // warm the TLB, page tables and prefetchers
     for (int i = 0; i < reps; ++i) {
       if (ctx.stop.stop_requested()) return interrupted_error();
       s.values.push_back(sequential_read(*buffer, ctx.clock, t).bytes_per_second());
+      steps.advance(i + 1);
     }
     out.ceilings.push_back(std::move(s));
   }
@@ -47,6 +61,7 @@ Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, Roofline
   // rig's "l2" memory ceiling measured on a host).
   {
     CeilingSamples s{"bandwidth.l2", "B/s", "", {}, ""};
+    steps.begin(s.name, reps);
     Result<std::size_t> l2 = cache_bytes(2);
     if (!l2) {
       s.unavailable = l2.error().message;
@@ -59,6 +74,7 @@ Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, Roofline
       for (int i = 0; i < reps; ++i) {
         if (ctx.stop.stop_requested()) return interrupted_error();
         s.values.push_back(sequential_read(*small, ctx.clock, 1, passes).bytes_per_second());
+        steps.advance(i + 1);
       }
     }
     out.ceilings.push_back(std::move(s));
@@ -72,12 +88,14 @@ Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, Roofline
   for (const Block& b : blocks) {
     CeilingSamples s{b.name, "B/s", fmt::format("membw:random_read {} blocks of {} B, {}", isa, b.bytes, pages), {}, ""};
     const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(1, c.random_bytes / b.bytes));
+    steps.begin(s.name, reps);
     for (int i = 0; i < reps; ++i) {
       if (ctx.stop.stop_requested()) return interrupted_error();
       // A new seed per repetition: each run reads a different random set.
       s.values.push_back(random_block_read(*buffer, ctx.clock, static_cast<std::size_t>(b.bytes), count,
                                            static_cast<std::uint64_t>(i + 1))
                              .bytes_per_second());
+      steps.advance(i + 1);
     }
     out.ceilings.push_back(std::move(s));
   }
@@ -87,10 +105,12 @@ Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, Roofline
                      fmt::format("fma_peak {} x{} chains, {} thread{}", fma_instruction_set(), kFmaChains, t,
                                  t == 1 ? "" : "s"),
                      {}, ""};
+    steps.begin(s.name, reps);
     (void)fma_fp32_peak(ctx.clock, c.fma_iterations / 8, t);  // let the clock frequency settle
     for (int i = 0; i < reps; ++i) {
       if (ctx.stop.stop_requested()) return interrupted_error();
       s.values.push_back(fma_fp32_peak(ctx.clock, c.fma_iterations, t).ops_per_second());
+      steps.advance(i + 1);
     }
     out.ceilings.push_back(std::move(s));
   }
@@ -119,17 +139,21 @@ Status acquire_roofline(const AcquireContext& ctx, RooflineRecording& out) {
   const int reps = c.repetitions;
 
   if (c.profile) HARNESS_TRY(read_profile(*c.profile, out));
+  StepProgress steps(ctx.progress, ctx.clock, Level::roofline, step_count(c), "repetitions");
   for (const VendorTool& tool : c.vendor) {
     if (ctx.stop.stop_requested()) return interrupted_error();
+    steps.begin("vendor tool " + tool.name, 1);
     out.vendor.push_back(run_vendor_tool(tool.name, tool.argv, tool.timeout_s));
+    steps.advance(1);
   }
-  if (c.host_benchmarks) HARNESS_TRY(measure_host(ctx, c, out));
+  if (c.host_benchmarks) HARNESS_TRY(measure_host(ctx, c, steps, out));
 
   for (const RooflineKernel& k : c.kernels) {
     if (!k.builtin || k.time) continue;
     KernelTiming timing{k.name, {}, ""};
     Result<std::unique_ptr<KernelInstance>> kernel = make_kernel(*k.builtin);
     if (!kernel) return kernel.error().within("kernel " + k.name);
+    steps.begin("kernel " + k.name, reps);
     (*kernel)->run();  // warm-up: first-touch page faults are not the kernel's time
     for (int i = 0; i < reps; ++i) {
       if (ctx.stop.stop_requested()) return interrupted_error();
@@ -137,6 +161,7 @@ Status acquire_roofline(const AcquireContext& ctx, RooflineRecording& out) {
       (*kernel)->run();
       std::uint64_t t1 = ctx.clock.now_ns();
       timing.seconds.push_back(static_cast<double>(t1 - t0) * 1e-9);
+      steps.advance(i + 1);
     }
     out.kernels.push_back(timing);
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace harness {
@@ -49,6 +50,40 @@ TEST(AcquireRoofline, HostTablesAreMeasuredAndAnalysed) {
   EXPECT_GT(*dram->value, 0);
   const Metric* util = a.find_metric("va.utilisation");
   ASSERT_TRUE(util && util->value) << (util ? util->unavailable : "absent");
+}
+
+// Level 1 reports each ceiling and kernel as a step with its repetitions,
+// through the same progress interface as level 4 (progress.h).
+TEST(AcquireRoofline, EachCeilingAndKernelIsAStepWithItsRepetitions) {
+  Scenario s = parse(
+      "[roofline]\nrepetitions = 3\nbuffer = \"1 MiB\"\nthreads = 1\nrandom_reads = \"64 KiB\"\n"
+      "fma_iterations = 1000\nbursts = [\"64 B\"]\n"
+      "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\n");
+  FakeClock clock(1'000'000'000);  // every reading a second later: no count is held back
+  std::stop_source stop;
+  RecordedProgress progress;
+  AcquireContext ctx{s, clock, stop.get_token(), {}};
+  ctx.progress = &progress;
+  RooflineRecording rec;
+  ASSERT_TRUE(acquire_roofline(ctx, rec));
+  std::vector<std::string> seen;
+  for (const ProgressEvent& e : progress.events) {
+    ASSERT_EQ(e.kind, ProgressEvent::Kind::step);
+    EXPECT_EQ(e.level, Level::roofline);
+    EXPECT_EQ(e.step_count, 6);
+    EXPECT_EQ(e.counted, "repetitions");
+    seen.push_back(fmt::format("{} {} {}/{}", e.step_index, e.text, e.done, e.planned));
+  }
+  // bandwidth.l2 reads the L2's size from sysfs: hidden in a container, the step has no repetitions.
+  std::vector<std::string> l2 = {"2 bandwidth.l2 0/3"};
+  if (rec.ceilings[1].unavailable.empty())
+    l2 = {"2 bandwidth.l2 0/3", "2 bandwidth.l2 1/3", "2 bandwidth.l2 2/3", "2 bandwidth.l2 3/3"};
+  std::vector<std::string> expected = {"1 bandwidth.seq_read.1t 0/3", "1 bandwidth.seq_read.1t 1/3",
+                                       "1 bandwidth.seq_read.1t 2/3", "1 bandwidth.seq_read.1t 3/3"};
+  expected.insert(expected.end(), l2.begin(), l2.end());
+  for (const std::string step : {"3 bandwidth.random_4k", "4 bandwidth.burst_64B", "5 compute.fma_fp32.1t", "6 kernel va"})
+    for (int i = 0; i <= 3; ++i) expected.push_back(fmt::format("{} {}/3", step, i));
+  EXPECT_EQ(seen, expected);
 }
 
 TEST(AcquireRoofline, StopsWhenAsked) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/model/metric.h"
+#include "probes/clock.h"
 
 namespace harness {
 
@@ -20,6 +21,7 @@ struct ProgressEvent {
     condition_started,   // level 4: a load condition begins (load settling, then the warm-up)
     iterations,          // level 4: measured iterations so far (about every 250 ms)
     condition_finished,  // level 4: the condition's iterations are all in
+    step,                // levels 1 and 2: a step of the level and how far it got (StepProgress)
     level_finished,      // `failure` empty: the level is done; else why it stopped
   };
   Kind kind = Kind::note;
@@ -36,6 +38,12 @@ struct ProgressEvent {
   std::int64_t done = 0, planned = 0;
   double min_duration_s = 0;
   double measuring_s = 0;  // since the condition's first measured iteration began (0: none yet)
+  // Levels 1 and 2 (Kind::step): step `step_index` of the level's
+  // `step_count` (1-based), named by `text` ("bandwidth.seq_read.2t",
+  // "kernel gemm", "workload"); `done` of its `planned` `counted`
+  // ("repetitions", "iterations").
+  int step_index = 0, step_count = 0;
+  std::string counted;
   // Samples captured so far by the level: latency samples of every
   // condition, and the analyzer's when a capture shares the window.
   std::int64_t samples = 0;
@@ -57,11 +65,34 @@ class RecordedProgress final : public RunProgress {
   std::vector<ProgressEvent> events;
 };
 
-// Seconds until the level is done, estimated from the last event: the
-// current condition's iterations at the rate seen so far (or its minimum
+// Seconds until the level is done, estimated from the last event. Level 4:
+// the current condition's iterations at the rate seen so far (or its minimum
 // duration, whichever ends later), and as long again for every condition
-// still to come. Negative: no estimate yet (no iteration measured, or not
-// level 4).
+// still to come. A step (levels 1 and 2): the level's elapsed time scaled by
+// the share of its work still to do, counting every step as equal (a rough
+// figure for level 1, whose steps differ; exact in kind for level 2's one
+// step). Negative: no estimate yet (nothing measured, or an event without
+// counts).
 double estimated_remaining_s(const ProgressEvent& event);
+
+// How levels 1 and 2 report their steps where they run (on the device, in
+// the agent): the start of each step, then its count at most every
+// `period_s` and once when it is complete, so a million fast iterations cost
+// a few events (each crosses the agent's link). `progress` may be null.
+class StepProgress {
+ public:
+  StepProgress(RunProgress* progress, Clock& clock, Level level, int step_count, std::string counted,
+               double period_s = 0.25);
+  void begin(std::string step, std::int64_t planned);  // reports done = 0
+  void advance(std::int64_t done);
+
+ private:
+  void report();
+  RunProgress* progress_;
+  Clock& clock_;
+  double period_s_;
+  std::uint64_t start_ns_ = 0, reported_ns_ = 0;
+  ProgressEvent event_;
+};
 
 }  // namespace harness

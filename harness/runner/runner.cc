@@ -14,7 +14,9 @@
 #include "harness/bundle/bundle.h"
 #include "harness/base/time_text.h"
 #include "harness/levels/analyse.h"
+#include "harness/levels/level_table.h"
 #include "harness/runner/acquire.h"
+#include "harness/runner/acquire_table.h"
 #include "harness/runner/context.h"
 #include "harness/rig/remote_device.h"
 
@@ -65,26 +67,36 @@ void note(RunProgress* progress, std::string text) {
   progress->report(e);
 }
 
-// A level's start and end as progress events, with the time it took.
-class LevelSpan {
+// A level's start and end as progress events, with the time it took; the
+// level's own events (steps reported on the device) pass through it and
+// gain the level and the time since it started.
+class LevelSpan final : public RunProgress {
  public:
   LevelSpan(RunProgress* progress, Clock& clock, Level level, std::string how)
       : progress_(progress), clock_(clock), start_ns_(clock.now_ns()) {
     event_.level = level;
     event_.text = std::move(how);
-    report(ProgressEvent::Kind::level_started);
+    report_own(ProgressEvent::Kind::level_started);
   }
   void set_samples(std::int64_t n) { event_.samples = n; }
   void finish(const Status& status) {
     if (!status) event_.failure = status.error().message;
-    report(ProgressEvent::Kind::level_finished);
+    report_own(ProgressEvent::Kind::level_finished);
+  }
+  void report(const ProgressEvent& e) override {
+    if (!progress_) return;
+    ProgressEvent inside = e;
+    inside.level = event_.level;
+    inside.elapsed_s = elapsed_s();
+    progress_->report(inside);
   }
 
  private:
-  void report(ProgressEvent::Kind kind) {
+  double elapsed_s() { return static_cast<double>(clock_.now_ns() - start_ns_) * 1e-9; }
+  void report_own(ProgressEvent::Kind kind) {
     if (!progress_) return;
     event_.kind = kind;
-    event_.elapsed_s = static_cast<double>(clock_.now_ns() - start_ns_) * 1e-9;
+    event_.elapsed_s = elapsed_s();
     progress_->report(event_);
   }
   RunProgress* progress_;
@@ -93,136 +105,71 @@ class LevelSpan {
   ProgressEvent event_;
 };
 
-// Acquisition of every configured level. The device (reached through the
-// rig's transport, a local child agent by default) runs the workload, the
-// counters and the microbenchmarks; this host runs the analyzer and the
-// power recorder around the scenario's measurement window.
+// Acquisition of every configured level, walking the acquire table
+// (acquire_table.h) in its order. The device (reached through the rig's
+// transport, a local child agent by default) runs what the rows ask of it;
+// this host runs the instruments around the scenario's measurement window.
 Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::string, std::string>& context) {
   const Scenario& s = base.scenario;
   RunProgress* progress = base.progress;
-  auto step = [&](const std::string& what) { note(progress, what); };
-  const bool needs_device = s.roofline || s.counters || s.latency || (s.accuracy && s.accuracy->on_device);
+  bool needs_device = false;
+  for (const AcquireRow& row : acquire_table()) needs_device = needs_device || (row.asked(s) && row.needs_device(s));
   std::unique_ptr<RemoteDevice> device;
   rec.rig.emplace();
   RigRecording& rig = *rec.rig;
   rig.name = s.rig.name;
   rig.transport = describe_transport(s.rig.transport);
   if (needs_device) {
-    step(fmt::format("rig '{}': connecting to the agent ({})", s.rig.name, rig.transport));
+    note(progress, fmt::format("rig '{}': connecting to the agent ({})", s.rig.name, rig.transport));
     Result<std::unique_ptr<RemoteDevice>> connected = connect_device(s.rig, base.clock, rig, context);
     if (!connected) return connected.error();
     device = std::move(*connected);
   }
-  if (!needs_device) collect_versions(s.rig, context);  // level 3 alone: the rig is this host
+  if (!needs_device) collect_versions(s.rig, context);  // nothing on a device: the rig is this host
   const std::uint64_t sync_before_ns = base.clock.now_ns();
   AcquireContext ctx = base;
   ctx.device = device.get();
 
-  // The analyzer shares a workload window when the scenario captures live
-  // and the window's level runs; otherwise it captures on its own.
-  const bool live_capture = s.ddr && s.ddr->acquire;
-  std::string window_level = s.rig.window.level;
-  if (window_level == "latency" && !s.latency) window_level = s.counters ? "counters" : "none";
-  if (window_level == "counters" && !s.counters) window_level = "none";
-  std::unique_ptr<WindowCapture> capture;
+  // The measurement window, when its owner runs; an instrument that rides
+  // it (level 3's analyzer) is armed and stopped by the owner.
+  const AcquireRow* owner = window_owner(s);
   WindowHooks hooks;
   RigRecording::Window window_record;
-  if (window_level != "none") {
-    hooks.level = window_level;
+  std::unique_ptr<WindowInstrument> instrument;
+  const AcquireRow* instrument_row = nullptr;
+  if (owner) {
+    hooks.level = std::string(level_name(owner->level));
     hooks.condition = s.rig.window.condition;
     hooks.record = &window_record;
     hooks.open = [] { return ok(); };
     hooks.close = [] { return ok(); };
     ctx.window = &hooks;
-  }
-  if (live_capture && ctx.window) {
-    rec.ddr.emplace();
-    capture = std::make_unique<WindowCapture>(ctx, *rec.ddr);
-    hooks.captured_samples = [&capture] { return capture->samples_so_far(); };
-    hooks.open = [&] {
-      step(fmt::format("level 3: analyzer armed for the {} window", window_level));
-      return capture->start();
-    };
-    hooks.close = [&] {
-      Status st = capture->finish();
-      if (st && rec.ddr->unavailable.empty() && capture->first_sample_ns() != 0) {
-        auto at = [&](std::uint64_t ns) {
-          return (static_cast<double>(ns) - static_cast<double>(window_record.origin_host_ns)) * 1e-9;
-        };
-        window_record.capture_start_s = at(capture->first_sample_ns());
-        window_record.capture_end_s = at(capture->last_sample_ns());
+    for (const AcquireRow& row : acquire_table()) {
+      if (!row.window_instrument || !row.asked(s)) continue;
+      instrument = row.window_instrument(ctx, rec);
+      if (instrument) {
+        instrument_row = &row;
+        break;
       }
-      return st;
-    };
+    }
+  }
+  if (instrument) {
+    hooks.captured_samples = [&instrument] { return instrument->samples_so_far(); };
+    hooks.open = [&] { return instrument->open(hooks.level); };
+    hooks.close = [&] { return instrument->close(window_record); };
   }
 
   Status status = ok();
-  if (s.roofline) {
-    LevelSpan span(progress, base.clock, Level::roofline, "ceilings and kernels on the device");
-    rec.roofline.emplace();
-    Result<RooflineRecording> r = device->measure_roofline(*s.roofline, ctx.stop);
-    if (r) *rec.roofline = std::move(*r);
-    else status = r.error();
-    if (status && s.roofline->profile) {  // a host file
-      Scenario profile_only;  // nothing else of level 1 runs here
-      profile_only.roofline.emplace();
-      profile_only.roofline->host_benchmarks = false;
-      profile_only.roofline->profile = s.roofline->profile;
-      RooflineRecording read;
-      status = acquire_roofline({profile_only, base.clock, base.stop, base.artifact_dir}, read);
-      rec.roofline->profile = read.profile;
-    }
+  for (const AcquireRow& row : acquire_table()) {
+    if (!status) break;
+    if (!row.asked(s) || &row == instrument_row) continue;  // the instrument's level is acquired in the window
+    LevelSpan span(progress, base.clock, row.level, row.how(s));
+    LevelAcquisition acquisition{ctx, rec, span};
+    status = row.acquire(acquisition);
+    span.set_samples(acquisition.samples);
     span.finish(status);
   }
-  if (status && s.counters) {
-    LevelSpan span(progress, base.clock, Level::counters, "on the device");
-    rec.counters.emplace();
-    const bool windowed = ctx.window && window_level == "counters";
-    const std::uint64_t opened = base.clock.now_ns();
-    auto at = [opened](std::uint64_t ns) { return (static_cast<double>(ns) - static_cast<double>(opened)) * 1e-9; };
-    window_record.origin_host_ns = opened;
-    if (windowed) status = hooks.open();
-    if (status) {
-      // The agent does not time level 2's iterations: they lie inside the
-      // request's span as this host saw it, which the window records.
-      window_record.iterations_start_s = at(base.clock.now_ns());
-      Result<CountersRecording> r = device->measure_counters(s.workload, *s.counters, ctx.stop);
-      window_record.iterations_end_s = at(base.clock.now_ns());
-      if (r) *rec.counters = std::move(*r);
-      else status = r.error();
-    }
-    if (windowed) {
-      window_record.level = "counters";
-      window_record.closed_s = at(base.clock.now_ns());
-      Status closed = hooks.close();
-      if (status) status = closed;
-    }
-    span.finish(status);
-  }
-  if (status && s.ddr && !capture) {
-    LevelSpan span(progress, base.clock, Level::ddr, "capture");
-    rec.ddr.emplace();
-    status = acquire_ddr(ctx, *rec.ddr);
-    span.finish(status);
-  }
-  if (status && s.latency) {
-    LevelSpan span(progress, base.clock, Level::latency, "iterations on the device");
-    rec.latency.emplace();
-    status = acquire_latency(ctx, *rec.latency);
-    std::int64_t samples = 0;
-    for (const LatencyCondition& c : rec.latency->conditions) samples += static_cast<std::int64_t>(c.latency_s.size());
-    span.set_samples(samples);
-    span.finish(status);
-  }
-  if (status && s.accuracy) {
-    LevelSpan span(progress, base.clock, Level::accuracy, s.accuracy->on_device ? "dumps fetched from the device" : "dumps");
-    rec.accuracy.emplace();
-    status = acquire_accuracy(ctx, *rec.accuracy);
-    span.finish(status);
-  }
-  if (capture && window_record.level.empty() && status) {
-    rec.ddr->unavailable = "the measurement window's level did not run";
-  }
+  if (instrument && window_record.level.empty() && status) instrument->window_never_opened();
   if (!window_record.level.empty()) rig.window = window_record;
 
   if (device) {
@@ -244,7 +191,7 @@ Status abort_if_interrupted(Store& store, const std::string& reason, const char*
 }
 
 Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const RunOptions& options) {
-  HARNESS_TRY(check_latency_plan(scenario));  // a missing stress-ng is bad input, before anything runs
+  HARNESS_TRY(check_acquisition_plan(scenario));  // a missing stress-ng is bad input, before anything runs
   MonotonicClock monotonic;
   Clock& clock = options.clock ? *options.clock : monotonic;
 
@@ -284,15 +231,11 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
 
   rec.context = run.context;
   rec.ended_at = utc_now_iso8601();
-  // Level 3's capture is raw truth the recording names: it becomes one of
-  // the run's artifacts and travels with its bundle.
-  if (rec.ddr && !rec.ddr->capture.empty())
-    rec.files.push_back({rec.ddr->capture, rec.ddr->format == "sr" ? "sigrok-session" : "capture:" + rec.ddr->format});
-  // Level 5's dumps likewise.
-  if (rec.accuracy)
-    for (const AccuracyDumpRecording& d : rec.accuracy->dumps)
-      for (const auto& f : d.files) rec.files.push_back({f.name, "accuracy-dump:" + d.role});
-  if (rec.accuracy && !rec.accuracy->map.empty()) rec.files.push_back({rec.accuracy->map, "accuracy-layer-map"});
+  // The raw files the levels' parts name (level 3's capture, level 5's
+  // dumps) are raw truth: they become the run's artifacts and travel with
+  // its bundle.
+  for (const LevelRow& row : level_table())
+    if (row.raw_files) row.raw_files(rec, rec.files);
   if (!interrupted_by.empty()) {
     rec.aborted = interrupted_by;
   } else if (!acquired) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -61,6 +62,7 @@ warmup = 2
         if (steps.back() != "iterations") steps.push_back("iterations");
         break;
       case Kind::condition_finished: steps.push_back(fmt::format("condition done: {} iterations", e.done)); break;
+      case Kind::step: steps.push_back(fmt::format("step {}", e.text)); break;  // none: no kernel, no host tables
       case Kind::level_finished:
         EXPECT_GE(e.elapsed_s, 0);
         steps.push_back(fmt::format("done {}{}", level_name(e.level), e.failure.empty() ? "" : ": " + e.failure));
@@ -75,6 +77,72 @@ warmup = 2
                          "iterations", "condition done: " + std::to_string(last_done) + " iterations", "done latency",
                          "note: analysing the recording"));
   EXPECT_GE(last_done, 200);
+  fs::remove_all(dir);
+}
+
+// Levels 1 and 2 run on the device (a child agent here): their steps come
+// back through the agent's link as they happen, each with its level and the
+// time since the level started.
+TEST(RunnerProgress, LevelsOneAndTwoReportTheirStepsFromTheDevice) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("harness-runner-steps-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "stats") << "cycles: 1000\n";
+  std::ofstream(dir / "fake.toml") << "name = \"fake\"\n[sources.stats]\nkind = \"text_file\"\npath = \""
+                                   << (dir / "stats").string()
+                                   << "\"\n[counters.CYCLES]\nsource = \"stats\"\nkey = \"cycles\"\n";
+  Result<Scenario> s = parse_scenario(R"([scenario]
+name = "steps"
+[rig]
+name = "test-host"
+[rig.compute]
+int8 = "4 TOPS"
+[rig.memory]
+dram = "20 GB/s"
+[workload]
+builtin = "vector_add"
+elements = 1024
+[roofline]
+host_benchmarks = false
+repetitions = 5
+[[roofline.kernels]]
+name = "va"
+builtin = "vector_add"
+elements = 1024
+[counters]
+groups = ["fake.toml"]
+iterations = 20
+)",
+                                      (dir / "s.toml").string());
+  ASSERT_TRUE(s) << s.error().message;
+  Result<Store> store = Store::open((dir / "runs.sqlite").string());
+  ASSERT_TRUE(store) << store.error().message;
+  RecordedProgress progress;
+  RunOptions options;
+  options.progress = &progress;
+  Result<RunOutcome> outcome = run_scenario(*s, *store, options);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->exit, ExitCode::ok) << outcome->run.reason;
+
+  std::vector<std::string> seen;  // level starts and ends, and each step's first and last count
+  const ProgressEvent* previous = nullptr;
+  for (const ProgressEvent& e : progress.events) {
+    if (e.kind == Kind::level_started) seen.push_back(fmt::format("start {}", level_name(e.level)));
+    if (e.kind == Kind::level_finished) seen.push_back(fmt::format("done {}", level_name(e.level)));
+    if (e.kind != Kind::step) continue;
+    EXPECT_GE(e.elapsed_s, 0);
+    const bool same_step = previous && previous->level == e.level && previous->step_index == e.step_index;
+    if (same_step) {
+      EXPECT_GE(e.done, previous->done);
+    }
+    if (!same_step) seen.push_back(fmt::format("{} step {}/{} {}: {}/{} {}", level_name(e.level), e.step_index,
+                                               e.step_count, e.text, e.done, e.planned, e.counted));
+    else if (e.done == e.planned) seen.push_back(fmt::format("... {}/{}", e.done, e.planned));
+    previous = &e;
+  }
+  EXPECT_THAT(seen, testing::ElementsAre("start roofline", "roofline step 1/1 kernel va: 0/5 repetitions", "... 5/5",
+                                         "done roofline", "start counters", "counters step 1/1 workload: 0/20 iterations",
+                                         "... 20/20", "done counters"));
   fs::remove_all(dir);
 }
 

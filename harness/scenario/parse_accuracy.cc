@@ -1,7 +1,9 @@
 #include <filesystem>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
 
 namespace harness {
@@ -54,6 +56,33 @@ std::string where_of(TableReader& r, std::string_view key) {
   return n ? r.context().where(n->source()) : "";
 }
 
+// Level 5's keys, as the catalogue spells them: a layer metric's bound
+// (kExpectKey: "cosine_min") and its drop against the baseline
+// (kExpectDropMax: "baseline.cosine_drop_max", in [accuracy.baseline]).
+struct BoundKeys {
+  std::string bound, drop;
+};
+BoundKeys keys_of(std::string_view metric_pattern) {
+  for (const CatalogueEntry& e : metric_catalogue(Level::accuracy)) {
+    if (e.name != metric_pattern) continue;
+    BoundKeys k;
+    for (const std::string& key : e.expectation_keys()) {
+      if (key.starts_with("baseline.")) k.drop = key.substr(std::string_view("baseline.").size());
+      else k.bound = key;
+    }
+    if (!k.bound.empty() && !k.drop.empty()) return k;
+  }
+  throw std::logic_error(fmt::format("accuracy: the catalogue has no bound keys for {}", metric_pattern));
+}
+const BoundKeys& cosine_keys() {
+  static const BoundKeys k = keys_of("accuracy.<layer>.cosine");
+  return k;
+}
+const BoundKeys& psnr_keys() {
+  static const BoundKeys k = keys_of("accuracy.<layer>.psnr_db");
+  return k;
+}
+
 }  // namespace
 
 AccuracyConfig read_accuracy_section(TableReader& r) {
@@ -80,10 +109,12 @@ AccuracyConfig read_accuracy_section(TableReader& r) {
     if (p.is_relative()) p = std::filesystem::path(r.context().path).parent_path() / p;
     c.map_path = p.lexically_normal().string();
   }
-  c.cosine_min = cosine_bound(r, "cosine_min");
-  c.cosine_min_where = where_of(r, "cosine_min");
-  c.psnr_min_db = r.number("psnr_min_db");
-  c.psnr_min_db_where = where_of(r, "psnr_min_db");
+  const std::string& cosine = cosine_keys().bound;
+  const std::string& psnr = psnr_keys().bound;
+  c.cosine_min = cosine_bound(r, cosine);
+  c.cosine_min_where = where_of(r, cosine);
+  c.psnr_min_db = r.number(psnr);
+  c.psnr_min_db_where = where_of(r, psnr);
   if (auto v = r.integer("worst", 1, 1000)) c.worst = static_cast<int>(*v);
   if (const toml::array* a = r.table_array("layer")) {
     for (const toml::node& n : *a) {
@@ -93,22 +124,24 @@ AccuracyConfig read_accuracy_section(TableReader& r) {
       AccuracyLayerThreshold th;
       th.pattern = lr.required_string("pattern");
       th.where = r.context().where(t->source());
-      th.cosine_min = cosine_bound(lr, "cosine_min");
-      th.psnr_min_db = lr.number("psnr_min_db");
+      th.cosine_min = cosine_bound(lr, cosine);
+      th.psnr_min_db = lr.number(psnr);
       if (lr.ok() && !th.cosine_min && !th.psnr_min_db)
-        lr.fail_missing("cosine_min", "a threshold (cosine_min or psnr_min_db) for the layers it matches");
+        lr.fail_missing(cosine, fmt::format("a threshold ({} or {}) for the layers it matches", cosine, psnr));
       (void)lr.finish();
       c.layers.push_back(th);
     }
   }
   if (const toml::table* t = r.table("baseline")) {
     TableReader br(r.context(), *t, "accuracy.baseline");
-    c.psnr_drop_max_db = br.number("psnr_drop_max_db");
-    c.psnr_drop_where = where_of(br, "psnr_drop_max_db");
-    c.cosine_drop_max = br.number("cosine_drop_max");
-    c.cosine_drop_where = where_of(br, "cosine_drop_max");
-    for (auto [v, key] : {std::pair{c.psnr_drop_max_db, "psnr_drop_max_db"}, std::pair{c.cosine_drop_max, "cosine_drop_max"}})
-      if (v && *v < 0) br.fail_at(key, "a drop is not negative");
+    const std::string& psnr_drop = psnr_keys().drop;
+    const std::string& cosine_drop = cosine_keys().drop;
+    c.psnr_drop_max_db = br.number(psnr_drop);
+    c.psnr_drop_where = where_of(br, psnr_drop);
+    c.cosine_drop_max = br.number(cosine_drop);
+    c.cosine_drop_where = where_of(br, cosine_drop);
+    for (auto [v, key] : {std::pair{c.psnr_drop_max_db, &psnr_drop}, std::pair{c.cosine_drop_max, &cosine_drop}})
+      if (v && *v < 0) br.fail_at(*key, "a drop is not negative");
     (void)br.finish();
   }
   return c;

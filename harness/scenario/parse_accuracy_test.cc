@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "harness/model/metric_catalogue.h"
 #include "harness/scenario/scenario.h"
 
 namespace harness {
@@ -56,6 +57,29 @@ TEST(ParseAccuracy, ErrorsPointAtTheKey) {
   EXPECT_EQ(parse("reference = \"r\"\ndevice = \"d\"\n[[accuracy.layer]]\npattern = \"x\"\n").error().message,
             "dir/t.toml:11:1: [accuracy.layer] is missing required key 'cosine_min' (a threshold (cosine_min or "
             "psnr_min_db) for the layers it matches)");
+}
+
+// The bound keys are the catalogue's (accuracy.<layer>.cosine: cosine_min and
+// baseline.cosine_drop_max; psnr_db likewise); a misspelt one names its line
+// and the closest key.
+TEST(ParseAccuracy, TheKeysAreTheCataloguesAndAnUnknownOneSaysTheClosest) {
+  EXPECT_EQ(find_catalogue_entry(Level::accuracy, "accuracy.conv1.cosine")->expectation_keys(),
+            (std::vector<std::string>{"cosine_min", "baseline.cosine_drop_max"}));
+  EXPECT_EQ(find_catalogue_entry(Level::accuracy, "accuracy.conv1.psnr_db")->expectation_keys(),
+            (std::vector<std::string>{"psnr_min_db", "baseline.psnr_drop_max_db"}));
+  Result<Scenario> s = parse("reference = \"r\"\ndevice = \"d\"\n[accuracy.baseline]\ncosine_drop_max = 0.01\n");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->accuracy->cosine_drop_max, 0.01);
+  EXPECT_EQ(s->accuracy->cosine_drop_where, "dir/t.toml:12:19");
+  EXPECT_EQ(parse("reference = \"r\"\ndevice = \"d\"\ncosine_mim = 0.9\n").error().message,
+            "dir/t.toml:11:1: unknown key 'cosine_mim' in [accuracy]; did you mean 'cosine_min'?");
+  EXPECT_EQ(parse("reference = \"r\"\ndevice = \"d\"\n[[accuracy.layer]]\npattern = \"x\"\ncosine_min = 0.9\n"
+                  "psnr_mindb = 20\n")
+                .error()
+                .message,
+            "dir/t.toml:14:1: unknown key 'psnr_mindb' in [accuracy.layer]; did you mean 'psnr_min_db'?");
+  EXPECT_EQ(parse("reference = \"r\"\ndevice = \"d\"\n[accuracy.baseline]\npsnr_drop_max = 1\n").error().message,
+            "dir/t.toml:12:1: unknown key 'psnr_drop_max' in [accuracy.baseline]; did you mean 'psnr_drop_max_db'?");
 }
 
 TEST(LayerPattern, GlobMatchesWholeNames) {

@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "harness/levels/counters_group.h"
+#include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
 
 namespace harness {
@@ -191,25 +193,61 @@ std::optional<double> read_fraction(TableReader& r, std::string_view key) {
   return v;
 }
 
+// The level-2 catalogue entries whose keys go in [counters.expect]: one
+// pattern over the groups' counter and metric names ("counter.<name>").
+std::vector<const CatalogueEntry*> counter_expectables() {
+  std::vector<const CatalogueEntry*> out;
+  for (const CatalogueEntry& e : metric_catalogue(Level::counters))
+    if (!e.expect.empty() && e.table_of_keys(Level::counters) == "[counters.expect]") out.push_back(&e);
+  return out;
+}
+
+// The [counters.expect.baseline] key patterns the catalogue gives an entry
+// ("<name>_drop_min", ...: its "baseline." keys).
+std::vector<std::string> baseline_key_patterns(const CatalogueEntry& e) {
+  constexpr std::string_view kBaseline = "baseline.";
+  std::vector<std::string> out;
+  for (const std::string& k : e.expectation_keys())
+    if (k.starts_with(kBaseline)) out.push_back(k.substr(kBaseline.size()));
+  return out;
+}
+
 void read_baseline_expectations(TableReader& r, const std::vector<std::string>& names, CountersConfig& c) {
   using Kind = BaselineCounterExpectation::Kind;
+  // What each key form the catalogue allows means here.
   struct Suffix {
     std::string_view text;
     Kind kind;
   };
   constexpr Suffix kSuffixes[] = {{"_drop_min", Kind::drop_min}, {"_rise_max", Kind::rise_max}, {"_follows", Kind::follows}};
-  std::vector<std::string> keys;
-  for (const std::string& n : names)
-    for (const Suffix& s : kSuffixes) keys.push_back(n + std::string(s.text));
+  struct Known {
+    std::string key, counter;
+    Kind kind;
+  };
+  std::vector<Known> allowed;
+  std::vector<std::string> keys, forms;
+  for (const CatalogueEntry* entry : counter_expectables()) {
+    for (const std::string& pattern : baseline_key_patterns(*entry)) {
+      const Suffix* suffix = nullptr;
+      for (const Suffix& s : kSuffixes)
+        if (pattern == std::string(entry->expect) + std::string(s.text)) suffix = &s;
+      if (!suffix) throw std::logic_error(fmt::format("counters: no meaning for the catalogue's key {}", pattern));
+      std::string form = pattern;
+      form.replace(0, entry->expect.size(), "<counter>");
+      forms.push_back(form);
+      for (const std::string& n : names) {
+        allowed.push_back({instance_name(pattern, {n}), n, suffix->kind});
+        keys.push_back(allowed.back().key);
+      }
+    }
+  }
   for (auto&& [key_node, node] : r.table()) {
     std::string key(key_node.str());
-    const Suffix* suffix = nullptr;
-    for (const Suffix& s : kSuffixes)
-      if (key.size() > s.text.size() && key.ends_with(s.text)) suffix = &s;
-    std::string counter = suffix ? key.substr(0, key.size() - suffix->text.size()) : "";
-    if (!suffix || std::find(names.begin(), names.end(), counter) == names.end()) continue;  // finish() reports it
+    auto k = std::find_if(allowed.begin(), allowed.end(), [&](const Known& x) { return x.key == key; });
+    if (k == allowed.end()) continue;  // reported below
+    const std::string& counter = k->counter;
     BaselineCounterExpectation e;
-    e.kind = suffix->kind;
+    e.kind = k->kind;
     e.key = key;
     e.counter = counter;
     e.where = r.context().where(node.source());
@@ -241,8 +279,10 @@ void read_baseline_expectations(TableReader& r, const std::vector<std::string>& 
     bool known = std::any_of(c.baseline_expectations.begin(), c.baseline_expectations.end(),
                              [&](const BaselineCounterExpectation& e) { return e.key == key; });
     if (known) continue;
-    std::string message = fmt::format("unknown key '{}' in [{}] (expected <counter>_drop_min, <counter>_rise_max "
-                                      "or <counter>_follows)", key, r.name());
+    std::string expected;
+    for (std::size_t i = 0; i < forms.size(); ++i)
+      expected += (i == 0 ? "" : i + 1 == forms.size() ? " or " : ", ") + forms[i];
+    std::string message = fmt::format("unknown key '{}' in [{}] (expected {})", key, r.name(), expected);
     if (auto near = closest_match(key, keys)) message += fmt::format("; did you mean '{}'?", *near);
     r.context().fail(key_node.source(), message);
     return;
@@ -257,19 +297,25 @@ CountersConfig read_counters_section(TableReader& r) {
   if (auto n = r.integer("iterations", 1, 1'000'000)) c.iterations = *n;
   c.read_each_iteration = r.boolean("read_each_iteration").value_or(false);
   apply_source_overrides(r, c);
+  // The keys are the catalogue's ("counter.<name>": <name>_min, _max and
+  // the baseline forms) for every counter and derived metric of the groups.
   std::vector<std::string> names;
-  std::vector<ExpectableMetric> expectable;
+  std::vector<std::optional<Dimension>> dimensions;
   for (const CounterGroup& g : c.groups) {
     for (const CounterSpec& counter : g.counters) {
       names.push_back(counter.name);
-      expectable.push_back({counter.name, "counter." + counter.name, std::nullopt, false, {}});
+      dimensions.push_back(std::nullopt);
     }
     for (const DerivedCounterMetric& m : g.metrics) {
       names.push_back(m.name);
-      std::optional<Dimension> dim;
-      if (m.unit == "B") dim = Dimension::size;
-      expectable.push_back({m.name, "counter." + m.name, dim, false, {}});
+      dimensions.push_back(m.unit == "B" ? std::optional<Dimension>(Dimension::size) : std::nullopt);
     }
+  }
+  std::vector<ExpectableMetric> expectable;
+  for (const CatalogueEntry* e : counter_expectables()) {
+    if (!(e->forms & kExpectBounds)) continue;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      expectable.push_back({instance_name(e->expect, {names[i]}), instance_name(e->name, {names[i]}), dimensions[i], false, {}});
   }
   if (const toml::table* t = r.table("expect")) {
     TableReader er(r.context(), *t, "counters.expect");

@@ -30,6 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(protocol::plan_from_wire(part));
     check(protocol::device_info_from_wire(part));
   }
+  check(protocol::decode_step(*j));  // a level's step (progress) from the agent
   if (j->contains("data") && (*j)["data"].is_string()) check(protocol::base64_decode((*j)["data"].get<std::string>()));
   return 0;
 }
