@@ -95,6 +95,24 @@ nlohmann::json shift_to_json(const Shift& s) {
   return {{"run", s.run_id}, {"scenario", s.scenario}, {"rig", s.rig}, {"before", s.before}, {"after", s.after}};
 }
 
+// The points as `nlohmann::json::dump(2)` writes an array at the second
+// level: keys sorted, strings and numbers in its own formatting.
+std::string points_json(const std::vector<HistoryPoint>& points) {
+  auto text = [](const std::string& s) { return nlohmann::json(s).dump(); };
+  std::string out = "[\n";
+  out.reserve(points.size() * 260);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const HistoryPoint& p = points[i];
+    out += "    {\n      \"origin\": " + text(p.origin) + ",\n      \"provenance\": " + text(p.provenance) +
+           ",\n      \"rig\": " + text(p.rig) + ",\n      \"run\": " + std::to_string(p.run_id) +
+           ",\n      \"scenario\": " + text(p.scenario_name) + ",\n      \"started_at\": " + text(p.started_at) +
+           ",\n      \"unavailable\": " + text(p.unavailable) + ",\n      \"value\": " +
+           (p.value ? nlohmann::json(*p.value).dump() : std::string("null")) + "\n    }" +
+           (i + 1 < points.size() ? ",\n" : "\n");
+  }
+  return out + "  ]";
+}
+
 Result<std::vector<HistoryPoint>> load_points(const Store& store, const HistoryOptions& o, const std::string& metric) {
   HistoryQuery q;
   q.metric = metric;
@@ -132,19 +150,22 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
   if (o.changes) shifts = find_shifts(*points);
   const std::string unit = points->back().unit;
   if (global.json) {
-    nlohmann::json j = {{"metric", o.metric}, {"unit", unit}, {"points", nlohmann::json::array()}};
-    for (const HistoryPoint& p : *points) {
-      j["points"].push_back({{"run", p.run_id}, {"started_at", p.started_at}, {"scenario", p.scenario_name},
-                             {"rig", p.rig}, {"origin", p.origin},
-                             {"value", p.value ? nlohmann::json(*p.value) : nlohmann::json(nullptr)},
-                             {"provenance", p.provenance}, {"unavailable", p.unavailable}});
-    }
+    // The points are written straight into the text (100,000 of them as a
+    // JSON tree would take ~1 KB each); the rest of the object is a tree, and
+    // the points stand in for a marker in its dump, so the layout stays
+    // nlohmann's: sorted keys, two-space indent, its number format.
+    constexpr std::string_view kPointsMarker = "\"@points@\"";
+    nlohmann::json j = {{"metric", o.metric}, {"unit", unit}, {"points", "@points@"}};
     if (o.changes) {
       j["changes"] = nlohmann::json::array();
       for (const Shift& s : shifts) j["changes"].push_back(shift_to_json(s));
       j["change_method"] = kChangeMethod;
     }
-    io.out << j.dump(2) << "\n";
+    const std::string tree = j.dump(2);
+    const std::size_t at = tree.find(kPointsMarker);
+    io.out.write(tree.data(), static_cast<std::streamsize>(at));
+    io.out << points_json(*points);
+    io.out << std::string_view(tree).substr(at + kPointsMarker.size()) << "\n";
     return ExitCode::ok;
   }
   std::map<std::int64_t, const Shift*> at;
