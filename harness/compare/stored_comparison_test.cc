@@ -2,29 +2,38 @@
 // regression stays flagged night after night until a new baseline is set.
 #include "harness/compare/stored_comparison.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include "tests/support/store_engines.h"
+
 namespace harness {
 namespace {
 
-class StoredComparisonTest : public ::testing::Test {
+// On each store engine (tests/support/store_engines.h).
+class StoredComparisonTest : public ::testing::TestWithParam<testing_support::StoreEngine> {
  protected:
   void SetUp() override {
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
     dir_ = std::filesystem::temp_directory_path() /
-           ("harness-stored-comparison-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("harness-stored-comparison-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    Result<Store> s = Store::open((dir_ / "runs.sqlite").string());
+    target_.emplace(GetParam(), dir_);
+    if (!target_->unavailable().empty()) GTEST_SKIP() << target_->unavailable();
+    Result<Store> s = Store::open(target_->target());
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
   }
   void TearDown() override {
     store_.reset();
+    target_.reset();
     std::filesystem::remove_all(dir_);
   }
 
@@ -57,10 +66,11 @@ class StoredComparisonTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  std::optional<testing_support::TestStore> target_;
   std::optional<Store> store_;
 };
 
-TEST_F(StoredComparisonTest, APersistentRegressionStaysRegressedUntilANewBaseline) {
+TEST_P(StoredComparisonTest, APersistentRegressionStaysRegressedUntilANewBaseline) {
   const double level_a[] = {100.0, 101.0, 99.0, 100.5, 99.5};
   std::int64_t last_good = 0;
   for (double v : level_a) last_good = night(v);
@@ -81,7 +91,7 @@ TEST_F(StoredComparisonTest, APersistentRegressionStaysRegressedUntilANewBaselin
   EXPECT_EQ(verdict(nights[2]), Change::unchanged);
 }
 
-TEST_F(StoredComparisonTest, TheBandUsesTheRunsUpToTheBaselineOnly) {
+TEST_P(StoredComparisonTest, TheBandUsesTheRunsUpToTheBaselineOnly) {
   for (double v : {100.0, 101.0, 99.0, 100.5, 99.5}) night(v);
   std::int64_t base = night(100.2);
   ASSERT_TRUE(store_->set_baseline("good", base, "t").ok());
@@ -93,7 +103,7 @@ TEST_F(StoredComparisonTest, TheBandUsesTheRunsUpToTheBaselineOnly) {
   EXPECT_EQ(c->report.comparison.metrics[0].history_runs, 6u);  // nights 1-6, the baseline included
 }
 
-TEST_F(StoredComparisonTest, AnAcknowledgedRegressionStopsFailingUntilANewBaseline) {
+TEST_P(StoredComparisonTest, AnAcknowledgedRegressionStopsFailingUntilANewBaseline) {
   std::int64_t last_good = 0;
   for (double v : {100.0, 101.0, 99.0, 100.5, 99.5}) last_good = night(v);
   ASSERT_TRUE(store_->set_baseline("good", last_good, "t5").ok());
@@ -117,6 +127,9 @@ TEST_F(StoredComparisonTest, AnAcknowledgedRegressionStopsFailingUntilANewBaseli
   EXPECT_EQ(c->report.comparison.metrics.at(0).acknowledged, "");
   EXPECT_TRUE(c->report.comparison.regressed());
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, StoredComparisonTest, ::testing::ValuesIn(testing_support::store_engines()),
+                         [](const auto& info) { return testing_support::store_engine_name(info.param); });
 
 }  // namespace
 }  // namespace harness
