@@ -134,7 +134,13 @@ std::vector<LevelHeadline> level_headlines(const Analysis& a) {
         lines.push_back(text.empty() ? where : text);
         if (!text.empty()) lines.push_back(where);
       } else {
-        lines.push_back(text.empty() ? "no ceilings or kernels measured" : text);
+        // Kernels timed with nothing to place them against still say so.
+        int timed = 0;
+        for (const Metric* m : metrics) timed += has_suffix(m->name, ".time") && m->value ? 1 : 0;
+        std::string kernels = timed == 0 ? std::string("no kernel timed")
+                                         : fmt::format("{} kernel{} or layer{} timed, none placed", timed,
+                                                       timed == 1 ? "" : "s", timed == 1 ? "" : "s");
+        lines.push_back(text.empty() ? "no ceiling measured or declared; " + kernels : text);
       }
       continue;
     }

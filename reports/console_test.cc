@@ -46,6 +46,18 @@ TEST(RunSummary, ALevelWithoutItsHeadlineFiguresShowsWhatItHasAndSaysWhatIsMissi
   EXPECT_EQ(lines[5], "                  load stress-ng-cpu-1 p95 738 us (replayed)");
 }
 
+// A roofline level with no ceiling (none declared, none measured) still says
+// which kernels it timed rather than that nothing was measured.
+TEST(RunSummary, KernelsTimedWithoutACeilingAreCounted) {
+  RunRecord host = replayed(kFixtures / "host" / "localhost-2026-11-29");
+  std::erase_if(host.analysis.metrics, [](const Metric& m) {
+    return m.level == Level::roofline && (m.name.rfind("ceiling.", 0) == 0 || m.name.find(".bound") != std::string::npos);
+  });
+  std::vector<std::string> lines = headline_lines(host);
+  ASSERT_GE(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "level 1 roofline  no ceiling measured or declared; 3 kernels or layers timed, none placed");
+}
+
 TEST(RunSummary, VerdictsComeFirstAndArePaintedOnlyWithColour) {
   RunRecord day6 = replayed(kFixtures / "case-study" / "day6");
   std::string plain = render_run_summary_text(day6);
