@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "harness/base/result.h"
 #include "harness/store/store.h"
@@ -29,6 +30,8 @@ struct PublishSummary {
   std::size_t reports_written = 0, reports_unchanged = 0;
   std::size_t removed = 0;
   std::size_t metrics = 0, runs = 0, regressed_series = 0, series = 0;
+  bool from_series_cache = false;  // only the metrics of runs newer than the cache's were read
+  std::vector<std::string> notes;  // e.g. why the folder's series cache was not used
 };
 
 // A folder that exists, is not empty and holds no manifest is refused
