@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
@@ -18,6 +19,12 @@ constexpr const char* kBaselineColour = "#8c8c8c";
 std::string num(double v) {
   if (std::fabs(v) < 0.005) v = 0;  // no "-0.00"
   return fmt::format("{:.2f}", v);
+}
+
+// num(v) appended in place (a year of nights is a polyline of 365 points).
+void append_num(std::string& out, double v) {
+  if (std::fabs(v) < 0.005) v = 0;
+  fmt::format_to(std::back_inserter(out), "{:.2f}", v);
 }
 
 std::string style_attrs(const Style& s) {
@@ -183,13 +190,20 @@ void Canvas::line(double x1, double y1, double x2, double y2, const Style& s) {
 
 void Canvas::polyline(const std::vector<std::pair<double, double>>& points, const Style& s) {
   std::string pts;
+  pts.reserve(points.size() * 14);
   for (auto [x, y] : points) {
     if (!finite({x, y})) return;
     if (!pts.empty()) pts += ' ';
-    pts += num(x) + "," + num(y);
+    append_num(pts, x);
+    pts += ',';
+    append_num(pts, y);
   }
   if (pts.empty()) return;
-  body_ += fmt::format(R"(<polyline points="{}"{}/>)", pts, style_attrs(s)) + "\n";
+  body_ += R"(<polyline points=")";
+  body_ += pts;
+  body_ += '"';
+  body_ += style_attrs(s);
+  body_ += "/>\n";
 }
 
 void Canvas::rect(double x, double y, double w, double h, const Style& s) {
