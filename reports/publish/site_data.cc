@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <set>
+#include <unordered_map>
 
 #include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
@@ -215,21 +216,46 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
   for (Baseline& b : listing.baselines)
     if (in_filters({"", filters.rig, filters.scenario}, b.scenario_name, b.rig, "")) site.baselines.push_back(b);
 
+  // Each run's series, by index in (scenario, rig) order: a point finds its
+  // series by its run id (a value is of the run's own scenario and rig), and
+  // a run outside the filters (--since) has none.
+  std::map<SeriesKey, std::size_t> series_index;
+  for (const RunSummary& r : site.runs) series_index.emplace(SeriesKey{r.scenario_name, r.rig}, 0);
+  std::vector<SeriesKey> series_keys;
+  for (auto& [key, index] : series_index) {
+    index = series_keys.size();
+    series_keys.push_back(key);
+  }
+  std::unordered_map<std::int64_t, std::size_t> series_of_run;
+  series_of_run.reserve(site.runs.size());
+  for (const RunSummary& r : site.runs) series_of_run.emplace(r.id, series_index.at({r.scenario_name, r.rig}));
+
+  std::vector<std::size_t> counts(series_keys.size());
+  std::vector<std::size_t> point_series;
   for (auto& [name, points] : all) {
     MetricPage page;
     page.name = name;
     page.unit = points.empty() ? "" : points.back().unit;
     if (auto it = better.find(name); it != better.end()) page.better = it->second;
-    std::map<SeriesKey, MetricSeries> series;
-    for (HistoryPoint& p : points) {
-      if (!in_filters(filters, p.scenario_name, p.rig, p.started_at)) continue;
-      MetricSeries& s = series[{p.scenario_name, p.rig}];
-      s.scenario = p.scenario_name;
-      s.rig = p.rig;
-      s.points.push_back(std::move(p));
+    // Counted first, so that each series' points are moved once into a vector of their size.
+    std::fill(counts.begin(), counts.end(), 0);
+    point_series.assign(points.size(), series_keys.size());
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      auto it = series_of_run.find(points[i].run_id);
+      if (it == series_of_run.end()) continue;
+      point_series[i] = it->second;
+      ++counts[it->second];
     }
+    std::vector<MetricSeries> series(series_keys.size());
+    for (std::size_t k = 0; k < series.size(); ++k) series[k].points.reserve(counts[k]);
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (point_series[i] < series.size()) series[point_series[i]].points.push_back(std::move(points[i]));
+    std::erase_if(series, [](const MetricSeries& s) { return s.points.empty(); });
     if (series.empty()) continue;  // only runs before --since have it
-    for (auto& [key, s] : series) {
+    for (MetricSeries& s : series) {
+      s.scenario = s.points.front().scenario_name;
+      s.rig = s.points.front().rig;
+      const SeriesKey key{s.scenario, s.rig};
       judge_series(s, page.better);
       for (const Baseline& b : site.baselines) {
         if (b.scenario_name != key.first || b.rig != key.second) continue;
