@@ -126,14 +126,30 @@ std::string encode_series_cache(const SeriesCacheKey& key, const MetricPoints& p
     if (added) strings.push_back(s);
     return it->second;
   };
+  // Each point's run and string indices, found once: a metric's points
+  // mostly share the unit, provenance and reason of the point before.
+  struct Refs {
+    std::uint32_t run, unit, provenance, unavailable;
+  };
+  std::vector<Refs> refs;
+  std::size_t total = 0;
+  for (const auto& [name, pts] : points) total += pts.size();
+  refs.reserve(total);
   std::unordered_map<std::int64_t, std::uint32_t> run_index;
   std::vector<const HistoryPoint*> runs;
   for (const auto& [name, pts] : points) {
+    const HistoryPoint* before = nullptr;
     for (const HistoryPoint& p : pts) {
-      intern(p.unit);
-      intern(p.provenance);
-      intern(p.unavailable);
-      if (run_index.emplace(p.run_id, static_cast<std::uint32_t>(runs.size())).second) runs.push_back(&p);
+      Refs r{};
+      auto [it, added] = run_index.emplace(p.run_id, static_cast<std::uint32_t>(runs.size()));
+      if (added) runs.push_back(&p);
+      r.run = it->second;
+      r.unit = before && before->unit == p.unit ? refs.back().unit : intern(p.unit);
+      r.provenance = before && before->provenance == p.provenance ? refs.back().provenance : intern(p.provenance);
+      r.unavailable =
+          before && before->unavailable == p.unavailable ? refs.back().unavailable : intern(p.unavailable);
+      refs.push_back(r);
+      before = &p;
     }
   }
   // The body is written in place after the header, its size patched in
@@ -155,16 +171,18 @@ std::string encode_series_cache(const SeriesCacheKey& key, const MetricPoints& p
     body.str(p->rig);
   }
   body.put<std::uint32_t>(static_cast<std::uint32_t>(points.size()));
+  std::size_t k = 0;
   for (const auto& [name, pts] : points) {
     body.str(name);
     body.put<std::uint32_t>(static_cast<std::uint32_t>(pts.size()));
     for (const HistoryPoint& p : pts) {
-      body.put<std::uint32_t>(run_index.at(p.run_id));
+      const Refs& r = refs[k++];
+      body.put<std::uint32_t>(r.run);
       body.put<std::uint8_t>(p.value ? 1 : 0);
       body.put<double>(p.value ? *p.value : 0.0);
-      body.put<std::uint32_t>(string_index.at(p.unit));
-      body.put<std::uint32_t>(string_index.at(p.provenance));
-      body.put<std::uint32_t>(string_index.at(p.unavailable));
+      body.put<std::uint32_t>(r.unit);
+      body.put<std::uint32_t>(r.provenance);
+      body.put<std::uint32_t>(r.unavailable);
     }
   }
   end_cache(body, size_at, body_at);
