@@ -264,6 +264,23 @@ TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
   const std::string foreign = slurp(other_dir / kSeriesCacheName);
   ASSERT_TRUE(publish_site(*store_, (dir_ / "lab-b-only").string(), {"", "lab-b", ""}));
   const std::string filtered = slurp(dir_ / "lab-b-only" / kSeriesCacheName);
+  // Whole caches whose values are not the store's: a value left out, a run's start changed.
+  Result<SeriesCache> decoded = decode_series_cache(good, "good");
+  ASSERT_TRUE(decoded) << decoded.error().message;
+  const std::int64_t host = runs_.host_a[0];
+  int host_metrics = 0;
+  Result<std::vector<RunSummary>> listed = store_->list_runs(100);
+  ASSERT_TRUE(listed);
+  for (const RunSummary& r : *listed)
+    if (r.id == host) host_metrics = r.metric_count;
+  MetricPoints fewer = decoded->points;
+  std::erase_if(fewer.at("latency_p50"), [&](const HistoryPoint& p) { return p.run_id == host; });
+  const std::string missing = encode_series_cache(decoded->key, fewer);
+  MetricPoints moved = decoded->points;
+  for (auto& [name, points] : moved)
+    for (HistoryPoint& p : points)
+      if (p.run_id == host) p.started_at = "2026-11-12T02:00:00.000Z";
+  const std::string other_start = encode_series_cache(decoded->key, moved);
   std::string flipped = good;
   flipped[flipped.size() / 2] ^= 0x20;
   const std::string why_tail = "; every metric value read from the store";
@@ -277,6 +294,10 @@ TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
       {"not a cache", "<html>hello</html>\n",
        cache.string() + ": not a series cache: no \"harness publish series cache\" header" + why_tail},
       {"empty", "", cache.string() + ": not a series cache: no \"harness publish series cache\" header" + why_tail},
+      {"a value left out", missing,
+       fmt::format("{}: it holds {} of the {} metrics of run {}", cache.string(), host_metrics - 1, host_metrics, host) +
+           why_tail},
+      {"a run's start changed", other_start, fmt::format("{}: its run {} is not the store's", cache.string(), host) + why_tail},
       {"of other filters", filtered,
        cache.string() + ": written for another store schema or other --scenario/--rig filters" + why_tail},
       {"another store's", foreign,

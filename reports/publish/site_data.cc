@@ -121,7 +121,8 @@ std::optional<std::string> cache_mismatch(const SeriesCache& c, const SeriesCach
     return "written for another store schema or other --scenario/--rig filters";
   if (c.key.up_to_run > now.up_to_run || c.key.runs_digest != runs_state_digest(runs, c.key.up_to_run))
     return fmt::format("the store's runs up to run {} are not those it was written from", c.key.up_to_run);
-  std::map<std::int64_t, std::pair<const RunSummary*, int>> expected;  // run -> (summary, values seen)
+  std::unordered_map<std::int64_t, std::pair<const RunSummary*, int>> expected;  // run -> (summary, values seen)
+  expected.reserve(runs.size());
   for (const RunSummary& r : runs) {
     if (r.id > c.key.up_to_run || !completed(r.status) || r.metric_count == 0) continue;
     if ((!now.scenario.empty() && r.scenario_name != now.scenario) || (!now.rig.empty() && r.rig != now.rig)) continue;
@@ -137,9 +138,11 @@ std::optional<std::string> cache_mismatch(const SeriesCache& c, const SeriesCach
         return fmt::format("its run {} is not the store's", p.run_id);
     }
   }
-  for (const auto& [id, seen] : expected)
-    if (seen.second != seen.first->metric_count)
-      return fmt::format("it holds {} of the {} metrics of run {}", seen.second, seen.first->metric_count, id);
+  for (const RunSummary& r : runs) {  // in the listing's order, so the message names the newest such run
+    auto it = expected.find(r.id);
+    if (it != expected.end() && it->second.second != r.metric_count)
+      return fmt::format("it holds {} of the {} metrics of run {}", it->second.second, r.metric_count, r.id);
+  }
   return std::nullopt;
 }
 
