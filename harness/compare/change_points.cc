@@ -71,11 +71,27 @@ std::vector<std::size_t> pelt(std::size_t n, std::size_t m, double beta, const s
       const double c = (t2 - a2[k]) - sum * sum / len;
       out[k] = b[k] + (c > 0.0 ? c : 0.0);  // std::max(0.0, c), NaN and -0 included
     }
+    // The least fit[k] + beta and the first candidate reaching it: what a
+    // scan keeping the first strictly smaller value finds, in two passes
+    // the processor can overlap (min is exact in any order; a NaN is never
+    // taken; nothing below infinity leaves f infinite and arg 0).
+    double m0 = inf, m1 = inf, m2 = inf, m3 = inf;
+    std::size_t k = 0;
+    for (; k + 4 <= k_end; k += 4) {
+      m0 = std::min(m0, fit[k] + beta);
+      m1 = std::min(m1, fit[k + 1] + beta);
+      m2 = std::min(m2, fit[k + 2] + beta);
+      m3 = std::min(m3, fit[k + 3] + beta);
+    }
+    for (; k < k_end; ++k) m0 = std::min(m0, fit[k] + beta);
+    const double least = std::min(std::min(m0, m1), std::min(m2, m3));
     double f = inf;
     std::size_t arg = 0;
-    for (std::size_t k = 0; k < k_end; ++k) {
-      const double v = fit[k] + beta;
-      if (v < f) { f = v; arg = at[k]; }
+    if (least < inf) {
+      std::size_t j = 0;
+      while (!(fit[j] + beta == least)) ++j;
+      f = fit[j] + beta;
+      arg = at[j];
     }
     best[t] = f;
     last[t] = arg;
