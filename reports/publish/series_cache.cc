@@ -238,7 +238,9 @@ Result<SeriesCache> decode_series_cache(std::string_view bytes, const std::strin
     auto [it, added] = c.points.try_emplace(std::move(name));
     if (!added) return bad(fmt::format("metric '{}' twice", it->first));
     std::vector<HistoryPoint>& pts = it->second;
-    pts.reserve(count);
+    // Room for the nights the publish appends (all_metric_history_after):
+    // growing a year's vector by one night would move every point of it.
+    pts.reserve(count + count / 8 + 16);
     for (std::uint32_t k = 0; k < count; ++k) {
       std::uint32_t run = 0, unit = 0, provenance = 0, unavailable = 0;
       std::uint8_t has = 0;
