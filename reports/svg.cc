@@ -1,6 +1,7 @@
 #include "reports/svg.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -16,15 +17,38 @@ constexpr const char* kBaselineColour = "#8c8c8c";
 
 // Coordinates are written with two decimals: enough for a screen, and
 // stable text for tests.
-std::string num(double v) {
+//
+// "{:.2f}" is the correctly rounded value; most coordinates take a shortcut
+// to the same text: v * 100 is off the exact value by less than 1e-4 below
+// 1e12, so when its fraction is not within 1e-3 of one half, rounding it to
+// the nearest integer rounds the exact value the same way (fmt writes the
+// rest, ties and near-ties included).
+void append_num(std::string& out, double v) {
   if (std::fabs(v) < 0.005) v = 0;  // no "-0.00"
-  return fmt::format("{:.2f}", v);
+  const double scaled = std::fabs(v * 100);
+  if (scaled < 1e12) {
+    const double whole = std::floor(scaled);
+    const double frac = scaled - whole;  // exact
+    if (std::fabs(frac - 0.5) > 1e-3) {
+      const long long cents = static_cast<long long>(whole) + (frac > 0.5 ? 1 : 0);
+      char text[32];
+      char* end = text;
+      if (v < 0) *end++ = '-';  // cents >= 1 here: |v| >= 0.005
+      end = std::to_chars(end, text + sizeof text - 3, cents / 100).ptr;
+      *end++ = '.';
+      *end++ = static_cast<char>('0' + cents % 100 / 10);
+      *end++ = static_cast<char>('0' + cents % 10);
+      out.append(text, end);
+      return;
+    }
+  }
+  fmt::format_to(std::back_inserter(out), "{:.2f}", v);
 }
 
-// num(v) appended in place (a year of nights is a polyline of 365 points).
-void append_num(std::string& out, double v) {
-  if (std::fabs(v) < 0.005) v = 0;
-  fmt::format_to(std::back_inserter(out), "{:.2f}", v);
+std::string num(double v) {
+  std::string out;
+  append_num(out, v);
+  return out;
 }
 
 std::string style_attrs(const Style& s) {
