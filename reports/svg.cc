@@ -1,7 +1,9 @@
 #include "reports/svg.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
@@ -15,9 +17,38 @@ constexpr const char* kBaselineColour = "#8c8c8c";
 
 // Coordinates are written with two decimals: enough for a screen, and
 // stable text for tests.
-std::string num(double v) {
+//
+// "{:.2f}" is the correctly rounded value; most coordinates take a shortcut
+// to the same text: v * 100 is off the exact value by less than 1e-4 below
+// 1e12, so when its fraction is not within 1e-3 of one half, rounding it to
+// the nearest integer rounds the exact value the same way (fmt writes the
+// rest, ties and near-ties included).
+void append_num(std::string& out, double v) {
   if (std::fabs(v) < 0.005) v = 0;  // no "-0.00"
-  return fmt::format("{:.2f}", v);
+  const double scaled = std::fabs(v * 100);
+  if (scaled < 1e12) {
+    const double whole = std::floor(scaled);
+    const double frac = scaled - whole;  // exact
+    if (std::fabs(frac - 0.5) > 1e-3) {
+      const long long cents = static_cast<long long>(whole) + (frac > 0.5 ? 1 : 0);
+      char text[32];
+      char* end = text;
+      if (v < 0) *end++ = '-';  // cents >= 1 here: |v| >= 0.005
+      end = std::to_chars(end, text + sizeof text - 3, cents / 100).ptr;
+      *end++ = '.';
+      *end++ = static_cast<char>('0' + cents % 100 / 10);
+      *end++ = static_cast<char>('0' + cents % 10);
+      out.append(text, end);
+      return;
+    }
+  }
+  fmt::format_to(std::back_inserter(out), "{:.2f}", v);
+}
+
+std::string num(double v) {
+  std::string out;
+  append_num(out, v);
+  return out;
 }
 
 std::string style_attrs(const Style& s) {
@@ -183,13 +214,20 @@ void Canvas::line(double x1, double y1, double x2, double y2, const Style& s) {
 
 void Canvas::polyline(const std::vector<std::pair<double, double>>& points, const Style& s) {
   std::string pts;
+  pts.reserve(points.size() * 14);
   for (auto [x, y] : points) {
     if (!finite({x, y})) return;
     if (!pts.empty()) pts += ' ';
-    pts += num(x) + "," + num(y);
+    append_num(pts, x);
+    pts += ',';
+    append_num(pts, y);
   }
   if (pts.empty()) return;
-  body_ += fmt::format(R"(<polyline points="{}"{}/>)", pts, style_attrs(s)) + "\n";
+  body_ += R"(<polyline points=")";
+  body_ += pts;
+  body_ += '"';
+  body_ += style_attrs(s);
+  body_ += "/>\n";
 }
 
 void Canvas::rect(double x, double y, double w, double h, const Style& s) {

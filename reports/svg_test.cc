@@ -4,6 +4,7 @@
 #include <limits>
 #include <regex>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace harness::svg {
@@ -97,6 +98,28 @@ TEST(SvgCanvas, RefusesNonFiniteCoordinates) {
   std::string out = c.str();
   EXPECT_FALSE(has_non_finite(out)) << out;
   EXPECT_NE(out.find(R"(<line x1="0.00" y1="0.00" x2="10.00" y2="10.00")"), std::string::npos) << out;
+}
+
+// Coordinates are "{:.2f}" of the value (nearer zero than 0.005: "0.00"),
+// whichever way they are written: around every tie of a cent, on exact ties
+// (k / 8), far from ties, negative, large.
+TEST(SvgCanvas, CoordinatesAreTheValueRoundedToTwoDecimals) {
+  std::vector<double> values = {0, -0.0, 0.005, -0.005, 0.0049, -0.0049, 2.675, -2.675, 1.005, 299.995, 1e11, 1e13, -7.5e12};
+  for (int k = -4000; k <= 4000; ++k) {
+    const double tie = (k + 0.5) / 100.0;
+    for (double v : {tie, std::nextafter(tie, 1e300), std::nextafter(tie, -1e300), k / 8.0, k / 100.0, k * 1.37 + 0.123})
+      values.push_back(v);
+  }
+  std::vector<std::pair<double, double>> points;
+  std::string want;
+  for (double v : values) {
+    points.push_back({v, v});
+    const std::string t = fmt::format("{:.2f}", std::fabs(v) < 0.005 ? 0.0 : v);
+    want += (want.empty() ? "" : " ") + t + "," + t;
+  }
+  Canvas c(100, 100, "t");
+  c.polyline(points, {});
+  EXPECT_NE(c.str().find("<polyline points=\"" + want + "\""), std::string::npos);
 }
 
 TEST(SvgCanvas, EscapesText) {

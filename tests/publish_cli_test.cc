@@ -47,7 +47,7 @@ TEST_F(PublishCli, PublishesReplayedRunsAndRepublishesNothingWhenNothingChanged)
   CommandResult first = harness({"publish", site});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   // Two scenario and rig pairs: day 6 of the case study fails a check (regressed), the host run passes;
-  // replays are not nights, so no level shift is fitted.
+  // one or two runs a series are too few for a level shift.
   EXPECT_THAT(first.out, HasSubstr("published 3 runs to " + site + ": "));
   EXPECT_THAT(first.out, HasSubstr(", 1 of 2 scenario and rig pairs regressed\npages: "));
   EXPECT_THAT(first.out, HasSubstr(" written, 0 unchanged; run reports: 3 written, 0 unchanged; 0 removed\n"));
@@ -66,6 +66,10 @@ TEST_F(PublishCli, PublishesReplayedRunsAndRepublishesNothingWhenNothingChanged)
   EXPECT_THAT(json.out, HasSubstr("\"runs\": 3"));
   EXPECT_THAT(json.out, HasSubstr("\"reports_written\": 1"));
   EXPECT_THAT(json.out, HasSubstr("\"removed\": "));
+  // The series cache of the unfiltered site is not of these filters: read from the store, and said.
+  EXPECT_THAT(json.out, HasSubstr("\"from_series_cache\": false"));
+  EXPECT_EQ(json.err, "note: " + site + "/.publish-series.cache: written for another store schema or other "
+                      "--scenario/--rig filters; every metric value read from the store\n");
   EXPECT_FALSE(fs::exists(dir_ / "site" / "runs" / "3.html"));  // the host run is not of that scenario
 }
 

@@ -14,6 +14,7 @@
 #include "harness/base/units.h"
 #include "harness/cli/commands.h"
 #include "harness/compare/change_points.h"
+#include "harness/compare/history_evidence.h"
 #include "harness/store/store.h"
 #include "reports/regression_tables.h"
 
@@ -43,17 +44,13 @@ std::string number_text(double v, const std::string& unit) {
 }
 
 // Change points per (scenario, rig) series: a level only means something on
-// one rig. A point takes part when it carries measured evidence (provenance
-// measured, or replayed: rig figures analysed again), whatever its origin; a
-// replay of a recording already in the series (same start time on the same
-// rig) repeats a night rather than adding one, and is left out.
+// one rig. The points that take part are those evidence_points takes
+// (harness/compare/history_evidence.h: measured evidence, a night replayed
+// again counted once), the rule compare's noise band and publish use too.
 std::vector<Shift> find_shifts(const std::vector<HistoryPoint>& points) {
   std::map<std::pair<std::string, std::string>, std::vector<const HistoryPoint*>> series;
-  std::set<std::tuple<std::string, std::string, std::string>> nights;
-  for (const HistoryPoint& p : points) {
-    if (!p.value || (p.provenance != "measured" && p.provenance != "replayed")) continue;
-    const bool repeat = !nights.insert({p.scenario_name, p.rig, p.started_at}).second;
-    if (repeat && p.origin != "live") continue;
+  for (std::size_t i : evidence_points(points)) {
+    const HistoryPoint& p = points[i];
     series[{p.scenario_name, p.rig}].push_back(&p);
   }
   std::vector<Shift> out;

@@ -25,6 +25,7 @@ Action setup_publish(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!store) return store.error();
     Result<PublishSummary> s = publish_site(*store, o->dir, o->filters);
     if (!s) return s.error();
+    for (const std::string& note : s->notes) io.err << "note: " << note << "\n";
     if (global.json) {
       io.out << nlohmann::json{{"dir", o->dir},
                                {"runs", s->runs},
@@ -35,7 +36,9 @@ Action setup_publish(CLI::App& app, const GlobalOptions& global, Io io) {
                                {"pages_unchanged", s->pages_unchanged},
                                {"reports_written", s->reports_written},
                                {"reports_unchanged", s->reports_unchanged},
-                               {"removed", s->removed}}
+                               {"removed", s->removed},
+                               {"from_series_cache", s->from_series_cache},
+                               {"notes", s->notes}}
                     .dump(2)
              << "\n";
     } else {

@@ -41,45 +41,77 @@ std::vector<std::size_t> pelt(std::size_t n, std::size_t m, double beta, const s
   std::vector<double> best(n + 1, inf);
   std::vector<std::size_t> last(n + 1, 0);
   best[0] = -beta;
-  std::vector<std::size_t> at;                 // the candidate splits tau
-  std::vector<double> at_best, at_s1, at_s2;   // best[tau], s1[tau], s2[tau]
-  std::vector<double> fit;                     // best[tau] + cost(tau, t)
+  // The candidate splits tau, each as a double too (exact: tau < 2^53), so
+  // that the cost loop is arithmetic on doubles alone and the compiler can
+  // run it several candidates at a time (the division dominates; the
+  // operations and their order are the same, so the values are too).
+  std::vector<std::size_t> at;
+  std::vector<double> at_tau, at_best, at_s1, at_s2;  // tau, best[tau], s1[tau], s2[tau]
+  std::vector<double> fit;                            // best[tau] + cost(tau, t)
   for (std::size_t t = m; t <= n; ++t) {
     std::size_t fresh = t - m;  // the newest split that leaves >= m values after it
     if (best[fresh] < inf) {
       at.push_back(fresh);
+      at_tau.push_back(static_cast<double>(fresh));
       at_best.push_back(best[fresh]);
       at_s1.push_back(s1[fresh]);
       at_s2.push_back(s2[fresh]);
     }
     const std::size_t k_end = at.size();
     fit.resize(k_end);
-    const double t1 = s1[t], t2 = s2[t];
+    const double t1 = s1[t], t2 = s2[t], td = static_cast<double>(t);
+    const double* __restrict tau = at_tau.data();
+    const double* __restrict b = at_best.data();
+    const double* __restrict a1 = at_s1.data();
+    const double* __restrict a2 = at_s2.data();
+    double* __restrict out = fit.data();
     for (std::size_t k = 0; k < k_end; ++k) {
-      const double len = static_cast<double>(t - at[k]);
-      const double sum = t1 - at_s1[k];
-      fit[k] = at_best[k] + std::max(0.0, (t2 - at_s2[k]) - sum * sum / len);
+      const double len = td - tau[k];
+      const double sum = t1 - a1[k];
+      const double c = (t2 - a2[k]) - sum * sum / len;
+      out[k] = b[k] + (c > 0.0 ? c : 0.0);  // std::max(0.0, c), NaN and -0 included
     }
+    // The least fit[k] + beta and the first candidate reaching it: what a
+    // scan keeping the first strictly smaller value finds, in two passes
+    // the processor can overlap (min is exact in any order; a NaN is never
+    // taken; nothing below infinity leaves f infinite and arg 0).
+    double m0 = inf, m1 = inf, m2 = inf, m3 = inf;
+    std::size_t k = 0;
+    for (; k + 4 <= k_end; k += 4) {
+      m0 = std::min(m0, fit[k] + beta);
+      m1 = std::min(m1, fit[k + 1] + beta);
+      m2 = std::min(m2, fit[k + 2] + beta);
+      m3 = std::min(m3, fit[k + 3] + beta);
+    }
+    for (; k < k_end; ++k) m0 = std::min(m0, fit[k] + beta);
+    const double least = std::min(std::min(m0, m1), std::min(m2, m3));
     double f = inf;
     std::size_t arg = 0;
-    for (std::size_t k = 0; k < k_end; ++k) {
-      const double v = fit[k] + beta;
-      if (v < f) { f = v; arg = at[k]; }
+    if (least < inf) {
+      std::size_t j = 0;
+      while (!(fit[j] + beta == least)) ++j;
+      f = fit[j] + beta;
+      arg = at[j];
     }
     best[t] = f;
     last[t] = arg;
     // PELT pruning: a split that is already worse than the best fit up to t
     // (before paying for another change) can never become optimal later.
+    // On a stable stretch none is; the arrays are rewritten from the first
+    // one that is.
     std::size_t kept = 0;
-    for (std::size_t k = 0; k < k_end; ++k) {
+    while (kept < k_end && fit[kept] <= f) ++kept;
+    for (std::size_t k = kept; k < k_end; ++k) {
       if (!(fit[k] <= f)) continue;
       at[kept] = at[k];
+      at_tau[kept] = at_tau[k];
       at_best[kept] = at_best[k];
       at_s1[kept] = at_s1[k];
       at_s2[kept] = at_s2[k];
       ++kept;
     }
     at.resize(kept);
+    at_tau.resize(kept);
     at_best.resize(kept);
     at_s1.resize(kept);
     at_s2.resize(kept);

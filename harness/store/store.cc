@@ -654,11 +654,16 @@ Result<std::vector<HistoryMetric>> Store::history_metrics(const std::string& sce
 
 Result<std::map<std::string, std::vector<HistoryPoint>>> Store::all_metric_history(const std::string& scenario,
                                                                                    const std::string& rig) const {
+  return all_metric_history_after(0, scenario, rig);
+}
+
+Result<std::map<std::string, std::vector<HistoryPoint>>> Store::all_metric_history_after(
+    std::int64_t after_run, const std::string& scenario, const std::string& rig) const {
   HARNESS_STORE_LET(q, db_->query("SELECT m.name, r.id, r.started_at, r.origin, r.scenario_name, r.rig, m.value, m.unit, "
                                   "m.provenance, m.unavailable FROM metrics m JOIN runs r ON r.id = m.run_id "
-                                  "WHERE (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
+                                  "WHERE m.run_id > ? AND (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
                                   "AND r.status IN ('passed', 'failed') ORDER BY m.run_id",
-                                  {scenario, scenario, rig, rig}));
+                                  {after_run, scenario, scenario, rig, rig}));
   std::map<std::string, std::vector<HistoryPoint>> out;
   std::string name;
   std::vector<HistoryPoint>* points = nullptr;

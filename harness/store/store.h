@@ -185,6 +185,12 @@ class Store {
   // took 12 s by name, under 1 s in one pass).
   Result<std::map<std::string, std::vector<HistoryPoint>>> all_metric_history(const std::string& scenario,
                                                                               const std::string& rig) const;
+  // The same, of the runs with an id above `after_run` only: a publish that
+  // keeps the values of the runs it read before (reports/publish/series_cache.h)
+  // reads the new nights' metrics alone.
+  Result<std::map<std::string, std::vector<HistoryPoint>>> all_metric_history_after(std::int64_t after_run,
+                                                                                    const std::string& scenario,
+                                                                                    const std::string& rig) const;
 
  private:
   Store(std::string path, std::string artifacts, std::unique_ptr<sql::Connection> db);

@@ -183,6 +183,23 @@ TEST_P(StoreBaselineTest, AllMetricHistoryIsMetricHistoryOfEveryNameInOnePass) {
   EXPECT_TRUE(other->empty());
 }
 
+TEST_P(StoreBaselineTest, AllMetricHistoryAfterARunReadsOnlyTheNewerRuns) {
+  std::int64_t r1 = add("host", "lab-a", 1.0);
+  add("host", "lab-b", 5.0);
+  std::int64_t r3 = add("host", "lab-a", 1.1);
+  add("host", "lab-a", 9.0, RunStatus::aborted);
+  std::int64_t r5 = add("host", "lab-a", 1.2);
+  Result<std::map<std::string, std::vector<HistoryPoint>>> after = store_->all_metric_history_after(r1, "", "lab-a");
+  ASSERT_TRUE(after) << after.error().message;
+  ASSERT_EQ(after->size(), 1u);
+  std::vector<std::int64_t> ids;
+  for (const HistoryPoint& p : after->at("latency_p50")) ids.push_back(p.run_id);
+  EXPECT_EQ(ids, (std::vector<std::int64_t>{r3, r5}));
+  after = store_->all_metric_history_after(r5, "", "");
+  ASSERT_TRUE(after);
+  EXPECT_TRUE(after->empty());
+}
+
 TEST_P(StoreBaselineTest, RecentValuesAreTheNoiseBandInput) {
   add("host", "lab-a", 1.0);
   add("host", "lab-a", 1.1);

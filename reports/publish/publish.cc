@@ -14,6 +14,7 @@
 #include "harness/base/files.h"
 #include "harness/base/input_limits.h"
 #include "reports/html.h"
+#include "reports/publish/series_cache.h"
 #include "reports/publish/site_pages.h"
 
 namespace harness {
@@ -98,22 +99,31 @@ bool regular_file_of_size(const fs::path& path, std::uint64_t bytes) {
 // not change once its final status is written; a change of status is in the
 // state) and every baseline. The same digest as the last publish, with every
 // file still in place, means the site is up to date: nothing is read further.
-Result<std::string> input_digest(const Store& store, const PublishFilters& f) {
-  Result<std::vector<RunSummary>> runs = store.list_runs(std::numeric_limits<int>::max());
-  if (!runs) return runs.error();
-  Result<std::vector<Baseline>> baselines = store.list_baselines();
-  if (!baselines) return baselines.error();
+std::string input_digest(const StoreListing& listing, const PublishFilters& f) {
   std::string text = fmt::format("harness {}\nmanifest {}\nsince {}\nrig {}\nscenario {}\n", HARNESS_VERSION,
                                  kManifestVersion, f.since, f.rig, f.scenario);
-  for (const RunSummary& r : *runs) {
+  for (const RunSummary& r : listing.runs) {
     text += fmt::format("run {}|{}|{}|{}|{}|{}\n", r.id, r.scenario_name, r.rig, r.origin, r.started_at, run_state(r));
   }
-  for (const Baseline& b : *baselines) {
+  for (const Baseline& b : listing.baselines) {
     text += fmt::format("baseline {}|{}|{}|{}|{}|", b.name, b.scenario_name, b.rig, b.run_id, b.set_at);
     for (std::int64_t id : b.runs) text += fmt::format("{},", id);
     text += "\n";
   }
   return sha256_hex(text);
+}
+
+// The folder's series cache, if it has one: absent, unreadable (a symlink,
+// too large) or unusable, the values are read from the store.
+std::optional<std::string> read_series_cache(const fs::path& path, std::vector<std::string>& notes) {
+  std::error_code ec;
+  if (fs::symlink_status(path, ec).type() == fs::file_type::not_found) return std::nullopt;
+  Result<std::string> bytes = read_regular_file(path.string(), kMaxSeriesCacheBytes, "series cache");
+  if (!bytes) {
+    notes.push_back(bytes.error().message + "; every metric value read from the store");
+    return std::nullopt;
+  }
+  return std::move(*bytes);
 }
 
 bool every_file_in_place(const fs::path& dir, const Manifest& m) {
@@ -131,9 +141,10 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
   const fs::path dir(dir_text);
   Result<std::optional<Manifest>> old = read_manifest(dir);
   if (!old) return old.error();
-  Result<std::string> inputs = input_digest(store, filters);
-  if (!inputs) return inputs.error();
-  if (*old && (*old)->inputs == *inputs && every_file_in_place(dir, **old)) {
+  Result<StoreListing> listing = read_store_listing(store);
+  if (!listing) return listing.error();
+  const std::string inputs = input_digest(*listing, filters);
+  if (*old && (*old)->inputs == inputs && every_file_in_place(dir, **old)) {
     PublishSummary same;
     same.pages_unchanged = (*old)->pages.size();
     same.reports_unchanged = (*old)->reports.size();
@@ -143,8 +154,16 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
     same.regressed_series = (*old)->regressed_series;
     return same;
   }
-  Result<SiteData> site = load_site_data(store, filters);
-  if (!site) return site.error();
+  PublishSummary sum;
+  // A cache is read only from a folder this module wrote (it has a manifest).
+  const fs::path cache_path = dir / kSeriesCacheName;
+  std::optional<std::string> cache = *old ? read_series_cache(cache_path, sum.notes) : std::nullopt;
+  Result<LoadedSite> loaded = load_site(store, filters, std::move(*listing), cache, cache_path.string());
+  if (!loaded) return loaded.error();
+  cache.reset();
+  if (loaded->cache_note) sum.notes.push_back(*loaded->cache_note);
+  sum.from_series_cache = loaded->from_cache;
+  const SiteData* site = &loaded->site;
 
   for (const fs::path& sub : {dir, dir / "metrics", dir / "runs"}) {
     std::error_code ec;
@@ -152,7 +171,6 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
     if (ec) return Error::infra(fmt::format("{}: cannot create the folder: {}", sub.string(), ec.message()));
   }
   Manifest now;
-  PublishSummary sum;
   sum.metrics = site->metrics.size();
   sum.runs = site->runs.size();
   sum.series = site->last_night.size();
@@ -216,10 +234,22 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
     }
   }
 
+  // The values read, for the next publish (before the flush: the manifest
+  // that makes the folder ours is written after it).
+  if (loaded->series_cache.size() <= kMaxSeriesCacheBytes) {
+    HARNESS_TRY(write_file_atomically(cache_path.string(), loaded->series_cache, Flush::deferred));
+  } else {
+    std::error_code ec;
+    fs::remove(cache_path, ec);
+    sum.notes.push_back(fmt::format("{}: not written: {} bytes, over the limit of {}; the next publish reads every "
+                                    "metric value from the store",
+                                    cache_path.string(), loaded->series_cache.size(), kMaxSeriesCacheBytes));
+  }
+
   // One flush for the whole batch, before the manifest says it is there.
-  if (sum.pages_written + sum.reports_written > 0) HARNESS_TRY(sync_filesystem(dir.string()));
+  HARNESS_TRY(sync_filesystem(dir.string()));
   nlohmann::json j = {{"kind", kManifestKind}, {"version", kManifestVersion}, {"store", store.path()},
-                      {"inputs", *inputs}, {"series", sum.series}, {"regressed_series", sum.regressed_series},
+                      {"inputs", inputs}, {"series", sum.series}, {"regressed_series", sum.regressed_series},
                       {"pages", nlohmann::json::object()}, {"reports", nlohmann::json::object()}};
   for (const auto& [rel, v] : now.pages) j["pages"][rel] = {{"sha256", v.first}, {"bytes", v.second}};
   for (const auto& [rel, state] : now.reports) j["reports"][rel] = state;

@@ -8,6 +8,9 @@
 // a page whose text is unchanged is not written again, a run report whose run
 // is unchanged is not rendered again, and a file an earlier publish wrote that
 // is no longer part of the site is removed (nothing else in DIR is touched).
+// Beside the manifest, the series cache (series_cache.h) keeps the metric
+// values read, so that the next publish reads only the newer runs' values;
+// a cache that does not match the store is treated as absent, with a note.
 // Every write is atomic (write_file_atomically, flushed once for the whole
 // batch with sync_filesystem); the manifest is written last, the index after
 // the pages it links.
@@ -15,6 +18,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "harness/base/result.h"
 #include "harness/store/store.h"
@@ -29,6 +33,8 @@ struct PublishSummary {
   std::size_t reports_written = 0, reports_unchanged = 0;
   std::size_t removed = 0;
   std::size_t metrics = 0, runs = 0, regressed_series = 0, series = 0;
+  bool from_series_cache = false;  // only the metrics of runs newer than the cache's were read
+  std::vector<std::string> notes;  // e.g. why the folder's series cache was not used
 };
 
 // A folder that exists, is not empty and holds no manifest is refused

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "reports/publish/series_cache.h"
 #include "reports/publish/site_pages.h"
 #include "tests/support/publish_store.h"
 
@@ -103,7 +104,7 @@ TEST_F(Publish, IndexPutsTheRegressedRigFirstWithMetricChangeAndSinceWhen) {
   EXPECT_NE(page.find(fmt::format("<tr><td><a href=\"../runs/{0}.html\">run {0}</a></td><td>2026-11-11</td>",
                                   runs_.lab_a[10])),
             std::string::npos);
-  EXPECT_NE(page.find("noise band of the 12 live runs before the newest"), std::string::npos);
+  EXPECT_NE(page.find("noise band of the 12 measured runs before the newest"), std::string::npos);
 
   const std::string tables = slurp(site / "tables.html");
   for (const char* t : {"bandwidth regression: scenario whisper-medium-ryzen-ai on rig lab-a (13 runs)",
@@ -190,6 +191,8 @@ TEST_F(Publish, IncrementalAfterOneMoreNightIsByteForByteTheColdSite) {
   Result<PublishSummary> next = publish_site(*store_, site.string(), {});
   ASSERT_TRUE(next) << next.error().message;
   EXPECT_EQ(next->reports_written, 3u);
+  EXPECT_TRUE(next->from_series_cache);  // only the three new runs' metrics were read
+  EXPECT_TRUE(next->notes.empty());
 
   const fs::path cold = dir_ / "cold";
   Result<PublishSummary> scratch = publish_site(*store_, cold.string(), {});
@@ -203,6 +206,141 @@ TEST_F(Publish, IncrementalAfterOneMoreNightIsByteForByteTheColdSite) {
     ASSERT_NE(it, a.end()) << rel << " is missing from the incremental site";
     EXPECT_TRUE(it->second == text) << rel << " differs from the cold publish";
   }
+}
+
+// The text of one series' section on a metric page.
+std::string series_section(const std::string& page, const std::string& title) {
+  const std::size_t at = page.find("<h2>" + title + "</h2>");
+  if (at == std::string::npos) return "";
+  return page.substr(at, page.find("</section>", at) - at);
+}
+
+// The evidence rule of history --changes and compare (evidence_points): a
+// replayed night counts whatever its origin, a replay of a night already in
+// the series counts once.
+TEST_F(Publish, FitsReplayedNightsOnceWithMeasuredEvidenceAsHistoryAndCompareDo) {
+  // Night 13 of lab-a again (the same start time): a repeat. Night 14 only
+  // as a replay: a night of its own.
+  Result<RunRecord> repeat = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-13");
+  ASSERT_TRUE(repeat) << repeat.error().message;
+  repeat->origin = "replay";
+  ASSERT_TRUE(store_->insert_run(*repeat));
+  Result<RunRecord> fresh = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-14");
+  ASSERT_TRUE(fresh) << fresh.error().message;
+  fresh->origin = "replay";
+  ASSERT_TRUE(store_->insert_run(*fresh));
+
+  const fs::path site = dir_ / "site";
+  ASSERT_TRUE(publish_site(*store_, site.string(), {}));
+  const std::string lab_a = series_section(slurp(site / "metrics/latency_p50.html"), "whisper-medium-ryzen-ai on lab-a");
+  ASSERT_FALSE(lab_a.empty());
+  EXPECT_NE(lab_a.find("<p>15 runs, newest"), std::string::npos) << lab_a;
+  // 14 nights fitted (13 live, the replayed 14th), the band from the 13 before the newest.
+  EXPECT_NE(lab_a.find("noise band of the 13 measured runs before the newest"), std::string::npos) << lab_a;
+  EXPECT_NE(lab_a.find(fmt::format("<tr><td><a href=\"../runs/{0}.html\">run {0}</a></td><td>2026-11-11</td>",
+                                   runs_.lab_a[10])),
+            std::string::npos)
+      << lab_a;
+}
+
+// A series cache that does not decode or does not match the store is
+// treated as absent: the site is the cold one, and a note says why.
+TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
+  const fs::path site = dir_ / "site";
+  ASSERT_TRUE(publish_site(*store_, site.string(), {}));
+  const fs::path cache = site / kSeriesCacheName;
+  const std::string good = slurp(cache);
+  ASSERT_GT(good.size(), 1000u);
+  // Another store's cache: published from a copy holding one night less.
+  const fs::path other_dir = dir_ / "other";
+  {
+    Result<Store> other = Store::open((dir_ / "other.sqlite").string());
+    ASSERT_TRUE(other) << other.error().message;
+    Result<RunRecord> night = test_support::replayed_night("case-study/day6", "lab-a", "2026-11-01");
+    ASSERT_TRUE(night) << night.error().message;
+    ASSERT_TRUE(other->insert_run(*night));
+    ASSERT_TRUE(publish_site(*other, other_dir.string(), {}));
+  }
+  const std::string foreign = slurp(other_dir / kSeriesCacheName);
+  ASSERT_TRUE(publish_site(*store_, (dir_ / "lab-b-only").string(), {"", "lab-b", ""}));
+  const std::string filtered = slurp(dir_ / "lab-b-only" / kSeriesCacheName);
+  // Whole caches whose values are not the store's: a value left out, a run's start changed.
+  Result<SeriesCache> decoded = decode_series_cache(good, "good");
+  ASSERT_TRUE(decoded) << decoded.error().message;
+  const std::int64_t host = runs_.host_a[0];
+  int host_metrics = 0;
+  Result<std::vector<RunSummary>> listed = store_->list_runs(100);
+  ASSERT_TRUE(listed);
+  for (const RunSummary& r : *listed)
+    if (r.id == host) host_metrics = r.metric_count;
+  MetricPoints fewer = decoded->points;
+  std::erase_if(fewer.at("latency_p50"), [&](const HistoryPoint& p) { return p.run_id == host; });
+  const std::string missing = encode_series_cache(decoded->key, fewer);
+  MetricPoints moved = decoded->points;
+  for (auto& [name, points] : moved)
+    for (HistoryPoint& p : points)
+      if (p.run_id == host) p.started_at = "2026-11-12T02:00:00.000Z";
+  const std::string other_start = encode_series_cache(decoded->key, moved);
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x20;
+  const std::string why_tail = "; every metric value read from the store";
+  const struct {
+    const char* what;
+    std::string bytes;
+    std::string note;
+  } cases[] = {
+      {"truncated", good.substr(0, good.size() - 70), cache.string() + ": not a series cache: truncated" + why_tail},
+      {"a byte changed", flipped, cache.string() + ": not a series cache: its sha256 does not match its contents" + why_tail},
+      {"not a cache", "<html>hello</html>\n",
+       cache.string() + ": not a series cache: no \"harness publish series cache\" header" + why_tail},
+      {"empty", "", cache.string() + ": not a series cache: no \"harness publish series cache\" header" + why_tail},
+      {"a value left out", missing,
+       fmt::format("{}: it holds {} of the {} metrics of run {}", cache.string(), host_metrics - 1, host_metrics, host) +
+           why_tail},
+      {"a run's start changed", other_start, fmt::format("{}: its run {} is not the store's", cache.string(), host) + why_tail},
+      {"of other filters", filtered,
+       cache.string() + ": written for another store schema or other --scenario/--rig filters" + why_tail},
+      {"another store's", foreign,
+       cache.string() + ": the store's runs up to run 1 are not those it was written from" + why_tail},
+  };
+  int night = 14;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::ofstream(cache, std::ios::binary | std::ios::trunc) << c.bytes;
+    Result<RunRecord> more = test_support::replayed_night("case-study/day1", "lab-a", fmt::format("2026-11-{}", night++));
+    ASSERT_TRUE(more) << more.error().message;
+    ASSERT_TRUE(store_->insert_run(*more));
+    Result<PublishSummary> next = publish_site(*store_, site.string(), {});
+    ASSERT_TRUE(next) << next.error().message;
+    EXPECT_FALSE(next->from_series_cache);
+    EXPECT_EQ(next->notes, std::vector<std::string>{c.note});
+    const fs::path cold = dir_ / fmt::format("cold-{}", night);
+    ASSERT_TRUE(publish_site(*store_, cold.string(), {}));
+    EXPECT_TRUE(files_of(site) == files_of(cold)) << "the site differs from a cold publish";
+  }
+  // Stale: a run the cache holds was marked aborted since it was written.
+  Result<RunRecord> more = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-20");
+  ASSERT_TRUE(more) << more.error().message;
+  Result<std::int64_t> newest = store_->insert_run(*more);
+  ASSERT_TRUE(newest);
+  ASSERT_TRUE(store_->mark_aborted(runs_.lab_b[3], "stopped by SIGTERM"));
+  Result<PublishSummary> next = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_FALSE(next->from_series_cache);
+  EXPECT_EQ(next->notes, std::vector<std::string>{fmt::format(
+                             "{}: the store's runs up to run {} are not those it was written from{}", cache.string(),
+                             *newest - 1, why_tail)});
+  const fs::path cold = dir_ / "cold-stale";
+  ASSERT_TRUE(publish_site(*store_, cold.string(), {}));
+  EXPECT_TRUE(files_of(site) == files_of(cold)) << "the site differs from a cold publish";
+  // The cache written then is whole again: the next night reads only itself.
+  Result<RunRecord> last = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-21");
+  ASSERT_TRUE(last) << last.error().message;
+  ASSERT_TRUE(store_->insert_run(*last));
+  next = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_TRUE(next->from_series_cache);
+  EXPECT_TRUE(next->notes.empty());
 }
 
 TEST_F(Publish, FiltersLeaveOutOtherRigsAndRemoveTheirPagesOnRepublish) {

@@ -32,9 +32,9 @@ Status check_since_date(const std::string& date);
 using SeriesKey = std::pair<std::string, std::string>;  // (scenario, rig)
 
 // The noise band drawn on a trend: the prediction interval (95 %, Student's
-// t) of the next value from the `runs` live values before the newest.
+// t) of the next value from the `runs` fitted values before the newest.
 struct DrawnBand {
-  std::size_t first = 0, runs = 0;  // indices into MetricSeries::live
+  std::size_t first = 0, runs = 0;  // indices into MetricSeries::fitted
   double mean = 0, lo = 0, hi = 0;
   double p = 1;  // the newest value against it (noise_band)
 };
@@ -53,8 +53,11 @@ struct SeriesChange {
 struct MetricSeries {
   std::string scenario, rig;
   std::vector<HistoryPoint> points;         // every completed run in the filters
-  std::vector<std::size_t> live;            // indices of live runs with a value
-  std::vector<ChangePoint> change_points;   // indices into `live`
+  // Indices of the points with measured evidence, a night replayed again
+  // counted once (evidence_points, harness/compare/history_evidence.h: the
+  // rule of `history --changes` and compare's noise band): what is fitted.
+  std::vector<std::size_t> fitted;
+  std::vector<ChangePoint> change_points;   // indices into `fitted`
   std::optional<DrawnBand> band;
   std::optional<SeriesChange> change;       // the newest change that still holds, if it reaches the threshold
   struct BaselineLine {
@@ -96,9 +99,31 @@ struct SiteData {
 // How the judgement was reached, printed on the pages.
 extern const char* const kPublishMethod;
 
-// Reads and judges everything the filters select. Queries: list_runs,
-// all_metric_history (one pass), list_baselines, and load_run of each
-// series' newest run (its verdicts and each metric's better direction).
+// What a publish reads of the store first, once: the input digest of
+// publish.cc and the site data are both made from it.
+struct StoreListing {
+  std::vector<RunSummary> runs;     // list_runs: every run, newest first
+  std::vector<Baseline> baselines;  // list_baselines
+};
+Result<StoreListing> read_store_listing(const Store& store);
+
+// The site, and the series cache (series_cache.h) to keep for the next publish.
+struct LoadedSite {
+  SiteData site;
+  std::string series_cache;              // encode_series_cache of the values read
+  std::optional<std::string> cache_note;  // why the cache given was not used
+  bool from_cache = false;                // only the runs after the cache's were read
+};
+
+// Reads and judges everything the filters select. Queries besides the
+// listing: all_metric_history (one pass; with a cache that matches the
+// store, all_metric_history_after the cache's newest run), and load_run of
+// each series' newest run (its verdicts and each metric's better direction).
+// `cache` holds the bytes of the folder's series cache, if it has one
+// (`cache_path` names it in the note).
+Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, StoreListing listing,
+                             const std::optional<std::string>& cache, const std::string& cache_path);
+// The same without a cache.
 Result<SiteData> load_site_data(const Store& store, const PublishFilters& filters);
 
 // Change points, band and change of one series (pure; `better` decides worse).

@@ -180,10 +180,10 @@ std::string trend_chart(const MetricSeries& s, const std::string& metric, const 
   svg::draw_axes(c, f, compact ? "" : "night (UTC)", unit.empty() || unit == "1" ? "value" : unit, &date_tick,
                  nullptr);
 
-  auto live_x = [&](std::size_t k) { return f.x.px(*x_of[s.live[k]]); };
-  auto live_v = [&](std::size_t k) { return *s.points[s.live[k]].value; };
+  auto fitted_x = [&](std::size_t k) { return f.x.px(*x_of[s.fitted[k]]); };
+  auto fitted_v = [&](std::size_t k) { return *s.points[s.fitted[k]].value; };
   if (s.band && s.band->runs > 0) {
-    double x0 = live_x(s.band->first), x1 = live_x(s.live.size() - 1);
+    double x0 = fitted_x(s.band->first), x1 = fitted_x(s.fitted.size() - 1);
     c.rect(x0, f.y.px(s.band->hi), std::max(x1 - x0, 2.0), f.y.px(s.band->lo) - f.y.px(s.band->hi),
            {kBandColour, 0, kBandColour, "", 0.35});
   }
@@ -194,29 +194,29 @@ std::string trend_chart(const MetricSeries& s, const std::string& metric, const 
     if (!compact) c.text(f.right - 4, y - 4, "baseline " + b.name, svg::Anchor::end, 11, kBaselineColour);
   }
   // The level of each segment between change points.
-  if (!s.live.empty()) {
+  if (!s.fitted.empty()) {
     std::size_t begin = 0;
     std::vector<std::size_t> ends;
     for (const ChangePoint& cp : s.change_points) ends.push_back(cp.index);
-    ends.push_back(s.live.size());
+    ends.push_back(s.fitted.size());
     for (std::size_t e : ends) {
       if (e <= begin) continue;
       double sum = 0;
-      for (std::size_t k = begin; k < e; ++k) sum += live_v(k);
+      for (std::size_t k = begin; k < e; ++k) sum += fitted_v(k);
       double level = sum / static_cast<double>(e - begin);
-      c.line(live_x(begin), f.y.px(level), live_x(e - 1), f.y.px(level), {kLevelColour, 2});
+      c.line(fitted_x(begin), f.y.px(level), fitted_x(e - 1), f.y.px(level), {kLevelColour, 2});
       begin = e;
     }
   }
   for (const ChangePoint& cp : s.change_points) {
-    double x = live_x(cp.index);
+    double x = fitted_x(cp.index);
     c.line(x, f.top, x, f.bottom, {kChangeColour, 1.2, "none", "3 3"});
     if (!compact && cp.before != 0)
       c.text(x + 3, f.top + 10, percent((cp.after - cp.before) / std::fabs(cp.before)), svg::Anchor::start, 10,
              kChangeColour);
   }
   std::vector<std::pair<double, double>> line;
-  for (std::size_t k = 0; k < s.live.size(); ++k) line.push_back({live_x(k), f.y.px(live_v(k))});
+  for (std::size_t k = 0; k < s.fitted.size(); ++k) line.push_back({fitted_x(k), f.y.px(fitted_v(k))});
   if (line.size() > 1) c.polyline(line, {kRunColour, 1.2});
   // Markers only where they stay readable; a year of nights is the line.
   const bool markers = s.points.size() <= 120;
@@ -356,7 +356,8 @@ std::string metric_page(const MetricPage& m, const SiteData& site) {
                                  escape_xml(m.name), escape_xml(m.unit.empty() ? "none" : m.unit),
                                  better_name(m.better), m.series.size(), m.series.size() == 1 ? "" : "s",
                                  escape_xml(filters_text(site.filters)));
-  body += "<p class=\"meta\">blue: each run (hollow: a replay, not part of the fit); orange: the level between change "
+  body += "<p class=\"meta\">blue: each run (hollow: a replay or import), the line through the fitted ones (a value "
+          "without measured evidence, or a replay of a night already shown, is not fitted); orange: the level between change "
           "points; red dashes: change points; shaded: the noise band; green dashes: baselines</p>\n";
   for (const MetricSeries& s : m.series) {
     body += fmt::format("<section class=\"series\">\n<h2>{}</h2>\n<figure class=\"trend\">{}</figure>\n",
@@ -373,13 +374,13 @@ std::string metric_page(const MetricPage& m, const SiteData& site) {
                           s.change->worse ? "regressed" : "improved", change_words(*s.change, m.unit));
     }
     if (s.band) {
-      body += fmt::format("<p>noise band of the {} live runs before the newest: {} to {} (mean {}); the newest run's p "
+      body += fmt::format("<p>noise band of the {} measured runs before the newest: {} to {} (mean {}); the newest run's p "
                           "= {:.3g}</p>\n",
                           s.band->runs, escape_xml(value_text(s.band->lo, m.unit)),
                           escape_xml(value_text(s.band->hi, m.unit)), escape_xml(value_text(s.band->mean, m.unit)),
                           s.band->p);
     } else {
-      body += "<p>noise band: unavailable: fewer than 6 live runs with a value</p>\n";
+      body += "<p>noise band: unavailable: fewer than 6 measured runs with a value</p>\n";
     }
     for (const auto& b : s.baselines) {
       std::string runs;
@@ -392,7 +393,7 @@ std::string metric_page(const MetricPage& m, const SiteData& site) {
       body += "<table class=\"changes\"><tr><th>from run</th><th>night</th><th>before</th><th>after</th><th>change</th>"
               "</tr>\n";
       for (const ChangePoint& cp : s.change_points) {
-        const HistoryPoint& p = s.points[s.live[cp.index]];
+        const HistoryPoint& p = s.points[s.fitted[cp.index]];
         body += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
                             "class=\"num\">{}</td></tr>\n",
                             run_link(p.run_id, true), escape_xml(day_of(p.started_at)),

@@ -8,7 +8,8 @@
 //   whisper-medium-ryzen-ai on "lab-b": day 6 every night (nothing changes);
 //   the host fixture's own scenario on "host-a": one night.
 // The replayed records are stored as origin "live" because they stand for
-// the lab's nights here (publish fits levels to live runs only).
+// the lab's nights here (drawn as live runs; their values, provenance
+// replayed, are fitted either way).
 #pragma once
 
 #include <cstdint>
