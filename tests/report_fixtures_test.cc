@@ -124,7 +124,9 @@ TEST(ReportOfReplayedFixtures, LatencyHistogramsAreScaledToTheirData) {
                                    Case{"case-study/day6", nullptr}, Case{"host/localhost-2026-11-29", nullptr}}) {
     RunRecord run = replayed(kFixtures / fixture);
     LatencyPanels drawn = latency_panels(run.analysis, baseline ? &baseline->analysis : nullptr);
-    if (baseline) EXPECT_GT(drawn.baseline_outside, 0u);  // day 1's slow samples are off day 6's axis, and said to be
+    if (baseline) {
+      EXPECT_GT(drawn.baseline_outside, 0u);  // day 1's slow samples are off day 6's axis, and said to be
+    }
     ASSERT_FALSE(drawn.panels.empty()) << fixture;
     double widest = 0;
     for (const svg::HistogramSpec& spec : drawn.panels) {
