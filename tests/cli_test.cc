@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +17,7 @@
 
 #include "harness/store/sql/connection.h"
 #include "probes/process.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
@@ -31,11 +31,7 @@ using ::testing::Not;
 class CliTest : public ::testing::TestWithParam<testing_support::StoreEngine> {
  protected:
   void SetUp() override {
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(name.begin(), name.end(), '/', '-');
-    dir_ = std::filesystem::temp_directory_path() / ("harness-cli-" + std::to_string(::getpid()) + "-" + name);
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = testing_support::fresh_test_dir("harness-cli");
     store_.emplace(GetParam(), dir_);
     if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
     db_ = store_->target();

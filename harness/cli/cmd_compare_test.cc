@@ -1,6 +1,5 @@
 // compare, baseline and history through the command line, in-process, on a
 // store filled with synthetic runs (the real runs are in tests/compare_e2e_test.cc).
-#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <fstream>
@@ -16,6 +15,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
@@ -30,11 +30,7 @@ const char* kScenario =
 class CompareCliTest : public ::testing::TestWithParam<testing_support::StoreEngine> {
  protected:
   void SetUp() override {
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(name.begin(), name.end(), '/', '-');
-    dir_ = std::filesystem::temp_directory_path() / ("harness-cmp-cli-" + std::to_string(::getpid()) + "-" + name);
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = testing_support::fresh_test_dir("harness-cmp-cli");
     store_.emplace(GetParam(), dir_);
     if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
     db_ = store_->target();

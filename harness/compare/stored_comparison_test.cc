@@ -2,7 +2,6 @@
 // regression stays flagged night after night until a new baseline is set.
 #include "harness/compare/stored_comparison.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -10,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/scratch_dir.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
@@ -19,12 +19,7 @@ namespace {
 class StoredComparisonTest : public ::testing::TestWithParam<testing_support::StoreEngine> {
  protected:
   void SetUp() override {
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(name.begin(), name.end(), '/', '-');
-    dir_ = std::filesystem::temp_directory_path() /
-           ("harness-stored-comparison-" + std::to_string(::getpid()) + "-" + name);
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = testing_support::fresh_test_dir("harness-stored-comparison");
     target_.emplace(GetParam(), dir_);
     if (!target_->unavailable().empty()) GTEST_SKIP() << target_->unavailable();
     Result<Store> s = Store::open(target_->target());
