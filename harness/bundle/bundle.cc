@@ -73,7 +73,7 @@ Result<BundleManifest> manifest_from_json(const nlohmann::json& j, const std::st
                                       "\"harness-recording\")", where));
     }
     BundleManifest m;
-    m.format_version = j.at("format_version").get<int>();
+    m.format_version = json_integer<int>(j.at("format_version"));
     if (m.format_version > kBundleFormatVersion) {
       return Error::input(fmt::format("{}: bundle format version {} is newer than this harness reads ({})",
                                       where, m.format_version, kBundleFormatVersion));
@@ -92,7 +92,7 @@ Result<BundleManifest> manifest_from_json(const nlohmann::json& j, const std::st
     if (j.contains("context")) m.context = j.at("context").get<std::map<std::string, std::string>>();
     for (const auto& f : j.at("files")) {
       m.files.push_back({f.at("path").get<std::string>(), f.at("role").get<std::string>(),
-                         f.at("size").get<std::uint64_t>(), f.at("sha256").get<std::string>()});
+                         json_integer<std::uint64_t>(f.at("size")), f.at("sha256").get<std::string>()});
     }
     return m;
   } catch (const nlohmann::json::exception& e) {

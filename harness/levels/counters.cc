@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/bounded_json.h"
 #include "harness/model/metric_catalogue.h"
 
 namespace harness {
@@ -16,7 +17,7 @@ void put(nlohmann::json& j, const char* key, const std::optional<std::uint64_t>&
 }
 
 void get(const nlohmann::json& j, const char* key, std::optional<std::uint64_t>& v) {
-  if (j.contains(key) && !j.at(key).is_null()) v = j.at(key).get<std::uint64_t>();
+  if (j.contains(key) && !j.at(key).is_null()) v = json_integer<std::uint64_t>(j.at(key));
 }
 
 std::string number(double v) { return fmt::format("{:.4g}", v); }

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/bounded_json.h"
 #include "harness/base/digest.h"
 #include "harness/rig/local_device.h"
 #include "harness/rig/protocol.h"
@@ -187,11 +188,11 @@ class Agent {
         return json{{"id", *started}};
       }
       if (op == "load.check") {
-        HARNESS_TRY(device_->check_load(req.at("load").get<int>()));
+        HARNESS_TRY(device_->check_load(json_integer<int>(req.at("load"))));
         return json::object();
       }
       if (op == "load.stop") {
-        Result<LoadStopped> o = device_->stop_load(req.at("load").get<int>());
+        Result<LoadStopped> o = device_->stop_load(json_integer<int>(req.at("load")));
         if (!o) return o.error();
         return json{{"end", o->end}, {"output", o->output}};
       }
@@ -220,8 +221,8 @@ class Agent {
 
   Result<json> read_file(const json& req) {
     const std::string path = req.at("path").get<std::string>();
-    const std::uint64_t offset = req.at("offset").get<std::uint64_t>();
-    const std::uint64_t max_bytes = req.at("max_bytes").get<std::uint64_t>();
+    const std::uint64_t offset = json_integer<std::uint64_t>(req.at("offset"));
+    const std::uint64_t max_bytes = json_integer<std::uint64_t>(req.at("max_bytes"));
     if (offset == 0 || file_path_ != path) {
       Result<std::string> data = device_->fetch_file(path, max_bytes);
       if (!data) return data.error();

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/bounded_json.h"
+
 namespace harness::protocol {
 namespace {
 
@@ -239,7 +241,7 @@ json encode_iterations(const json& id, const IterationBatch& b) {
 
 Result<IterationBatch> decode_iterations(const json& e) {
   return guarded("iterations event", [&]() -> Result<IterationBatch> {
-    const std::uint64_t first = e.at("first_ns").get<std::uint64_t>();
+    const std::uint64_t first = json_integer<std::uint64_t>(e.at("first_ns"));
     const json& gap = e.at("gap_ns");
     const json& dur = e.at("dur_ns");
     if (!gap.is_array() || !dur.is_array() || gap.size() != dur.size()) {
@@ -250,9 +252,9 @@ Result<IterationBatch> decode_iterations(const json& e) {
     b.end_ns.reserve(gap.size());
     std::uint64_t previous_end = first;
     for (std::size_t i = 0; i < gap.size(); ++i) {
-      const std::int64_t d = dur[i].get<std::int64_t>();
+      const std::int64_t d = json_integer<std::int64_t>(dur[i]);
       if (d < 0) return Error::infra("agent protocol: an iteration that ends before it starts");
-      const std::uint64_t start = previous_end + static_cast<std::uint64_t>(gap[i].get<std::int64_t>());
+      const std::uint64_t start = previous_end + static_cast<std::uint64_t>(json_integer<std::int64_t>(gap[i]));
       b.start_ns.push_back(start);
       b.end_ns.push_back(start + static_cast<std::uint64_t>(d));
       previous_end = b.end_ns.back();
@@ -275,10 +277,10 @@ Result<ProgressEvent> decode_step(const json& m) {
     if (!level) return Error::infra("agent protocol: a step event of an unknown level");
     e.level = *level;
     e.text = m.at("step").get<std::string>();
-    e.step_index = m.at("index").get<int>();
-    e.step_count = m.at("count").get<int>();
-    e.done = m.at("done").get<std::int64_t>();
-    e.planned = m.at("planned").get<std::int64_t>();
+    e.step_index = json_integer<int>(m.at("index"));
+    e.step_count = json_integer<int>(m.at("count"));
+    e.done = json_integer<std::int64_t>(m.at("done"));
+    e.planned = json_integer<std::int64_t>(m.at("planned"));
     e.counted = m.at("counted").get<std::string>();
     if (e.step_index < 1 || e.step_index > e.step_count || e.done < 0 || e.planned < 0)
       return Error::infra("agent protocol: a step event out of its bounds");

@@ -34,6 +34,11 @@ TEST(AgentProtocol, AWorkloadCrossesTheWireUnchanged) {
   EXPECT_EQ(back->report.json_field, "latency_ms");
 }
 
+nlohmann::json parse_iterations_with_gap(const std::string& gap) {
+  return nlohmann::json::parse(R"({"id": 1, "event": "iterations", "first_ns": 10, "gap_ns": [)" + gap +
+                               R"(], "dur_ns": [5]})");
+}
+
 TEST(AgentProtocol, AStepOfLevelOneCrossesAndAMalformedOneIsRefused) {
   ProgressEvent e;
   e.kind = ProgressEvent::Kind::step;
@@ -69,6 +74,18 @@ TEST(AgentProtocol, AStepOfLevelOneCrossesAndAMalformedOneIsRefused) {
   nlohmann::json missing = wire;
   missing.erase("done");
   EXPECT_FALSE(protocol::decode_step(missing));
+  // A float far beyond any integer (found by agent_protocol_fuzz: casting it
+  // was undefined behaviour) or a fraction is refused as the wrong type.
+  for (nlohmann::json number : {nlohmann::json(5.02222e80), nlohmann::json(2.5), nlohmann::json(-1e300)}) {
+    nlohmann::json odd = wire;
+    odd["done"] = number;
+    Result<ProgressEvent> refused = protocol::decode_step(odd);
+    ASSERT_FALSE(refused) << number;
+    EXPECT_NE(refused.error().message.find("agent protocol: malformed step event: "), std::string::npos)
+        << refused.error().message;
+  }
+  nlohmann::json huge = parse_iterations_with_gap("1e300");
+  EXPECT_FALSE(protocol::decode_iterations(huge));
 }
 
 TEST(AgentProtocol, CounterGroupsCrossWithoutTheirFormulas) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/bounded_json.h"
 #include "probes/counters/factories.h"
 
 namespace harness {
@@ -36,7 +37,7 @@ class RecordedSource final : public CounterSource {
             fmt::format("{}: snapshot {}: '{}' is not an unsigned integer", path_, next_ + 1, key)));
       } else {
         CounterSample s;
-        s.value = snap[key].get<std::uint64_t>();
+        s.value = json_integer<std::uint64_t>(snap[key]);
         out.push_back(s);
       }
     }

@@ -16,6 +16,7 @@
 #include <isa-l/igzip_lib.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/bounded_json.h"
 #include "probes/capture/srzip_reader.h"  // ByteSource, FileByteSource, MemoryByteSource
 
 namespace harness::tensor {
@@ -318,7 +319,7 @@ Result<std::optional<Quantization>> quantization_of(const nlohmann::json& j, con
     return Error::input(fmt::format("{}: {} scales but {} zero points", where, q.scale.size(), q.zero_point.size()));
   if (has_axis) {
     if (!j["axis"].is_number_integer()) return Error::input(where + ": 'axis' must be an integer");
-    q.axis = j["axis"].get<int>();
+    q.axis = json_integer<int>(j["axis"]);
   } else if (q.scale.size() > 1) {
     return Error::input(fmt::format("{}: {} scales (per channel) need an 'axis'", where, q.scale.size()));
   }
@@ -379,7 +380,7 @@ Result<Sidecar> parse_sidecar(std::string_view text, const std::string& path) {
     std::vector<std::uint64_t> shape;
     for (const nlohmann::json& d : j["shape"]) {
       if (!d.is_number_unsigned()) return Error::input(path + ": 'shape' must be an array of non-negative integers");
-      shape.push_back(d.get<std::uint64_t>());
+      shape.push_back(json_integer<std::uint64_t>(d));
     }
     if (shape.size() > 32) return Error::input(path + ": 'shape' has more than 32 dimensions");
     s.shape = shape;

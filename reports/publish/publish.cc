@@ -69,7 +69,7 @@ Result<std::optional<Manifest>> read_manifest(const fs::path& dir) {
   for (const auto& [p, v] : pages.items()) {
     if (!v.is_object() || !v["sha256"].is_string() || !v["bytes"].is_number_unsigned())
       return bad(fmt::format("page '{}' needs \"sha256\" and \"bytes\"", p));
-    m.pages[p] = {v["sha256"].get<std::string>(), v["bytes"].get<std::uint64_t>()};
+    m.pages[p] = {v["sha256"].get<std::string>(), json_integer<std::uint64_t>(v["bytes"])};
   }
   for (const auto& [p, v] : reports.items()) {
     if (!v.is_string()) return bad(fmt::format("report '{}' needs a run state", p));
