@@ -8,6 +8,8 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +50,28 @@ Int json_integer(const nlohmann::json& v) {
     return static_cast<Int>(i);
   }
   return refuse("type must be an integer");
+}
+
+template <typename T>
+struct is_integer_vector : std::false_type {};
+template <typename E, typename A>
+struct is_integer_vector<std::vector<E, A>> : std::bool_constant<std::is_integral_v<E> && !std::is_same_v<E, bool>> {};
+
+// `v` into `out` as get_to would, with every integer (a field, or the
+// elements of a vector) read through json_integer.
+template <typename T>
+void json_read(const nlohmann::json& v, T& out) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    out = json_integer<T>(v);
+  } else if constexpr (is_integer_vector<T>::value) {
+    if (!v.is_array()) throw nlohmann::json::type_error::create(302, "type must be an array, but is " + v.dump(), &v);
+    T read;
+    read.reserve(v.size());
+    for (const nlohmann::json& e : v) read.push_back(json_integer<typename T::value_type>(e));
+    out = std::move(read);
+  } else {
+    v.get_to(out);
+  }
 }
 
 }  // namespace harness

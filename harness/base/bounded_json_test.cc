@@ -1,6 +1,8 @@
 #include "harness/base/bounded_json.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -32,6 +34,25 @@ TEST(JsonInteger, AnythingElseIsTheLibrarysTypeError) {
   } catch (const json::type_error& e) {
     EXPECT_STREQ(e.what(), "[json.exception.type_error.302] type must be an integer, but is 2.5");
   }
+}
+
+TEST(JsonRead, IntegersAndTheirVectorsGoThroughJsonIntegerTheRestAsGetTo) {
+  int n = 0;
+  json_read(json::parse("12"), n);
+  EXPECT_EQ(n, 12);
+  std::vector<std::uint64_t> sizes;
+  json_read(json::parse("[64, 128]"), sizes);
+  EXPECT_EQ(sizes, (std::vector<std::uint64_t>{64, 128}));
+  double d = 0;
+  json_read(json::parse("3"), d);
+  EXPECT_EQ(d, 3.0);
+  std::string text;
+  json_read(json::parse("\"x\""), text);
+  EXPECT_EQ(text, "x");
+  EXPECT_THROW(json_read(json::parse("1e300"), n), json::type_error);
+  EXPECT_THROW(json_read(json::parse("[64, 1e300]"), sizes), json::type_error);
+  EXPECT_THROW(json_read(json::parse("{}"), sizes), json::type_error);
+  EXPECT_EQ(sizes, (std::vector<std::uint64_t>{64, 128}));  // untouched by a refused read
 }
 
 }  // namespace

@@ -30,15 +30,15 @@ json kernel_to_wire(const BuiltinKernel& k) {
 
 BuiltinKernel kernel_from_wire(const json& j) {
   BuiltinKernel k;
-  j.at("kind").get_to(k.kind);
-  j.at("precision").get_to(k.precision);
+  json_read(j.at("kind"), k.kind);
+  json_read(j.at("precision"), k.precision);
   for (auto [key, field] : {std::pair{"elements", &k.elements}, {"m", &k.m}, {"n", &k.n}, {"k", &k.k},
                             {"rows", &k.rows}, {"cols", &k.cols}, {"batch", &k.batch}, {"channels", &k.channels},
                             {"height", &k.height}, {"width", &k.width}, {"filters", &k.filters},
                             {"kernel_h", &k.kernel_h}, {"kernel_w", &k.kernel_w}}) {
-    j.at(key).get_to(*field);
+    json_read(j.at(key), *field);
   }
-  j.at("slowdown").get_to(k.slowdown);
+  json_read(j.at("slowdown"), k.slowdown);
   return k;
 }
 
@@ -63,13 +63,13 @@ Result<Workload> workload_from_wire(const json& j) {
     std::string kind = j.at("kind").get<std::string>();
     if (kind != "builtin" && kind != "command") return Error::input("agent protocol: unknown workload kind " + kind);
     w.kind = kind == "builtin" ? Workload::Kind::builtin : Workload::Kind::command;
-    j.at("name").get_to(w.name);
-    j.at("command").get_to(w.command);
-    j.at("pattern").get_to(w.report.pattern);
-    j.at("json_field").get_to(w.report.json_field);
-    j.at("unit_s").get_to(w.report.unit_s);
-    j.at("timeout_s").get_to(w.timeout_s);
-    j.at("tokens_per_iteration").get_to(w.tokens_per_iteration);
+    json_read(j.at("name"), w.name);
+    json_read(j.at("command"), w.command);
+    json_read(j.at("pattern"), w.report.pattern);
+    json_read(j.at("json_field"), w.report.json_field);
+    json_read(j.at("unit_s"), w.report.unit_s);
+    json_read(j.at("timeout_s"), w.timeout_s);
+    json_read(j.at("tokens_per_iteration"), w.tokens_per_iteration);
     if (w.kind == Workload::Kind::builtin) w.builtin = kernel_from_wire(j.at("builtin"));
     if (w.kind == Workload::Kind::command && w.command.empty()) return Error::input("agent protocol: empty command");
     return w;
@@ -98,37 +98,37 @@ json to_wire(const CountersConfig& c) {
 Result<CountersConfig> counters_from_wire(const json& j) {
   return guarded("counters", [&]() -> Result<CountersConfig> {
     CountersConfig c;
-    j.at("iterations").get_to(c.iterations);
-    j.at("read_each_iteration").get_to(c.read_each_iteration);
+    json_read(j.at("iterations"), c.iterations);
+    json_read(j.at("read_each_iteration"), c.read_each_iteration);
     if (c.iterations < 1) return Error::input("agent protocol: counters need at least one iteration");
     for (const json& g : j.at("groups")) {
       CounterGroup group;
-      g.at("name").get_to(group.name);
-      g.at("path").get_to(group.path);
-      g.at("sha256").get_to(group.sha256);
+      json_read(g.at("name"), group.name);
+      json_read(g.at("path"), group.path);
+      json_read(g.at("sha256"), group.sha256);
       for (const json& s : g.at("sources")) {
         CounterSourceSpec spec;
-        s.at("name").get_to(spec.name);
-        s.at("kind").get_to(spec.kind);
-        s.at("path").get_to(spec.path);
-        s.at("command").get_to(spec.command);
-        s.at("deltas").get_to(spec.deltas);
-        s.at("timeout_s").get_to(spec.timeout_s);
-        s.at("width").get_to(spec.width);
-        s.at("where").get_to(spec.where);
+        json_read(s.at("name"), spec.name);
+        json_read(s.at("kind"), spec.kind);
+        json_read(s.at("path"), spec.path);
+        json_read(s.at("command"), spec.command);
+        json_read(s.at("deltas"), spec.deltas);
+        json_read(s.at("timeout_s"), spec.timeout_s);
+        json_read(s.at("width"), spec.width);
+        json_read(s.at("where"), spec.where);
         group.sources.push_back(std::move(spec));
       }
       for (const json& k : g.at("counters")) {
         CounterSpec spec;
-        k.at("name").get_to(spec.name);
-        k.at("source").get_to(spec.source);
-        k.at("event").get_to(spec.event);
-        k.at("key").get_to(spec.key);
-        k.at("pattern").get_to(spec.pattern);
-        k.at("scale").get_to(spec.scale);
-        k.at("width").get_to(spec.width);
-        k.at("unit").get_to(spec.unit);
-        k.at("where").get_to(spec.where);
+        json_read(k.at("name"), spec.name);
+        json_read(k.at("source"), spec.source);
+        json_read(k.at("event"), spec.event);
+        json_read(k.at("key"), spec.key);
+        json_read(k.at("pattern"), spec.pattern);
+        json_read(k.at("scale"), spec.scale);
+        json_read(k.at("width"), spec.width);
+        json_read(k.at("unit"), spec.unit);
+        json_read(k.at("where"), spec.where);
         group.counters.push_back(std::move(spec));
       }
       c.groups.push_back(std::move(group));
@@ -157,27 +157,27 @@ json to_wire(const RooflineConfig& c) {
 Result<RooflineConfig> roofline_from_wire(const json& j) {
   return guarded("roofline", [&]() -> Result<RooflineConfig> {
     RooflineConfig c;
-    j.at("repetitions").get_to(c.repetitions);
-    j.at("buffer_bytes").get_to(c.buffer_bytes);
-    j.at("host_benchmarks").get_to(c.host_benchmarks);
-    j.at("threads").get_to(c.threads);
-    j.at("random_bytes").get_to(c.random_bytes);
-    j.at("bursts").get_to(c.bursts);
-    j.at("fma_iterations").get_to(c.fma_iterations);
+    json_read(j.at("repetitions"), c.repetitions);
+    json_read(j.at("buffer_bytes"), c.buffer_bytes);
+    json_read(j.at("host_benchmarks"), c.host_benchmarks);
+    json_read(j.at("threads"), c.threads);
+    json_read(j.at("random_bytes"), c.random_bytes);
+    json_read(j.at("bursts"), c.bursts);
+    json_read(j.at("fma_iterations"), c.fma_iterations);
     if (c.repetitions < 1 || c.buffer_bytes < 4096 || c.random_bytes < 1) {
       return Error::input("agent protocol: roofline repetitions, buffer and random bytes must be positive");
     }
     for (const json& k : j.at("kernels")) {
       RooflineKernel kernel;
-      k.at("name").get_to(kernel.name);
+      json_read(k.at("name"), kernel.name);
       kernel.builtin = kernel_from_wire(k.at("builtin"));
       c.kernels.push_back(std::move(kernel));
     }
     for (const json& t : j.at("vendor")) {
       VendorTool tool;
-      t.at("name").get_to(tool.name);
-      t.at("argv").get_to(tool.argv);
-      t.at("timeout_s").get_to(tool.timeout_s);
+      json_read(t.at("name"), tool.name);
+      json_read(t.at("argv"), tool.argv);
+      json_read(t.at("timeout_s"), tool.timeout_s);
       c.vendor.push_back(std::move(tool));
     }
     return c;
@@ -195,11 +195,11 @@ json to_wire(const IterationPlan& p) {
 Result<IterationPlan> plan_from_wire(const json& j) {
   return guarded("plan", [&]() -> Result<IterationPlan> {
     IterationPlan p;
-    j.at("warmup").get_to(p.warmup);
-    j.at("iterations").get_to(p.iterations);
-    j.at("min_duration_s").get_to(p.min_duration_s);
-    j.at("run_timeout_s").get_to(p.run_timeout_s);
-    j.at("iteration_timeout_s").get_to(p.iteration_timeout_s);
+    json_read(j.at("warmup"), p.warmup);
+    json_read(j.at("iterations"), p.iterations);
+    json_read(j.at("min_duration_s"), p.min_duration_s);
+    json_read(j.at("run_timeout_s"), p.run_timeout_s);
+    json_read(j.at("iteration_timeout_s"), p.iteration_timeout_s);
     if (p.warmup < 0 || p.iterations < 1) return Error::input("agent protocol: a plan needs iterations >= 1");
     return p;
   });
@@ -216,11 +216,11 @@ json to_wire(const DeviceInfo& i) {
 Result<DeviceInfo> device_info_from_wire(const json& j) {
   return guarded("hello", [&]() -> Result<DeviceInfo> {
     DeviceInfo i;
-    j.at("protocol").get_to(i.protocol);
-    j.at("harness_version").get_to(i.harness_version);
-    j.at("capabilities").get_to(i.capabilities);
-    j.at("context").get_to(i.context);
-    j.at("missing").get_to(i.missing);
+    json_read(j.at("protocol"), i.protocol);
+    json_read(j.at("harness_version"), i.harness_version);
+    json_read(j.at("capabilities"), i.capabilities);
+    json_read(j.at("context"), i.context);
+    json_read(j.at("missing"), i.missing);
     return i;
   });
 }
