@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
