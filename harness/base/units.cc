@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace harness {
@@ -144,15 +145,17 @@ Result<double> parse_quantity(std::string_view text, Dimension expected) {
   return q->value;
 }
 
+// The formats are compiled (FMT_COMPILE), so that their text is not parsed
+// at each call: `history` formats one per point, 100,000 for a long history.
 std::string format_quantity(double v, std::string_view unit) {
   if (!std::isfinite(v)) return fmt::format("{} {}", v, unit);
   if (unit == "s") {
     double a = std::fabs(v);
     if (a == 0) return "0 s";
-    if (a < 1e-6) return fmt::format("{:.3g} ns", v * 1e9);
-    if (a < 1e-3) return fmt::format("{:.3g} us", v * 1e6);
-    if (a < 1) return fmt::format("{:.4g} ms", v * 1e3);
-    return fmt::format("{:.4g} s", v);
+    if (a < 1e-6) return fmt::format(FMT_COMPILE("{:.3g} ns"), v * 1e9);
+    if (a < 1e-3) return fmt::format(FMT_COMPILE("{:.3g} us"), v * 1e6);
+    if (a < 1) return fmt::format(FMT_COMPILE("{:.4g} ms"), v * 1e3);
+    return fmt::format(FMT_COMPILE("{:.4g} s"), v);
   }
   static constexpr std::array<std::pair<double, const char*>, 6> kPrefixes = {{
       {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}}};
@@ -160,11 +163,11 @@ std::string format_quantity(double v, std::string_view unit) {
   const bool prefixable = !unit.empty() && unit != "1" && unit != "%" && unit.rfind("1/", 0) != 0;
   if (a >= 1 && prefixable) {
     for (auto [scale, prefix] : kPrefixes) {
-      if (a >= scale) return fmt::format("{:.4g} {}{}", v / scale, prefix, unit);
+      if (a >= scale) return fmt::format(FMT_COMPILE("{:.4g} {}{}"), v / scale, prefix, unit);
     }
   }
-  if (unit.empty() || unit == "1") return fmt::format("{:.4g}", v);
-  return fmt::format("{:.4g} {}", v, unit);
+  if (unit.empty() || unit == "1") return fmt::format(FMT_COMPILE("{:.4g}"), v);
+  return fmt::format(FMT_COMPILE("{:.4g} {}"), v, unit);
 }
 
 }  // namespace harness

@@ -584,32 +584,84 @@ Result<std::vector<Baseline>> Store::list_baselines(const std::string& name) con
 }
 
 Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) const {
-  // Optional filters are written as "? = '' OR column = ?" so that one
-  // statement serves every combination; both engines still walk the metric
-  // index.
-  HARNESS_STORE_LET(q, db_->query("SELECT r.id, r.started_at, r.origin, r.scenario_name, r.rig, m.value, m.unit, "
-                                  "m.provenance, m.unavailable FROM metrics m JOIN runs r ON r.id = m.run_id "
-                                  "WHERE m.name = ? AND (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
-                                  "AND (? <= 0 OR r.id < ?) AND (? = 0 OR r.origin = 'live') "
-                                  "AND r.status IN ('passed', 'failed') ORDER BY m.run_id DESC LIMIT ?",
-                                  {h.metric, h.scenario, h.scenario, h.rig, h.rig, h.before_run, h.before_run,
-                                   h.live_only ? 1 : 0, h.limit > 0 ? static_cast<std::int64_t>(h.limit) : kNoLimit}));
-  // Newest first (so LIMIT keeps the newest), handed out oldest first.
+  // Read oldest first, as handed out; newest first when a limit keeps the
+  // newest, then reversed. The texts are copied from the rows' views.
+  const bool newest_first = h.limit > 0;
+  const std::string order = newest_first ? " DESC" : "";
+  const std::int64_t limit = newest_first ? static_cast<std::int64_t>(h.limit) : kNoLimit;
   std::vector<HistoryPoint> out;
-  while (q->next()) {
-    HistoryPoint& p = out.emplace_back();
-    p.run_id = q->int64(0);
-    p.started_at = q->text(1);
-    p.origin = q->text(2);
-    p.scenario_name = q->text(3);
-    p.rig = q->text(4);
-    if (!q->is_null(5)) p.value = q->real(5);
-    p.unit = q->text(6);
-    p.provenance = q->text(7);
-    p.unavailable = q->text(8);
+  if (!is_postgres()) {
+    // SQLite has no merge join: joined in SQL it looks each metric row's run
+    // up in the runs table, whose rows hold the scenario text (wide). The
+    // store merges the two covering indexes itself instead, as PostgreSQL
+    // does, stepping both statements in run order: the runs the filters
+    // select (runs_history) and the metric's rows (metrics_history). Only
+    // the filters given are in the statement, so that the index serves them;
+    // counting the runs first sizes the points once (100,000 of them grown
+    // by doubling were a sixth of the time).
+    std::string runs_sql = " FROM runs WHERE status IN ('passed', 'failed')";
+    Params runs_params;
+    if (!h.scenario.empty()) runs_sql += " AND scenario_name = ?", runs_params.push_back(h.scenario);
+    if (!h.rig.empty()) runs_sql += " AND rig = ?", runs_params.push_back(h.rig);
+    if (h.before_run > 0) runs_sql += " AND id < ?", runs_params.push_back(h.before_run);
+    if (h.live_only) runs_sql += " AND origin = 'live'";
+    {
+      HARNESS_STORE_LET(c, db_->query("SELECT count(*)" + runs_sql, runs_params));
+      if (c->next()) out.reserve(static_cast<std::size_t>(std::min(c->int64(0), limit)));
+      HARNESS_TRY(c->status());
+    }
+    HARNESS_STORE_LET(r, db_->query("SELECT id, started_at, origin, scenario_name, rig" + runs_sql + " ORDER BY id" +
+                                        order,
+                                    runs_params));
+    HARNESS_STORE_LET(q, db_->query("SELECT run_id, value, unit, provenance, unavailable FROM metrics "
+                                    "WHERE name = ? AND (? <= 0 OR run_id < ?) ORDER BY run_id" + order,
+                                    {h.metric, h.before_run, h.before_run}));
+    auto before = [&](std::int64_t run, std::int64_t metric_run) {  // the run comes before the metric's in the walk
+      return newest_first ? run > metric_run : run < metric_run;
+    };
+    bool more_runs = r->next();
+    while (more_runs && static_cast<std::int64_t>(out.size()) < limit && q->next()) {
+      const std::int64_t id = q->int64(0);
+      while (more_runs && before(r->int64(0), id)) more_runs = r->next();
+      if (!more_runs || r->int64(0) != id) continue;  // a run the filters leave out
+      HistoryPoint& p = out.emplace_back();
+      p.run_id = id;
+      p.started_at = r->text_view(1);
+      p.origin = r->text_view(2);
+      p.scenario_name = r->text_view(3);
+      p.rig = r->text_view(4);
+      if (!q->is_null(1)) p.value = q->real(1);
+      p.unit = q->text_view(2);
+      p.provenance = q->text_view(3);
+      p.unavailable = q->text_view(4);
+    }
+    HARNESS_TRY(r->status());
+    HARNESS_TRY(q->status());
+  } else {
+    // Optional filters are written as "? = '' OR column = ?" so that one
+    // statement serves every combination; the server merges the two indexes.
+    HARNESS_STORE_LET(q, db_->query("SELECT r.id, r.started_at, r.origin, r.scenario_name, r.rig, m.value, m.unit, "
+                                    "m.provenance, m.unavailable FROM metrics m JOIN runs r ON r.id = m.run_id "
+                                    "WHERE m.name = ? AND (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
+                                    "AND (? <= 0 OR r.id < ?) AND (? = 0 OR r.origin = 'live') "
+                                    "AND r.status IN ('passed', 'failed') ORDER BY m.run_id" + order + " LIMIT ?",
+                                    {h.metric, h.scenario, h.scenario, h.rig, h.rig, h.before_run, h.before_run,
+                                     h.live_only ? 1 : 0, limit}));
+    while (q->next()) {
+      HistoryPoint& p = out.emplace_back();
+      p.run_id = q->int64(0);
+      p.started_at = q->text_view(1);
+      p.origin = q->text_view(2);
+      p.scenario_name = q->text_view(3);
+      p.rig = q->text_view(4);
+      if (!q->is_null(5)) p.value = q->real(5);
+      p.unit = q->text_view(6);
+      p.provenance = q->text_view(7);
+      p.unavailable = q->text_view(8);
+    }
+    HARNESS_TRY(q->status());
   }
-  HARNESS_TRY(q->status());
-  std::reverse(out.begin(), out.end());
+  if (newest_first) std::reverse(out.begin(), out.end());
   return out;
 }
 

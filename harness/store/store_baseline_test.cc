@@ -154,6 +154,83 @@ TEST_P(StoreBaselineTest, MetricHistoryFiltersAndOrdersOldestFirst) {
   EXPECT_EQ(ids, (std::vector<std::int64_t>{r3, r6}));
 }
 
+// Every combination of the filters against what the inserted runs say: on
+// SQLite the store merges two index walks itself (runs, then the metric's
+// rows), on PostgreSQL the server joins; both must give the same points.
+TEST_P(StoreBaselineTest, MetricHistoryHonoursEveryCombinationOfFilters) {
+  struct Stored {
+    std::int64_t id;
+    std::string scenario, rig, origin;
+    bool completed, has_metric;
+  };
+  std::vector<Stored> stored;
+  const std::vector<std::string> scenarios = {"host", "npu"}, rigs = {"lab-a", "lab-b"};
+  for (int i = 0; i < 40; ++i) {
+    const std::string& scenario = scenarios[(i / 3) % 2];
+    const std::string& rig = rigs[(i / 2) % 2];
+    const RunStatus status = i % 7 == 3 ? RunStatus::aborted : i % 5 == 1 ? RunStatus::failed : RunStatus::passed;
+    const std::string origin = i % 4 == 2 ? "replay" : "live";
+    const bool has_metric = i % 6 != 5;
+    std::int64_t id = 0;
+    if (has_metric) {
+      id = add(scenario, rig, i % 9 == 4 ? std::nullopt : std::optional<double>(i), status, origin);
+    } else {  // a run that stored other metrics only
+      RunRecord r;
+      r.scenario_name = scenario;
+      r.scenario_path = scenario + ".toml";
+      r.scenario_hash = "h";
+      r.rig = rig;
+      r.origin = origin;
+      r.status = status;
+      r.started_at = "2026-11-29T00:00:00Z";
+      r.analysis.metrics.push_back({});
+      r.analysis.metrics.back().level = Level::latency;
+      r.analysis.metrics.back().name = "latency_p99";
+      Result<std::int64_t> inserted = store_->insert_run(r);
+      ASSERT_TRUE(inserted) << inserted.error().message;
+      id = *inserted;
+    }
+    stored.push_back({id, scenario, rig, origin, status != RunStatus::aborted, has_metric});
+  }
+  for (const std::string& scenario : {std::string(), scenarios[1]})
+    for (const std::string& rig : {std::string(), rigs[0]})
+      for (std::int64_t before : {std::int64_t{0}, stored[29].id})
+        for (bool live_only : {false, true})
+          for (int limit : {0, 4}) {
+            HistoryQuery q;
+            q.metric = "latency_p50";
+            q.scenario = scenario;
+            q.rig = rig;
+            q.before_run = before;
+            q.live_only = live_only;
+            q.limit = limit;
+            std::vector<std::int64_t> expected;
+            for (const Stored& r : stored) {
+              if (r.has_metric && r.completed && (scenario.empty() || r.scenario == scenario) &&
+                  (rig.empty() || r.rig == rig) && (before == 0 || r.id < before) && (!live_only || r.origin == "live"))
+                expected.push_back(r.id);
+            }
+            if (limit > 0 && expected.size() > static_cast<std::size_t>(limit))
+              expected.erase(expected.begin(), expected.end() - limit);
+            Result<std::vector<HistoryPoint>> h = store_->metric_history(q);
+            ASSERT_TRUE(h) << h.error().message;
+            std::vector<std::int64_t> ids;
+            for (const HistoryPoint& p : *h) {
+              ids.push_back(p.run_id);
+              const Stored& r = *std::find_if(stored.begin(), stored.end(), [&](const Stored& s) { return s.id == p.run_id; });
+              EXPECT_EQ(p.scenario_name, r.scenario);
+              EXPECT_EQ(p.rig, r.rig);
+              EXPECT_EQ(p.origin, r.origin);
+              EXPECT_EQ(p.started_at, "2026-11-29T00:00:00Z");
+              EXPECT_EQ(p.unit, "s");
+              EXPECT_EQ(p.provenance, "measured");
+              EXPECT_EQ(p.value.has_value(), p.unavailable.empty());
+            }
+            EXPECT_EQ(ids, expected) << "scenario '" << scenario << "' rig '" << rig << "' before " << before
+                                     << " live_only " << live_only << " limit " << limit;
+          }
+}
+
 TEST_P(StoreBaselineTest, AllMetricHistoryIsMetricHistoryOfEveryNameInOnePass) {
   std::int64_t r1 = add("host", "lab-a", 1.0);
   add("host", "lab-b", 5.0);

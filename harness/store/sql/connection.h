@@ -55,7 +55,9 @@ using Params = std::vector<Value>;
 
 // The rows of one statement, read front to back: `while (rows->next())`,
 // then `status()` says whether the statement ended well or failed. Column
-// accessors read the current row; a NULL reads as 0 or "".
+// accessors read the current row; a NULL reads as 0 or "". A text_view is
+// valid until the next call of next(): reading 100,000 rows of history, a
+// std::string per column was a tenth of the time.
 class Rows {
  public:
   virtual ~Rows() = default;
@@ -64,7 +66,8 @@ class Rows {
   virtual bool is_null(int column) const = 0;
   virtual std::int64_t int64(int column) const = 0;
   virtual double real(int column) const = 0;
-  virtual std::string text(int column) const = 0;
+  virtual std::string_view text_view(int column) const = 0;
+  std::string text(int column) const { return std::string(text_view(column)); }
   virtual std::string bytes(int column) const = 0;
 };
 

@@ -62,8 +62,8 @@ class PostgresRows final : public Rows {
     // float8's text forms; strtod reads "NaN", "Infinity" and "-Infinity" too.
     return std::strtod(PQgetvalue(r_, row_, col), nullptr);
   }
-  std::string text(int col) const override {
-    return std::string(PQgetvalue(r_, row_, col), static_cast<std::size_t>(PQgetlength(r_, row_, col)));
+  std::string_view text_view(int col) const override {
+    return std::string_view(PQgetvalue(r_, row_, col), static_cast<std::size_t>(PQgetlength(r_, row_, col)));
   }
   std::string bytes(int col) const override {
     if (is_null(col)) return {};

@@ -30,10 +30,11 @@ class SqliteRows final : public Rows {
   bool is_null(int col) const override { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   std::int64_t int64(int col) const override { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const override { return sqlite3_column_double(stmt_, col); }
-  std::string text(int col) const override {
+  std::string_view text_view(int col) const override {
     const unsigned char* p = sqlite3_column_text(stmt_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
-             : std::string();
+    return p ? std::string_view(reinterpret_cast<const char*>(p),
+                                static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string_view();
   }
   std::string bytes(int col) const override {
     const void* p = sqlite3_column_blob(stmt_, col);
