@@ -647,6 +647,7 @@ Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) c
                                     "AND r.status IN ('passed', 'failed') ORDER BY m.run_id" + order + " LIMIT ?",
                                     {h.metric, h.scenario, h.scenario, h.rig, h.rig, h.before_run, h.before_run,
                                      h.live_only ? 1 : 0, limit}));
+    if (std::optional<std::size_t> n = q->count()) out.reserve(*n);
     while (q->next()) {
       HistoryPoint& p = out.emplace_back();
       p.run_id = q->int64(0);

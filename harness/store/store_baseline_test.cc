@@ -1,5 +1,7 @@
 // Baselines and history queries of the store (schema migration 2).
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <filesystem>
 #include <optional>
 #include <regex>
@@ -229,6 +231,31 @@ TEST_P(StoreBaselineTest, MetricHistoryHonoursEveryCombinationOfFilters) {
             EXPECT_EQ(ids, expected) << "scenario '" << scenario << "' rig '" << rig << "' before " << before
                                      << " live_only " << live_only << " limit " << limit;
           }
+}
+
+// Values come back as the same doubles on both engines (PostgreSQL sends
+// float8 as text: read by from_chars, by strtod for its infinities). Only
+// the sign of a zero is the engine's: SQLite stores an integral REAL as an
+// integer, so -0.0 reads back as 0.
+TEST_P(StoreBaselineTest, HistoryValuesComeBackBitForBit) {
+  const std::vector<double> values = {0.1, 1.0 / 3, -2.5e-7, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+                                      123456789.123456789, std::numeric_limits<double>::infinity(),
+                                      -std::numeric_limits<double>::infinity()};
+  for (double v : values) add("host", "lab-a", v);
+  HistoryQuery q;
+  q.metric = "latency_p50";
+  Result<std::vector<HistoryPoint>> h = store_->metric_history(q);
+  ASSERT_TRUE(h) << h.error().message;
+  ASSERT_EQ(h->size(), values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    ASSERT_TRUE((*h)[i].value) << i;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(*(*h)[i].value), std::bit_cast<std::uint64_t>(values[i])) << values[i];
+  }
+  add("host", "lab-b", -0.0);
+  q.rig = "lab-b";
+  h = store_->metric_history(q);
+  ASSERT_TRUE(h && h->size() == 1u && (*h)[0].value);
+  EXPECT_EQ(*(*h)[0].value, 0.0);
 }
 
 TEST_P(StoreBaselineTest, AllMetricHistoryIsMetricHistoryOfEveryNameInOnePass) {

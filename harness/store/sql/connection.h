@@ -67,6 +67,9 @@ class Rows {
   virtual std::int64_t int64(int column) const = 0;
   virtual double real(int column) const = 0;
   virtual std::string_view text_view(int column) const = 0;
+  // How many rows there are, when the engine knows before they are read
+  // (PostgreSQL sends a whole result at once; SQLite steps).
+  virtual std::optional<std::size_t> count() const { return std::nullopt; }
   std::string text(int column) const { return std::string(text_view(column)); }
   virtual std::string bytes(int column) const = 0;
 };

@@ -8,6 +8,7 @@
 // since PostgreSQL 12), bytea as hex.
 #include <libpq-fe.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -59,9 +60,16 @@ class PostgresRows final : public Rows {
   bool is_null(int col) const override { return PQgetisnull(r_, row_, col) != 0; }
   std::int64_t int64(int col) const override { return std::strtoll(PQgetvalue(r_, row_, col), nullptr, 10); }
   double real(int col) const override {
-    // float8's text forms; strtod reads "NaN", "Infinity" and "-Infinity" too.
-    return std::strtod(PQgetvalue(r_, row_, col), nullptr);
+    // float8's text form, shortest round trip: from_chars reads it exactly
+    // and several times faster than strtod, which takes what it leaves
+    // ("NaN", "Infinity" and "-Infinity" in the server's spelling).
+    const char* text = PQgetvalue(r_, row_, col);
+    const char* end = text + PQgetlength(r_, row_, col);
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(text, end, v);
+    return ec == std::errc() && ptr == end ? v : std::strtod(text, nullptr);
   }
+  std::optional<std::size_t> count() const override { return static_cast<std::size_t>(count_); }
   std::string_view text_view(int col) const override {
     return std::string_view(PQgetvalue(r_, row_, col), static_cast<std::size_t>(PQgetlength(r_, row_, col)));
   }
