@@ -176,7 +176,8 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
   fmt::memory_buffer table;
   table.reserve(points->size() * 112);
   for (const HistoryPoint& p : *points) {
-    pad(table, fmt::format_int(p.run_id).str(), 6, Align::right);
+    const fmt::format_int id(p.run_id);
+    pad(table, std::string_view(id.data(), id.size()), 6, Align::right);
     table.append(std::string_view("  "));
     pad(table, p.started_at, 24, Align::left);
     table.append(std::string_view("  "));

@@ -620,10 +620,14 @@ Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) c
       return newest_first ? run > metric_run : run < metric_run;
     };
     bool more_runs = r->next();
+    std::int64_t run_id = more_runs ? r->int64(0) : 0;
     while (more_runs && static_cast<std::int64_t>(out.size()) < limit && q->next()) {
       const std::int64_t id = q->int64(0);
-      while (more_runs && before(r->int64(0), id)) more_runs = r->next();
-      if (!more_runs || r->int64(0) != id) continue;  // a run the filters leave out
+      while (more_runs && before(run_id, id)) {
+        more_runs = r->next();
+        if (more_runs) run_id = r->int64(0);
+      }
+      if (!more_runs || run_id != id) continue;  // a run the filters leave out
       HistoryPoint& p = out.emplace_back();
       p.run_id = id;
       p.started_at = r->text_view(1);
