@@ -21,7 +21,7 @@ struct Migration {
   const char* postgres;
 };
 
-inline constexpr std::array<Migration, 6> kMigrations = {{
+inline constexpr std::array<Migration, 7> kMigrations = {{
     // 0 -> 1: runs and what they produced.
     {R"sql(
 CREATE TABLE runs (
@@ -292,6 +292,27 @@ DROP INDEX metrics_by_name;
 CREATE INDEX runs_history ON runs (scenario_name, rig, id) INCLUDE (status, origin, started_at);
 DROP INDEX runs_by_scenario;
 CREATE INDEX runs_by_start ON runs (scenario_name, rig, started_at, id);
+)sql"},
+    // 6 -> 7: a metric row carries its run's scenario and rig (both fixed
+    // when the run is stored), so that the history of one rig reads that
+    // rig's rows only. Through metrics_history alone it read every rig's
+    // values of the metric and dropped the others' after the join: in a lab
+    // of 20 rigs, 19 of 20 rows read for nothing. metrics_by_rig leads with
+    // the rig (`history --rig R` without --scenario is common), then the
+    // scenario, then the run in id order, and carries history's columns.
+    // metrics_history stays for queries across rigs.
+    {R"sql(
+ALTER TABLE metrics ADD COLUMN scenario_name TEXT NOT NULL DEFAULT '';
+ALTER TABLE metrics ADD COLUMN rig TEXT NOT NULL DEFAULT '';
+UPDATE metrics SET scenario_name = (SELECT r.scenario_name FROM runs r WHERE r.id = metrics.run_id),
+                   rig = (SELECT r.rig FROM runs r WHERE r.id = metrics.run_id);
+CREATE INDEX metrics_by_rig ON metrics (name, rig, scenario_name, run_id, value, unit, provenance, unavailable);
+)sql",
+     R"sql(
+ALTER TABLE metrics ADD COLUMN scenario_name TEXT NOT NULL DEFAULT '';
+ALTER TABLE metrics ADD COLUMN rig TEXT NOT NULL DEFAULT '';
+UPDATE metrics m SET scenario_name = r.scenario_name, rig = r.rig FROM runs r WHERE r.id = m.run_id;
+CREATE INDEX metrics_by_rig ON metrics (name, rig, scenario_name, run_id) INCLUDE (value, unit, provenance, unavailable);
 )sql"},
 }};
 

@@ -195,11 +195,19 @@ Status Store::write_body(const RunRecord& r) {
                                        nlohmann::json(r.context).dump(), r.recording_json, r.id}));
   if (changed != 1) return Error::infra(fmt::format("store {}: run {} does not exist", path_, r.id));
 
+  // Each metric row repeats its run's scenario and rig as stored (schema 7:
+  // the history of one rig reads that rig's rows only).
+  std::string scenario, rig;
+  {
+    HARNESS_STORE_LET(q, db_->query("SELECT scenario_name, rig FROM runs WHERE id = ?", {r.id}));
+    if (q->next()) scenario = q->text(0), rig = q->text(1);
+    HARNESS_TRY(q->status());
+  }
   for (const Metric& m : r.analysis.metrics) {
-    HARNESS_TRY(db_->run("INSERT INTO metrics (run_id, level, name, value, text, unit, provenance, source, "
-                         "unavailable, better) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                         {r.id, level_name(m.level), m.name, m.value, m.text, m.unit, provenance_name(m.provenance),
-                          m.source, m.unavailable, better_name(m.better)}));
+    HARNESS_TRY(db_->run("INSERT INTO metrics (run_id, scenario_name, rig, level, name, value, text, unit, "
+                         "provenance, source, unavailable, better) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                         {r.id, scenario, rig, level_name(m.level), m.name, m.value, m.text, m.unit,
+                          provenance_name(m.provenance), m.source, m.unavailable, better_name(m.better)}));
   }
   for (const SampleSet& s : r.analysis.samples) {
     // count little-endian IEEE 754 doubles (this host's layout: x86_64, aarch64)
@@ -585,37 +593,50 @@ Result<std::vector<Baseline>> Store::list_baselines(const std::string& name) con
 
 Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) const {
   // Read oldest first, as handed out; newest first when a limit keeps the
-  // newest, then reversed. The texts are copied from the rows' views.
+  // newest, then reversed. Only the filters given are in the statements, so
+  // that an index serves them: the metric's rows of one rig come from
+  // metrics_by_rig (rig, then scenario, then run: schema 7), those across
+  // rigs from metrics_history; the runs from runs_history. The texts are
+  // copied from the rows' views.
   const bool newest_first = h.limit > 0;
   const std::string order = newest_first ? " DESC" : "";
   const std::int64_t limit = newest_first ? static_cast<std::int64_t>(h.limit) : kNoLimit;
+  std::string metric_where = "m.name = ?";
+  Params metric_params = {h.metric};
+  if (!h.rig.empty()) {
+    metric_where += " AND m.rig = ?", metric_params.push_back(h.rig);
+    if (!h.scenario.empty()) metric_where += " AND m.scenario_name = ?", metric_params.push_back(h.scenario);
+  }
+  if (h.before_run > 0) metric_where += " AND m.run_id < ?", metric_params.push_back(h.before_run);
+  std::string run_where = "r.status IN ('passed', 'failed')";
+  Params run_params;
+  if (!h.scenario.empty()) run_where += " AND r.scenario_name = ?", run_params.push_back(h.scenario);
+  if (!h.rig.empty()) run_where += " AND r.rig = ?", run_params.push_back(h.rig);
+  if (h.before_run > 0) run_where += " AND r.id < ?", run_params.push_back(h.before_run);
+  if (h.live_only) run_where += " AND r.origin = 'live'";
+
   std::vector<HistoryPoint> out;
   if (!is_postgres()) {
     // SQLite has no merge join: joined in SQL it looks each metric row's run
     // up in the runs table, whose rows hold the scenario text (wide). The
-    // store merges the two covering indexes itself instead, as PostgreSQL
-    // does, stepping both statements in run order: the runs the filters
-    // select (runs_history) and the metric's rows (metrics_history). Only
-    // the filters given are in the statement, so that the index serves them;
-    // counting the runs first sizes the points once (100,000 of them grown
-    // by doubling were a sixth of the time).
-    std::string runs_sql = " FROM runs WHERE status IN ('passed', 'failed')";
-    Params runs_params;
-    if (!h.scenario.empty()) runs_sql += " AND scenario_name = ?", runs_params.push_back(h.scenario);
-    if (!h.rig.empty()) runs_sql += " AND rig = ?", runs_params.push_back(h.rig);
-    if (h.before_run > 0) runs_sql += " AND id < ?", runs_params.push_back(h.before_run);
-    if (h.live_only) runs_sql += " AND origin = 'live'";
+    // store merges the two index walks itself instead, as PostgreSQL does,
+    // stepping both statements in run order. Counting the runs first sizes
+    // the points once (100,000 of them grown by doubling were a sixth of the
+    // time).
     {
-      HARNESS_STORE_LET(c, db_->query("SELECT count(*)" + runs_sql, runs_params));
+      HARNESS_STORE_LET(c, db_->query("SELECT count(*) FROM runs r WHERE " + run_where, run_params));
       if (c->next()) out.reserve(static_cast<std::size_t>(std::min(c->int64(0), limit)));
       HARNESS_TRY(c->status());
     }
-    HARNESS_STORE_LET(r, db_->query("SELECT id, started_at, origin, scenario_name, rig" + runs_sql + " ORDER BY id" +
-                                        order,
-                                    runs_params));
-    HARNESS_STORE_LET(q, db_->query("SELECT run_id, value, unit, provenance, unavailable FROM metrics "
-                                    "WHERE name = ? AND (? <= 0 OR run_id < ?) ORDER BY run_id" + order,
-                                    {h.metric, h.before_run, h.before_run}));
+    HARNESS_STORE_LET(r, db_->query("SELECT r.id, r.started_at, r.origin, r.scenario_name, r.rig FROM runs r WHERE " +
+                                        run_where + " ORDER BY r.id" + order,
+                                    run_params));
+    // The index is named: without statistics SQLite takes metrics_history
+    // for "name = ? AND rig = ?" and reads a table row per point.
+    HARNESS_STORE_LET(q, db_->query("SELECT m.run_id, m.value, m.unit, m.provenance, m.unavailable FROM metrics m "
+                                    "INDEXED BY " + std::string(h.rig.empty() ? "metrics_history" : "metrics_by_rig") +
+                                        " WHERE " + metric_where + " ORDER BY m.run_id" + order,
+                                    metric_params));
     auto before = [&](std::int64_t run, std::int64_t metric_run) {  // the run comes before the metric's in the walk
       return newest_first ? run > metric_run : run < metric_run;
     };
@@ -642,15 +663,13 @@ Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) c
     HARNESS_TRY(r->status());
     HARNESS_TRY(q->status());
   } else {
-    // Optional filters are written as "? = '' OR column = ?" so that one
-    // statement serves every combination; the server merges the two indexes.
-    HARNESS_STORE_LET(q, db_->query("SELECT r.id, r.started_at, r.origin, r.scenario_name, r.rig, m.value, m.unit, "
-                                    "m.provenance, m.unavailable FROM metrics m JOIN runs r ON r.id = m.run_id "
-                                    "WHERE m.name = ? AND (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
-                                    "AND (? <= 0 OR r.id < ?) AND (? = 0 OR r.origin = 'live') "
-                                    "AND r.status IN ('passed', 'failed') ORDER BY m.run_id" + order + " LIMIT ?",
-                                    {h.metric, h.scenario, h.scenario, h.rig, h.rig, h.before_run, h.before_run,
-                                     h.live_only ? 1 : 0, limit}));
+    Params params = metric_params;
+    params.insert(params.end(), run_params.begin(), run_params.end());
+    std::string sql = "SELECT r.id, r.started_at, r.origin, r.scenario_name, r.rig, m.value, m.unit, m.provenance, "
+                      "m.unavailable FROM metrics m JOIN runs r ON r.id = m.run_id WHERE " +
+                      metric_where + " AND " + run_where + " ORDER BY m.run_id" + order;
+    if (newest_first) sql += " LIMIT ?", params.push_back(limit);
+    HARNESS_STORE_LET(q, db_->query(sql, params));
     if (std::optional<std::size_t> n = q->count()) out.reserve(*n);
     while (q->next()) {
       HistoryPoint& p = out.emplace_back();

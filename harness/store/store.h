@@ -82,7 +82,7 @@ std::string new_run_uuid();
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   // Opens (creating when absent) and migrates to kSchemaVersion. A database
   // written by a newer harness is refused (exit 2). `path` is an SQLite file

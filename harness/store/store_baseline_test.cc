@@ -1,14 +1,15 @@
 // Baselines and history queries of the store (schema migration 2).
 #include <algorithm>
 #include <bit>
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <regex>
 #include <set>
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
@@ -491,6 +492,52 @@ TEST_P(StoreMigrationTest, Version6IndexesHistoryAndKeepsItsPoints) {
   Result<std::map<std::string, std::vector<double>>> v = s->recent_values("host", "lab", 3, 10);
   ASSERT_TRUE(v) << v.error().message;
   EXPECT_EQ(v->at("latency_p50"), std::vector<double>{0.5});
+}
+
+// Schema 7 copies each run's scenario and rig into its metric rows: the
+// history of one rig, read through metrics_by_rig, keeps a version 6
+// store's points, and new runs' rows carry theirs.
+TEST_P(StoreMigrationTest, Version7GivesEachMetricRowItsRunsScenarioAndRig) {
+  std::vector<std::string> then;
+  for (int i = 1; i <= 6; ++i) {
+    then.push_back(fmt::format("INSERT INTO runs (uuid, scenario_name, scenario_path, scenario_hash, scenario_text, "
+                               "rig, origin, status, started_at) VALUES ('u{}', '{}', 'h.toml', 'x', '', '{}', "
+                               "'live', 'passed', 't{}')",
+                               i, i % 3 == 0 ? "npu" : "host", i % 2 ? "lab-a" : "lab-b", i));
+    then.push_back(fmt::format("INSERT INTO metrics (run_id, level, name, value, unit, provenance, source, better) "
+                               "VALUES ({}, 'latency', 'latency_p50', {}, 's', 'measured', 'x', 'lower')",
+                               i, 0.1 * i));
+  }
+  old_store(6, then);
+  Result<Store> s = Store::open(target_->target());
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
+  RunRecord r;
+  r.scenario_name = "host";
+  r.rig = "lab-a";
+  r.status = RunStatus::passed;
+  r.analysis.metrics.push_back({});
+  r.analysis.metrics.back().name = "latency_p50";
+  r.analysis.metrics.back().value = 0.7;
+  r.analysis.metrics.back().provenance = Provenance::measured;
+  Result<std::int64_t> id = s->insert_run(r);
+  ASSERT_TRUE(id) << id.error().message;
+  HistoryQuery q;
+  q.metric = "latency_p50";
+  q.rig = "lab-a";
+  auto ids = [&]() {
+    Result<std::vector<HistoryPoint>> h = s->metric_history(q);
+    std::vector<std::int64_t> out;
+    if (h) for (const HistoryPoint& p : *h) out.push_back(p.run_id);
+    return out;
+  };
+  EXPECT_EQ(ids(), (std::vector<std::int64_t>{1, 3, 5, *id}));
+  q.scenario = "npu";
+  EXPECT_EQ(ids(), (std::vector<std::int64_t>{3}));
+  q.rig = "lab-b";
+  EXPECT_EQ(ids(), (std::vector<std::int64_t>{6}));
+  q.scenario = "";
+  EXPECT_EQ(ids(), (std::vector<std::int64_t>{2, 4, 6}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, StoreMigrationTest, ::testing::ValuesIn(testing_support::store_engines()),
