@@ -412,11 +412,11 @@ namespace {
 
 // Past this many runs binary segmentation with the same cost and penalty
 // takes over: O(n log n), the same answer for well separated shifts,
-// possibly fewer for short ones. The exact search (fpop) takes about 3 ms
-// for 20,000 stable values, 2 to 7 ms for drifts, ramps, heavy tails,
-// repeats and noiseless steps (scripts/bench-change-points); its worst case
-// is still quadratic, so a bound stays. (It was 2,000 with PELT, whose
-// pruning keeps every split of a stable stretch.)
+// possibly fewer for short ones. The exact search (fpop) takes about 4 ms
+// for 20,000 stable values, 1.5 to 6 ms for a drift, heavy tails with steps,
+// repeats or constant stretches (scripts/bench-change-points, on a busy
+// 2-CPU VM); its worst case is still quadratic, so a bound stays. (It was
+// 2,000 with PELT, whose pruning keeps every split of a stable stretch.)
 constexpr std::size_t kExactUpTo = 20000;
 
 template <class Cost>

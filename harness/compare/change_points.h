@@ -29,7 +29,7 @@ struct ChangePointOptions {
 };
 
 // Exact up to 20,000 values (milliseconds: 20,000 stable values take about
-// 3 ms); beyond, binary segmentation with the same cost and penalty
+// 4 ms); beyond, binary segmentation with the same cost and penalty
 // (O(n log n)), which may miss short shifts.
 std::vector<ChangePoint> find_change_points(std::span<const double> values, ChangePointOptions options = {});
 
