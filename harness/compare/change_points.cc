@@ -134,10 +134,12 @@ std::vector<std::size_t> pelt_or_unpruned(const Problem& problem) {
 // Infinite or NaN sums (an infinite or NaN value, or squares past the range
 // of a double) or penalty: PELT's answer, whatever its arithmetic makes of
 // them, stays the answer (change_points_test pins it: no change), and fpop's
-// margin would mean nothing.
+// margin would mean nothing. So too when a squared sum of a segment could
+// overflow (it is below n s2[n]): values some 1e150 times their noise.
 bool finite(const Problem& p) {
-  return std::isfinite(p.s1[p.size()]) && std::isfinite(p.s2[p.size()]) && std::isfinite(p.penalty) &&
-         std::isfinite(p.s2[p.size()] + static_cast<double>(p.size() + 1) * std::fabs(p.penalty));
+  const double n1 = static_cast<double>(p.size() + 1);
+  const double scale = p.s2[p.size()] + n1 * std::fabs(p.penalty);  // NaN if either is
+  return std::isfinite(p.s1[p.size()]) && std::isfinite(4 * n1 * scale);
 }
 
 }  // namespace

@@ -329,6 +329,23 @@ TEST(ChangePoints, NonFiniteValuesGiveNothing) {
   EXPECT_TRUE(find_change_points(both).empty());
 }
 
+TEST(ChangePoints, AStepFarBeyondTheNoiseGetsTheOldAnswer) {
+  // A step 1e153 times the noise (which the step's values lose to rounding):
+  // the squared sums overflow or could, fpop's margin means nothing, and
+  // PELT, what ran before, gives the answer, meaningless as it is.
+  std::vector<double> v = noise(50, 0, 1, 9);
+  for (std::size_t i = 25; i < v.size(); ++i) v[i] += 1e153;
+  std::optional<change_point_search::Problem> problem = change_point_search::standardised(v, {});
+  ASSERT_TRUE(problem);
+  const std::vector<std::size_t> pelt = change_point_search::pelt(*problem);
+  EXPECT_EQ(change_point_search::exact(*problem), pelt);
+  EXPECT_EQ(change_point_search::fpop(*problem), pelt);
+  std::vector<std::size_t> got;
+  for (const ChangePoint& c : find_change_points(v)) got.push_back(c.index);
+  EXPECT_EQ(got, pelt);
+  EXPECT_FALSE(pelt.empty());
+}
+
 TEST(ChangePoints, TooShortOrConstantGivesNothing) {
   EXPECT_TRUE(find_change_points(std::vector<double>{1, 2, 3, 4, 5}).empty());
   EXPECT_TRUE(find_change_points(std::vector<double>(50, 3.0)).empty());
