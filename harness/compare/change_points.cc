@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <memory>
 
 #include "harness/base/stats.h"
+#include "harness/compare/change_point_search.h"
 
 namespace harness {
 
@@ -20,23 +23,26 @@ double difference_noise_scale(std::span<const double> x) {
   return sd > 0 ? sd / std::sqrt(2.0) : 0;
 }
 
+namespace change_point_search {
+
 namespace {
 
-// Past this many runs the exact search costs too much (PELT's pruning keeps
-// every split inside a long stable stretch, so it turns quadratic) and binary
-// segmentation with the same cost and penalty takes over: O(n log n), the
-// same answer for well separated shifts, possibly fewer for short ones.
-constexpr std::size_t kExactUpTo = 2000;
-
-// PELT over prefix sums of the standardised values: the cost of values
-// [a, b) is max(0, (s2[b] - s2[a]) - (s1[b] - s1[a])^2 / (b - a)). The
-// candidates' best[tau], s1[tau], s2[tau] are kept side by side in arrays, so
-// the inner loop (most of the time on a long stable stretch, where PELT
-// prunes little) reads them in order and computes each candidate's cost once
-// per t, for the minimum and for the pruning. The arithmetic is the cost's,
-// operation for operation, so the fit is the same to the last bit.
-std::vector<std::size_t> pelt(std::size_t n, std::size_t m, double beta, const std::vector<double>& s1,
-                              const std::vector<double>& s2) {
+// PELT (the search before fpop, kept as the reference for it and for
+// non-finite sums) and, with kPrune false, optimal partitioning (every split
+// tried at every t: the unpruned search, for short series) over prefix sums
+// of the standardised values: the cost of values [a, b) is
+// max(0, (s2[b] - s2[a]) - (s1[b] - s1[a])^2 / (b - a)). The candidates'
+// best[tau], s1[tau], s2[tau] are kept side by side in arrays, so the inner
+// loop (most of the time on a long stable stretch, where PELT prunes little)
+// reads them in order and computes each candidate's cost once per t, for the
+// minimum and for the pruning. The arithmetic is the cost's, operation for
+// operation, so the fit is the same to the last bit.
+template <bool kPrune>
+std::vector<std::size_t> pelt_or_unpruned(const Problem& problem) {
+  const std::size_t n = problem.size(), m = problem.min_segment;
+  const double beta = problem.penalty;
+  const std::vector<double>& s1 = problem.s1;
+  const std::vector<double>& s2 = problem.s2;
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> best(n + 1, inf);
   std::vector<std::size_t> last(n + 1, 0);
@@ -96,9 +102,11 @@ std::vector<std::size_t> pelt(std::size_t n, std::size_t m, double beta, const s
     best[t] = f;
     last[t] = arg;
     // PELT pruning: a split that is already worse than the best fit up to t
-    // (before paying for another change) can never become optimal later.
-    // On a stable stretch none is; the arrays are rewritten from the first
-    // one that is.
+    // (before paying for another change) can never become optimal once t is
+    // a candidate, i.e. from t + m on; dropping it now is exact only for
+    // m = 1 (change_point_search.h). On a stable stretch none is; the arrays
+    // are rewritten from the first one that is.
+    if (!kPrune) continue;
     std::size_t kept = 0;
     while (kept < k_end && fit[kept] <= f) ++kept;
     for (std::size_t k = kept; k < k_end; ++k) {
@@ -123,6 +131,296 @@ std::vector<std::size_t> pelt(std::size_t n, std::size_t m, double beta, const s
   return splits;
 }
 
+// Infinite or NaN sums (an infinite or NaN value, or squares past the range
+// of a double) or penalty: PELT's answer, whatever its arithmetic makes of
+// them, stays the answer (change_points_test pins it: no change), and fpop's
+// margin would mean nothing. So too when a squared sum of a segment could
+// overflow (it is below n s2[n]): values some 1e150 times their noise.
+bool finite(const Problem& p) {
+  const double n1 = static_cast<double>(p.size() + 1);
+  const double scale = p.s2[p.size()] + n1 * std::fabs(p.penalty);  // NaN if either is
+  return std::isfinite(p.s1[p.size()]) && std::isfinite(4 * n1 * scale);
+}
+
+}  // namespace
+
+std::vector<std::size_t> pelt(const Problem& problem) { return pelt_or_unpruned<true>(problem); }
+
+std::vector<std::size_t> unpruned(const Problem& problem) { return pelt_or_unpruned<false>(problem); }
+
+// Functional pruning (FPOP: Maidstone, Hocking, Rigaill & Fearnhead 2017, "On
+// optimal multiple changepoint algorithms for large data"), for this cost.
+//
+// Candidate s (the last change before the current segment) has, at time t,
+// the cost as a function of the current segment's mean mu
+//   q_s(mu) = F(s) + sum over i in [s, t) of (z_i - mu)^2
+//           = g_s(mu) + (s2[t] - 2 mu s1[t] + t mu^2),
+//   g_s(mu) = F(s) - s2[s] + 2 mu s1[s] - s mu^2,
+// and its fit is min over mu of q_s = F(s) + cost(s, t). The part in
+// brackets is the same for every candidate, so which candidate is least at a
+// given mu does not depend on t: if for every mu some candidate already
+// entered has g <= g_s, s can never be the least again, and is dropped. (The
+// candidates entered by t are all <= t - m, so they are candidates at every
+// later time too: the minimum segment length costs nothing here.) The lower
+// envelope of the g's is kept as pieces of the mu axis, each owned by one
+// candidate (an index and two ends; the quadratic comes from the prefix sums).
+// When candidate n enters, for each alive r < n
+//   d(mu) = g_n(mu) - g_r(mu) = h - D (mu - c)^2,
+//   D = n - r,  c = (s1[n] - s1[r]) / D,  h = F(n) - F(r) - cost(r, n)
+// (the cost without the max(0, .)), a parabola opening down: n is lower than
+// r outside an interval around c, so each piece of r splits into at most
+// three (n, r, n).
+//
+// Rounding: the envelope only decides who survives; the fit and its argmin
+// are computed over the survivors exactly as pelt computes them, the same
+// expression and the same rule (the first candidate, in order of the split,
+// reaching the least value). For that to be the same result, a dropped
+// candidate's computed fit must be strictly above some survivor's, at every
+// later t. So the comparisons carry a margin delta: r keeps the mu where
+// g_r <= g_n + delta, n takes the mu where g_n <= g_r + delta (the two overlap
+// by slivers, and every mu stays covered), and r goes only when it keeps no
+// mu. Then at every mu a candidate does not cover, some owner of a piece
+// there is more than delta below it (by induction: an owner loses a mu only
+// to a newcomer more than delta below it, and a newcomer is left out only
+// where every owner is more than delta below it). So at a dropped
+// candidate's own best mu, and hence in fit, some alive owner is more than
+// delta below it: its fit is above that owner's, so it is never the least,
+// nor the first to reach it. The rounding that margin must cover, in
+// units of eps = 2^-53 times S = s2[n] + (n + 1) |beta| (every F, every
+// s2[t], every (s1 difference)^2 / length, and the g's at the ends of the
+// pieces where they matter are below S): a fit's own arithmetic, below
+// (4 sqrt(n) + 4) each; the prefix sums' inconsistency, which can make the
+// exact cost of a constant stretch a little negative where max(0, .) lifts
+// it, below 3 n (n roundings of s1 and s2 at most, worst case); the ends of
+// the pieces and the test at them, below 20. In all less than 4 (n + 16);
+// delta is 16 (n + 16) eps S, four times that (4e-13 S for 366 values, 4e-11
+// S for 20,000). A larger margin would only keep candidates longer: on
+// values far apart against their noise (declared figures that step now and
+// then) S is large and ties within delta keep their candidates alive.
+std::vector<std::size_t> fpop(const Problem& problem, FpopTally* tally) {
+  const std::size_t n = problem.size(), m = problem.min_segment;
+  const double beta = problem.penalty;
+  const std::vector<double>& s1 = problem.s1;
+  const std::vector<double>& s2 = problem.s2;
+  const double inf = std::numeric_limits<double>::infinity();
+  if (!finite(problem)) return pelt(problem);
+  const double nd_all = static_cast<double>(n);
+  const double delta = 16 * (nd_all + 16) * (std::numeric_limits<double>::epsilon() / 2) *
+                       (s2[n] + (nd_all + 1) * std::fabs(beta));
+
+  std::vector<double> best(n + 1, inf);
+  std::vector<std::size_t> last(n + 1, 0);
+  best[0] = -beta;
+  // The alive candidates, in order of the split, side by side as in pelt:
+  // the split, as a double, best[], s1[], s2[] (at most n + 1 of them).
+  // Per alive r while a candidate enters: d(mu) = g_fresh - g_r =
+  // coef + mu (2 sum - dist mu); the mu r keeps, [keep_lo, keep_hi]; the hole
+  // (hole_lo, hole_hi) where the newcomer takes nothing (empty: lo > hi);
+  // the step whose newcomer these were computed for; the pieces r owns after.
+  // Uninitialised (only what is written is read): a series of 366 values
+  // would otherwise spend a tenth of its search zeroing them.
+  const std::size_t cap = n + 2;
+  auto reals = std::make_unique_for_overwrite<double[]>(11 * cap);
+  auto counts = std::make_unique_for_overwrite<std::size_t[]>(2 * cap);
+  auto slots = std::make_unique_for_overwrite<std::uint32_t[]>(2 * cap);
+  double *tau = reals.get(), *fb = tau + cap, *a1 = fb + cap, *a2 = a1 + cap;
+  double *coef = a2 + cap, *sum_d = coef + cap, *dist = sum_d + cap;
+  double *keep_lo = dist + cap, *keep_hi = keep_lo + cap, *hole_lo = keep_hi + cap, *hole_hi = hole_lo + cap;
+  std::size_t *at = counts.get(), *rooted = at + cap;
+  std::uint32_t *owned = slots.get(), *slot = owned + cap;
+  std::fill(rooted, rooted + cap, 0);
+  std::size_t alive = 0;
+
+  struct Piece {
+    double lo, hi;        // closed; lo < hi
+    std::uint32_t owner;  // index into the alive arrays
+  };
+  // Two buffers used up to a count (never shrunk): the pieces, and the next.
+  std::vector<Piece> pieces(8), next(8);
+  std::size_t np = 0;
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
+  for (std::size_t t = m; t <= n; ++t) {
+    const std::size_t fresh = t - m;  // the newest split that leaves >= m values after it
+    if (best[fresh] < inf) {
+      const double fn = best[fresh], n1 = s1[fresh], n2 = s2[fresh], nd = static_cast<double>(fresh);
+      const std::size_t k_end = alive;
+      at[alive] = fresh;
+      tau[alive] = nd;
+      fb[alive] = fn;
+      a1[alive] = n1;
+      a2[alive] = n2;
+      ++alive;
+      if (k_end == 0) {
+        pieces[0] = Piece{-inf, inf, 0};
+        np = 1;
+      } else {
+        for (std::size_t k = 0; k < k_end; ++k) {
+          dist[k] = nd - tau[k];
+          sum_d[k] = n1 - a1[k];
+          coef[k] = (fn - fb[k]) - (n2 - a2[k]);
+          owned[k] = 0;
+        }
+        owned[k_end] = 0;
+        // Each piece [lo, hi] of r becomes the newcomer's part left of the
+        // hole, r's kept part, the newcomer's part right of the hole (each
+        // dropped when empty or a single point, which the other part then
+        // covers). A piece where d > delta at both (finite) ends lies in the
+        // hole (d is concave) and stays r's whole: most pieces, found
+        // without a division. The pieces are in order of lo, overlapping by
+        // slivers at most, so the newcomer's parts join the last one it has
+        // when they touch.
+        if (next.size() < 3 * np + 1) next.resize(6 * np + 2);
+        Piece* out = next.data();
+        std::size_t q = 0, last_fresh = none;
+        const auto fresh_owner = static_cast<std::uint32_t>(k_end);
+        auto take = [&](double lo, double hi) {
+          if (!(lo < hi)) return;
+          if (last_fresh != none && out[last_fresh].hi >= lo && lo >= out[last_fresh].lo) {
+            out[last_fresh].hi = std::max(out[last_fresh].hi, hi);
+            return;
+          }
+          last_fresh = q;
+          out[q++] = Piece{lo, hi, fresh_owner};
+          ++owned[fresh_owner];
+        };
+        for (std::size_t i = 0; i < np; ++i) {
+          const Piece p = pieces[i];
+          const std::uint32_t r = p.owner;
+          const double c0 = coef[r], twice_sum = 2 * sum_d[r], d = dist[r];
+          // (an infinite end gives -inf: a tail is always looked at)
+          if (c0 + p.lo * (twice_sum - d * p.lo) > delta && c0 + p.hi * (twice_sum - d * p.hi) > delta) {
+            out[q++] = p;
+            ++owned[r];
+            continue;
+          }
+          if (rooted[r] != t) {
+            // d(mu) = h - dist (mu - c)^2, h = F(fresh) - F(r) - cost(r, fresh).
+            rooted[r] = t;
+            const double inv = 1 / d;
+            const double c = sum_d[r] * inv;
+            const double h = c0 + sum_d[r] * c;
+            if (h + delta >= 0) {
+              const double w = std::sqrt((h + delta) * inv);
+              keep_lo[r] = c - w;
+              keep_hi[r] = c + w;
+            } else {
+              keep_lo[r] = inf;
+              keep_hi[r] = -inf;
+            }
+            if (h - delta > 0) {
+              const double w = std::sqrt((h - delta) * inv);
+              hole_lo[r] = c - w;
+              hole_hi[r] = c + w;
+            } else {
+              hole_lo[r] = inf;
+              hole_hi[r] = -inf;
+            }
+          }
+          const bool hole = hole_lo[r] <= hole_hi[r];
+          take(p.lo, hole ? std::min(p.hi, hole_lo[r]) : p.hi);
+          const double lo = std::max(p.lo, keep_lo[r]), hi = std::min(p.hi, keep_hi[r]);
+          if (lo < hi) {
+            out[q++] = Piece{lo, hi, r};
+            ++owned[r];
+          }
+          if (hole) take(std::max(p.lo, hole_hi[r]), p.hi);
+        }
+        pieces.swap(next);
+        np = q;
+        // Drop the candidates that own no piece, keeping the order of the split.
+        std::uint32_t kept = 0;
+        for (std::size_t k = 0; k < alive; ++k) {
+          if (owned[k] == 0) continue;
+          slot[k] = kept;
+          at[kept] = at[k];
+          tau[kept] = tau[k];
+          fb[kept] = fb[k];
+          a1[kept] = a1[k];
+          a2[kept] = a2[k];
+          ++kept;
+        }
+        if (kept != alive) {
+          for (std::size_t i = 0; i < np; ++i) pieces[i].owner = slot[pieces[i].owner];
+          alive = kept;
+        }
+      }
+    }
+    if (tally) {
+      tally->peak_candidates = std::max(tally->peak_candidates, alive);
+      tally->peak_pieces = std::max(tally->peak_pieces, np);
+    }
+    // pelt's fit, candidate by candidate, and the first one strictly below
+    // all before it: the first reaching the least, as pelt's two passes find.
+    const double t1 = s1[t], t2 = s2[t], td = static_cast<double>(t);
+    double f = inf;
+    std::size_t arg = 0;
+    for (std::size_t k = 0; k < alive; ++k) {
+      const double len = td - tau[k];
+      const double sum = t1 - a1[k];
+      const double c = (t2 - a2[k]) - sum * sum / len;
+      const double fit = fb[k] + (c > 0.0 ? c : 0.0);
+      if (fit + beta < f) {
+        f = fit + beta;
+        arg = at[k];
+      }
+    }
+    best[t] = f;
+    last[t] = arg;
+  }
+  std::vector<std::size_t> splits;
+  for (std::size_t t = n; t > 0; t = last[t])
+    if (last[t] > 0) splits.push_back(last[t]);
+  std::reverse(splits.begin(), splits.end());
+  return splits;
+}
+
+// Below this many values the unpruned search (quadratic, but a tight loop)
+// costs less than fpop's envelope; the two are even at about 128 values
+// (scripts/bench-change-points, 2026-12-02). Both give the optimum.
+constexpr std::size_t kFpopFrom = 128;
+
+std::vector<std::size_t> exact(const Problem& problem) {
+  if (!finite(problem)) return pelt(problem);
+  return problem.size() < kFpopFrom ? unpruned(problem) : fpop(problem);
+}
+
+std::optional<Problem> standardised(std::span<const double> x, const ChangePointOptions& options) {
+  const std::size_t n = x.size();
+  const std::size_t m = std::max<std::size_t>(options.min_segment, 1);
+  if (n < 2 * m) return std::nullopt;
+  const double sigma = difference_noise_scale(x);
+  if (!(sigma > 0)) return std::nullopt;
+  // Prefix sums of the standardised values make a segment's cost O(1);
+  // centring first keeps sum(z^2) - sum(z)^2 / n from cancelling away when
+  // the level is large against the noise.
+  const double centre = mean(x);
+  Problem p;
+  p.min_segment = m;
+  p.penalty = options.penalty_per_ln_n * std::log(static_cast<double>(n));
+  p.s1.assign(n + 1, 0);
+  p.s2.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    double z = (x[i] - centre) / sigma;
+    p.s1[i + 1] = p.s1[i] + z;
+    p.s2[i + 1] = p.s2[i] + z * z;
+  }
+  return p;
+}
+
+}  // namespace change_point_search
+
+namespace {
+
+// Past this many runs binary segmentation with the same cost and penalty
+// takes over: O(n log n), the same answer for well separated shifts,
+// possibly fewer for short ones. The exact search (fpop) takes about 4 ms
+// for 20,000 stable values, 1.5 to 6 ms for a drift, heavy tails with steps,
+// repeats or constant stretches (scripts/bench-change-points, on a busy
+// 2-CPU VM); its worst case is still quadratic, so a bound stays. (It was
+// 2,000 with PELT, whose pruning keeps every split of a stable stretch.)
+constexpr std::size_t kExactUpTo = 20000;
+
 template <class Cost>
 void binary_segmentation(std::size_t a, std::size_t b, std::size_t m, double beta, const Cost& cost,
                          std::vector<std::size_t>& splits) {
@@ -144,34 +442,24 @@ void binary_segmentation(std::size_t a, std::size_t b, std::size_t m, double bet
 
 std::vector<ChangePoint> find_change_points(std::span<const double> x, ChangePointOptions options) {
   const std::size_t n = x.size();
-  const std::size_t m = std::max<std::size_t>(options.min_segment, 1);
-  if (n < 2 * m) return {};
-  const double sigma = difference_noise_scale(x);
-  if (!(sigma > 0)) return {};
-  // Prefix sums of the standardised values make a segment's cost O(1);
-  // centring first keeps sum(z^2) - sum(z)^2 / n from cancelling away when
-  // the level is large against the noise.
-  const double centre = mean(x);
-  std::vector<double> s1(n + 1, 0), s2(n + 1, 0), raw(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    double z = (x[i] - centre) / sigma;
-    s1[i + 1] = s1[i] + z;
-    s2[i + 1] = s2[i] + z * z;
-    raw[i + 1] = raw[i] + x[i];
-  }
+  std::optional<change_point_search::Problem> problem = change_point_search::standardised(x, options);
+  if (!problem) return {};
+  const std::vector<double>& s1 = problem->s1;
+  const std::vector<double>& s2 = problem->s2;
   auto cost = [&](std::size_t a, std::size_t b) {  // values [a, b)
     double len = static_cast<double>(b - a);
     double sum = s1[b] - s1[a];
     return std::max(0.0, (s2[b] - s2[a]) - sum * sum / len);
   };
-  const double beta = options.penalty_per_ln_n * std::log(static_cast<double>(n));
   std::vector<std::size_t> splits;
   if (n <= kExactUpTo) {
-    splits = pelt(n, m, beta, s1, s2);
+    splits = change_point_search::exact(*problem);
   } else {
-    binary_segmentation(0, n, m, beta, cost, splits);
+    binary_segmentation(0, n, problem->min_segment, problem->penalty, cost, splits);
     std::sort(splits.begin(), splits.end());
   }
+  std::vector<double> raw(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) raw[i + 1] = raw[i] + x[i];
   std::vector<ChangePoint> out;
   std::size_t start = 0;
   for (std::size_t k = 0; k < splits.size(); ++k) {

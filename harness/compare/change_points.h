@@ -1,7 +1,9 @@
-// Where a metric's level shifted across stored runs: PELT (Killick, Fearnhead
-// & Eckley 2012), an exact search for the segmentation that minimises
+// Where a metric's level shifted across stored runs: an exact search for the
+// segmentation that minimises
 //   sum over segments of  sum (x - segment mean)^2 / sigma^2  +  penalty per change,
-// i.e. a penalised step fit for changes in mean. sigma is estimated robustly
+// i.e. a penalised step fit for changes in mean (optimal partitioning, with
+// functional pruning: FPOP, Maidstone, Hocking, Rigaill & Fearnhead 2017; see
+// change_points.cc and change_point_search.h). sigma is estimated robustly
 // from the median absolute difference of consecutive runs (so the shifts
 // themselves do not inflate it), and the penalty is 3 ln(n), a BIC-style
 // choice that keeps noise from producing steps in short series. A slow drift
@@ -26,8 +28,9 @@ struct ChangePointOptions {
   double penalty_per_ln_n = 3;  // penalty = this * ln(n), in units of sigma^2
 };
 
-// Exact (PELT) up to 2,000 values; beyond, binary segmentation with the same
-// cost and penalty (O(n log n)): 10,000 runs take milliseconds.
+// Exact up to 20,000 values (milliseconds: 20,000 stable values take about
+// 4 ms); beyond, binary segmentation with the same cost and penalty
+// (O(n log n)), which may miss short shifts.
 std::vector<ChangePoint> find_change_points(std::span<const double> values, ChangePointOptions options = {});
 
 // The noise scale used: 1.4826 * median |x[i] - x[i-1]| / sqrt(2), falling back
