@@ -27,7 +27,8 @@ struct HistoryOptions {
 };
 
 constexpr const char* kChangeMethod =
-    "penalised step fit for changes in mean (PELT, exact, up to 2000 runs; binary segmentation beyond), penalty "
+    "penalised step fit for changes in mean (optimal partitioning with functional pruning, exact, up to 20000 runs; "
+    "binary segmentation beyond), penalty "
     "3 ln(n) x sigma^2, sigma from the median absolute difference of consecutive runs, >= 3 runs per level, runs with "
     "measured evidence (a night replayed again counts once)";
 
@@ -297,7 +298,7 @@ Action setup_history(CLI::App& app, const GlobalOptions& global, Io io) {
                "With --metric: list the runs of every rig together (change points stay per rig)")
       ->excludes(rig);
   app.add_option("--metric", o->metric, "The metric to list across runs");
-  app.add_flag("--changes", o->changes, "Mark where the metric's level shifted (PELT change points)");
+  app.add_flag("--changes", o->changes, "Mark where the metric's level shifted (change points of a penalised step fit)");
   app.add_option("--limit", o->limit, "Only the newest N runs (with --table: N nights per rig, default 7)")
       ->check(CLI::Range(1, 100000000));
   CLI::Option* table = app.add_option(
