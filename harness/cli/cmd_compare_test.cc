@@ -242,7 +242,8 @@ TEST_P(CompareCliTest, HistoryListsAMetricAndMarksTheShift) {
   ASSERT_EQ(cli({"history", "--metric", "latency_p50", "--changes"}), 0) << err_;
   EXPECT_EQ(out_.rfind("latency_p50 (s) across 16 runs\n", 0), 0u) << out_;
   EXPECT_NE(out_.find("<- level shift 1.002 ms -> 1.302 ms (+30.0 %)"), std::string::npos) << out_;
-  EXPECT_NE(out_.find("\n1 level shift found; method: penalised step fit for changes in mean (PELT"), std::string::npos);
+  EXPECT_NE(out_.find("\n1 level shift found; method: penalised step fit for changes in mean (optimal partitioning with "
+                          "functional pruning, exact, up to 20000 runs"), std::string::npos);
   ASSERT_EQ(cli({"history", "--changes"}), 0) << err_;
   EXPECT_NE(out_.find("latency_p50  s             16         16        16  run 9: level shift"), std::string::npos)
       << out_;
