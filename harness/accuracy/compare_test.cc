@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/scratch_dir.h"
+
 namespace harness::accuracy {
 namespace {
 
@@ -149,8 +151,8 @@ TEST(Pairing, ThroughAMapAndUnpairedListed) {
 class BadPair : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "harness_accuracy_badpair";
-    fs::remove_all(dir_);
+    // One folder per test and process: ctest -j runs the tests side by side.
+    dir_ = testing_support::fresh_test_dir("harness-accuracy-badpair");
     fs::create_directories(dir_ / "ref");
     fs::create_directories(dir_ / "dev");
   }
