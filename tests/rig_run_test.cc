@@ -3,6 +3,7 @@
 // on loopback playing the board), the analyzer (libsigrok's demo driver) and
 // the power meter run on this host, and all of them must cover the same
 // workload window, which the recording proves.
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -134,6 +135,35 @@ TEST_F(RigRun, ALocalAgentRunsTheDeviceSideAndTheInstrumentsCoverItsWindow) {
   EXPECT_EQ(rec["context"]["rig.transport"], "local");
   EXPECT_TRUE(rec["context"].contains("version.kernel"));
   EXPECT_THAT(r.err, HasSubstr("rig 'loopback-board': connecting to the agent (local)"));
+}
+
+// [workload] cpus pins what the agent runs: a command that exits 0 only
+// when it may run on CPU 0 alone passes every iteration pinned, and fails
+// unpinned on a machine with more CPUs; a CPU the device lacks aborts the run.
+TEST_F(RigRun, APinnedWorkloadRunsOnlyOnItsCpus) {
+  auto scenario = [&](const std::string& cpus) {
+    std::string path = (dir_ / "pinned.toml").string();
+    std::ofstream(path) << "[scenario]\nname = \"pinned\"\n[rig]\nname = \"loopback-board\"\ntransport = \"local\"\n"
+                           "[workload]\ncommand = [\"grep\", \"-q\", \"^Cpus_allowed_list:[[:space:]]*0$\", "
+                           "\"/proc/self/status\"]\n"
+                        << cpus << "\n[latency]\niterations = 3\nwarmup = 0\n";
+    return path;
+  };
+  CommandResult pinned = harness({"--db", db_, "run", "--no-report", scenario("cpus = [0]")});
+  EXPECT_EQ(pinned.exit_code, 0) << pinned.out << pinned.err;
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  if (CPU_COUNT(&mine) > 1 && CPU_ISSET(0, &mine)) {
+    CommandResult free = harness({"--db", db_, "run", "--no-report", scenario("")});
+    EXPECT_NE(free.exit_code, 0) << free.out << free.err;
+  }
+  CommandResult absent = harness({"--db", db_, "run", "--no-report", scenario("cpus = [1023]")});
+  EXPECT_EQ(absent.exit_code, 3) << absent.out << absent.err;
+  EXPECT_THAT(absent.out, HasSubstr("reason: rig 'loopback-board': the workload window: workload cpus [1023]: CPU "
+                                    "1023 is not one this device lets the workload use (allowed: "));
+  CommandResult runs = harness({"--db", db_, "runs"});
+  EXPECT_THAT(runs.out, HasSubstr("aborted")) << runs.out;
 }
 
 class RigOverSsh : public RigRun {

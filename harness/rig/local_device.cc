@@ -12,6 +12,7 @@
 
 #include "harness/runner/acquire.h"
 #include "harness/runner/context.h"
+#include "probes/workload/cpu_pinning.h"
 #include "probes/workload/workload_runner.h"
 
 namespace harness {
@@ -74,6 +75,9 @@ LocalDevice::~LocalDevice() { stop_all_loads(); }
 
 Result<WorkloadWindow> LocalDevice::run_workload(const Workload& workload, const IterationPlan& plan,
                                                  const IterationSink& sink, std::stop_token stop) {
+  // Pinned first, so that a command the runner starts inherits the CPUs.
+  Result<CpuPin> pinned = CpuPin::to(workload.cpus, workload.first_cpu);
+  if (!pinned) return pinned.error();
   Result<std::unique_ptr<WorkloadRunner>> made = make_workload_runner(workload, clock_);
   if (!made) return made.error();
   WorkloadRunner& runner = **made;
@@ -135,6 +139,8 @@ Result<WorkloadWindow> LocalDevice::run_workload(const Workload& workload, const
 
 Result<CountersRecording> LocalDevice::measure_counters(const Workload& workload, const CountersConfig& config,
                                                         std::stop_token stop, RunProgress* steps) {
+  Result<CpuPin> pinned = CpuPin::to(workload.cpus, workload.first_cpu);
+  if (!pinned) return pinned.error();
   Scenario s;
   s.workload = workload;
   s.counters = config;

@@ -54,6 +54,8 @@ json to_wire(const Workload& w) {
             {"timeout_s", w.timeout_s},
             {"tokens_per_iteration", w.tokens_per_iteration}};
   if (w.kind == Workload::Kind::builtin) j["builtin"] = kernel_to_wire(w.builtin);
+  if (!w.cpus.empty()) j["cpus"] = w.cpus;  // absent when unpinned: the requests of before
+  if (w.first_cpu) j["first_cpu"] = true;
   return j;
 }
 
@@ -71,6 +73,8 @@ Result<Workload> workload_from_wire(const json& j) {
     json_read(j.at("timeout_s"), w.timeout_s);
     json_read(j.at("tokens_per_iteration"), w.tokens_per_iteration);
     if (w.kind == Workload::Kind::builtin) w.builtin = kernel_from_wire(j.at("builtin"));
+    if (j.contains("cpus")) json_read(j.at("cpus"), w.cpus);
+    if (j.contains("first_cpu")) json_read(j.at("first_cpu"), w.first_cpu);
     if (w.kind == Workload::Kind::command && w.command.empty()) return Error::input("agent protocol: empty command");
     return w;
   });

@@ -32,6 +32,24 @@ TEST(AgentProtocol, AWorkloadCrossesTheWireUnchanged) {
   ASSERT_TRUE(back);
   EXPECT_EQ(back->command, c.command);
   EXPECT_EQ(back->report.json_field, "latency_ms");
+  EXPECT_TRUE(back->cpus.empty());
+  EXPECT_FALSE(protocol::to_wire(c).contains("cpus"));  // an unpinned request is the one of before
+
+  c.cpus = {2, 0};
+  back = protocol::workload_from_wire(protocol::to_wire(c));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->cpus, (std::vector<int>{2, 0}));
+  EXPECT_FALSE(back->first_cpu);
+  c.cpus.clear();
+  c.first_cpu = true;
+  back = protocol::workload_from_wire(protocol::to_wire(c));
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->first_cpu);
+  EXPECT_TRUE(back->cpus.empty());
+  c.cpus = {2, 0};
+  nlohmann::json hostile = protocol::to_wire(c);
+  hostile["cpus"] = {1e30};
+  EXPECT_FALSE(protocol::workload_from_wire(hostile));
 }
 
 nlohmann::json parse_iterations_with_gap(const std::string& gap) {

@@ -1,3 +1,5 @@
+#include <sched.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -194,6 +196,38 @@ static LatencyReport read_latency_report(TableReader& r) {
   return report;
 }
 
+// cpus = [0, 2]: distinct CPU numbers the workload is pinned to (whether the
+// device has them is known on the device: the run fails there, naming the
+// CPUs it may use); cpus = "first": the lowest-numbered one it may use.
+static std::vector<int> read_cpus(TableReader& r, bool& first) {
+  const toml::node* n = r.node("cpus");
+  if (!n || !r.ok()) return {};
+  if (const auto* word = n->as_string(); word && word->get() == "first") {
+    first = true;
+    return {};
+  }
+  const toml::array* a = n->as_array();
+  if (!a || a->empty()) {
+    r.fail_at("cpus", "must be a non-empty array of CPU numbers, e.g. [0] or [2, 3], or \"first\"");
+    return {};
+  }
+  std::vector<int> cpus;
+  for (const toml::node& e : *a) {
+    const auto* v = e.as_integer();
+    if (!v || v->get() < 0 || v->get() >= CPU_SETSIZE) {
+      r.fail_at_node(e, fmt::format("cpus: each must be a CPU number from 0 to {}", CPU_SETSIZE - 1));
+      return {};
+    }
+    const int cpu = static_cast<int>(v->get());
+    if (std::find(cpus.begin(), cpus.end(), cpu) != cpus.end()) {
+      r.fail_at_node(e, fmt::format("cpus: CPU {} is named twice", cpu));
+      return {};
+    }
+    cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
 Workload read_workload_section(TableReader& r) {
   Workload w;
   w.name = r.string("name").value_or("");
@@ -226,6 +260,7 @@ Workload read_workload_section(TableReader& r) {
     if (!(*x > 0)) r.fail_at("tokens_per_iteration", "must be positive");
     w.tokens_per_iteration = *x;
   }
+  w.cpus = read_cpus(r, w.first_cpu);
   return w;
 }
 

@@ -115,6 +115,25 @@ TEST(Scenario, WorkloadNeedsExactlyOneKind) {
             "(an argv array)");
 }
 
+TEST(Scenario, WorkloadCpusAreDistinctCpuNumbers) {
+  const std::string head = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"gemm\"\nm = 1\nn = 1\nk = 1\n";
+  Result<Scenario> s = parse_scenario(head + "cpus = [3, 0]\n", "s.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->workload.cpus, (std::vector<int>{3, 0}));
+  EXPECT_FALSE(s->workload.first_cpu);
+  s = parse_scenario(head + "cpus = \"first\"\n", "s.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_TRUE(s->workload.cpus.empty());
+  EXPECT_TRUE(s->workload.first_cpu);
+  for (const std::string bad : {"[]", "0", "\"last\""}) {
+    EXPECT_EQ(error_of(head + "cpus = " + bad + "\n"),
+              "s.toml:10:8: [workload] cpus: must be a non-empty array of CPU numbers, e.g. [0] or [2, 3], or \"first\"");
+  }
+  EXPECT_EQ(error_of(head + "cpus = [0, -1]\n"), "s.toml:10:12: [workload] cpus: each must be a CPU number from 0 to 1023");
+  EXPECT_EQ(error_of(head + "cpus = [\"0\"]\n"), "s.toml:10:9: [workload] cpus: each must be a CPU number from 0 to 1023");
+  EXPECT_EQ(error_of(head + "cpus = [1, 1]\n"), "s.toml:10:12: [workload] cpus: CPU 1 is named twice");
+}
+
 TEST(Scenario, MissingFileNamesTheOsError) {
   Result<Scenario> s = load_scenario("/nonexistent/x.toml");
   ASSERT_FALSE(s);

@@ -42,6 +42,11 @@ struct Workload {
   LatencyReport report;
   double timeout_s = 60;             // per iteration
   double tokens_per_iteration = 0;   // declared; 0: throughput in iterations/s only
+  // The CPUs the workload runs on (probes/workload/cpu_pinning.h); empty:
+  // wherever the device's scheduler puts it. first_cpu (cpus = "first"): the
+  // lowest-numbered CPU the device lets it use, whichever that is there.
+  std::vector<int> cpus;
+  bool first_cpu = false;
 };
 
 }  // namespace harness
