@@ -1,9 +1,9 @@
 // Pinning the workload to chosen CPUs ([workload] cpus): the calling thread,
 // and every process it starts, runs only there until the pin is dropped,
-// when the thread gets back the CPUs it had. Back-to-back identical runs
-// are comparable only when they run on the same cores: on the development
-// VM one vCPU ran the same gemm at 387-419 us in every run and the other at
-// 396-745 us (docs/parts/latency.md).
+// when the thread gets back the CPUs it had: what `taskset` does for a
+// benchmark, so that a rig's runs use the cores its engineer chose (an
+// isolated core, a big core of a big.LITTLE SoC) and not whichever the
+// scheduler picked that night (docs/parts/latency.md).
 #pragma once
 
 #include <sched.h>
