@@ -648,11 +648,12 @@ Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) c
       if (c->next()) out.reserve(static_cast<std::size_t>(std::min(c->int64(0), limit)));
       HARNESS_TRY(c->status());
     }
-    HARNESS_STORE_LET(r, db_->query("SELECT " + run_columns + " FROM runs r WHERE " + run_where + " ORDER BY r.id" +
-                                        order,
+    // The indexes are named: without statistics SQLite scans the runs table
+    // (wide rows) for a rig without a scenario, and takes metrics_history
+    // for "name = ? AND rig = ?", reading a table row per point.
+    HARNESS_STORE_LET(r, db_->query("SELECT " + run_columns + " FROM runs r INDEXED BY runs_history WHERE " +
+                                        run_where + " ORDER BY r.id" + order,
                                     run_params));
-    // The index is named: without statistics SQLite takes metrics_history
-    // for "name = ? AND rig = ?" and reads a table row per point.
     HARNESS_STORE_LET(q, db_->query("SELECT m.run_id, m.value, m.unit, m.provenance, m.unavailable FROM metrics m "
                                     "INDEXED BY " + std::string(h.rig.empty() ? "metrics_history" : "metrics_by_rig") +
                                         " WHERE " + metric_where + " ORDER BY m.run_id" + order,
