@@ -18,6 +18,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "harness/base/result.h"
@@ -30,7 +31,37 @@ inline constexpr const char* kSeriesCacheName = ".publish-series.cache";
 // About 25 bytes per stored metric value: 20 M values.
 inline constexpr std::uint64_t kMaxSeriesCacheBytes = 512ull << 20;
 
-using MetricPoints = std::map<std::string, std::vector<HistoryPoint>>;
+// One metric's values, oldest run first, column by column: a year of 20
+// rigs is 1.46 M values, held as a few flat vectors instead of a struct of
+// six strings each (what all_metric_history gives).
+struct MetricColumn {
+  std::vector<std::int64_t> run;        // run ids, ascending
+  std::vector<double> value;            // 0 where absent
+  std::vector<std::uint8_t> has_value;  // 0: unavailable (see `unavailable`)
+  std::vector<std::uint32_t> unit, provenance, unavailable;  // indices into MetricValues::texts
+  std::size_t size() const { return run.size(); }
+  void reserve(std::size_t n);
+};
+
+// Every metric value a publish read, by metric name, and the few texts they
+// share (units, provenances, reasons), each once.
+class MetricValues {
+ public:
+  MetricValues();
+  std::map<std::string, MetricColumn> metrics;
+  const std::vector<std::string>& texts() const { return texts_; }
+  // The index of `text` in texts(), added when new.
+  std::uint32_t intern(std::string_view text);
+  void append(MetricColumn& to, const Store::MetricValueRow& row);
+  // Values of runs above `up_to_run` dropped, and metrics left without one.
+  void drop_runs_after(std::int64_t up_to_run);
+  // The texts a decoded cache's indices refer to, in place of these.
+  void assign_texts(std::vector<std::string> texts);
+
+ private:
+  std::vector<std::string> texts_;
+  std::unordered_map<std::string, std::uint32_t> index_;
+};
 
 // Which store, filters and runs the cached values are of.
 struct SeriesCacheKey {
@@ -47,12 +78,21 @@ struct SeriesCacheKey {
 // another one with the same path changes it.
 std::string runs_state_digest(const std::vector<RunSummary>& runs, std::int64_t up_to_run);
 
-struct SeriesCache {
-  SeriesCacheKey key;
-  MetricPoints points;  // by name, each oldest first; run ids <= key.up_to_run
+// A run the cached values are of, as the store listed it when they were read.
+struct CachedRun {
+  std::int64_t id = 0;
+  std::string started_at, origin, scenario, rig;
 };
 
-std::string encode_series_cache(const SeriesCacheKey& key, const MetricPoints& points);
+struct SeriesCache {
+  SeriesCacheKey key;
+  std::vector<CachedRun> runs;  // every run a value is of, by id ascending
+  MetricValues values;          // run ids <= key.up_to_run
+};
+
+// `runs` must hold every run a value is of (any order; others are left out).
+std::string encode_series_cache(const SeriesCacheKey& key, const std::vector<CachedRun>& runs,
+                                const MetricValues& values);
 // A cache file of `key` around `body` as it stands, with the body's sha256:
 // how encode_series_cache ends, and what lets the fuzz target reach the body
 // parser (tests/fuzz/series_cache_fuzz.cc).

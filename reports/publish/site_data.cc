@@ -4,6 +4,8 @@
 #include <climits>
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include <boost/math/distributions/students_t.hpp>
@@ -55,12 +57,24 @@ Status check_since_date(const std::string& d) {
   return ok();
 }
 
-void judge_series(MetricSeries& s, Better better) {
+void judge_series(MetricSeries& s, Better better, const SiteData& site) {
   const CompareConfig config;  // the defaults every scenario without [compare] is judged by
-  s.fitted = evidence_points(s.points);
+  std::vector<char> measured_text(site.texts.size());
+  for (std::size_t i = 0; i < site.texts.size(); ++i) measured_text[i] = measured_provenance(site.texts[i]);
+  s.fitted = evidence_indices(
+      s.points.size(),
+      [&](std::size_t i) {
+        const SeriesPoint& p = s.points[i];
+        return p.has_value && std::isfinite(p.value) && measured_text[p.provenance];
+      },
+      [&](std::size_t i) { return site.run_of(s.points[i]).origin == "live"; },
+      [&](std::size_t i) {
+        const RunSummary& r = site.run_of(s.points[i]);
+        return std::tuple<std::string_view, std::string_view, std::string_view>(r.scenario_name, r.rig, r.started_at);
+      });
   std::vector<double> values;
   values.reserve(s.fitted.size());
-  for (std::size_t i : s.fitted) values.push_back(*s.points[i].value);
+  for (std::size_t i : s.fitted) values.push_back(s.points[i].value);
   s.change_points = find_change_points(values);
   s.band.reset();
   s.change.reset();
@@ -75,14 +89,14 @@ void judge_series(MetricSeries& s, Better better) {
       s.band = DrawnBand{first, runs, nb->mean, nb->mean - half, nb->mean + half, nb->p};
     }
   }
-  auto at = [&](std::size_t fitted_index) -> const HistoryPoint& { return s.points[s.fitted[fitted_index]]; };
+  auto at = [&](std::size_t fitted_index) -> const RunSummary& { return site.run_of(s.points[s.fitted[fitted_index]]); };
   // Last night outside the band is the freshest news; a level shift that
   // still holds says since when.
   if (s.band && s.band->p < config.alpha) {
     double rel = relative(s.band->mean, values.back());
     if (std::fabs(rel) >= config.default_threshold) {
       s.change = SeriesChange{SeriesChange::Kind::outside_band, is_worse(better, s.band->mean, values.back()),
-                              at(values.size() - 1).run_id, at(values.size() - 1).started_at,
+                              at(values.size() - 1).id, at(values.size() - 1).started_at,
                               s.band->mean, values.back(), rel};
     }
   }
@@ -91,7 +105,7 @@ void judge_series(MetricSeries& s, Better better) {
     double rel = relative(c.before, c.after);
     if (std::fabs(rel) >= config.default_threshold) {
       s.change = SeriesChange{SeriesChange::Kind::change_point, is_worse(better, c.before, c.after),
-                              at(c.index).run_id, at(c.index).started_at, c.before, c.after, rel};
+                              at(c.index).id, at(c.index).started_at, c.before, c.after, rel};
     }
   }
 }
@@ -128,16 +142,15 @@ std::optional<std::string> cache_mismatch(const SeriesCache& c, const SeriesCach
     if ((!now.scenario.empty() && r.scenario_name != now.scenario) || (!now.rig.empty() && r.rig != now.rig)) continue;
     expected[r.id] = {&r, 0};
   }
-  for (const auto& [name, points] : c.points) {
-    for (const HistoryPoint& p : points) {
-      auto it = expected.find(p.run_id);
-      if (it == expected.end()) return fmt::format("it holds run {}, which is no completed run in the filters", p.run_id);
-      const RunSummary& r = *it->second.first;
-      if (it->second.second++ == 0 &&
-          (p.started_at != r.started_at || p.origin != r.origin || p.scenario_name != r.scenario_name || p.rig != r.rig))
-        return fmt::format("its run {} is not the store's", p.run_id);
-    }
+  for (const CachedRun& cr : c.runs) {
+    auto it = expected.find(cr.id);
+    if (it == expected.end()) return fmt::format("it holds run {}, which is no completed run in the filters", cr.id);
+    const RunSummary& r = *it->second.first;
+    if (cr.started_at != r.started_at || cr.origin != r.origin || cr.scenario != r.scenario_name || cr.rig != r.rig)
+      return fmt::format("its run {} is not the store's", cr.id);
   }
+  for (const auto& [name, col] : c.values.metrics)
+    for (std::int64_t id : col.run) ++expected.at(id).second;  // every value's run is in the run table, checked above
   for (const RunSummary& r : runs) {  // in the listing's order, so the message names the newest such run
     auto it = expected.find(r.id);
     if (it != expected.end() && it->second.second != r.metric_count)
@@ -145,6 +158,37 @@ std::optional<std::string> cache_mismatch(const SeriesCache& c, const SeriesCach
   }
   return std::nullopt;
 }
+
+// Appends each value read from the store to its metric's column.
+class AppendValues final : public Store::MetricValueVisitor {
+ public:
+  explicit AppendValues(MetricValues& values) : values_(values) {}
+  void value(const Store::MetricValueRow& row) override {
+    // Each run's values come in the same order of names as the run's
+    // before: the column at the same place in the last run is tried first.
+    if (row.run_id != run_) {
+      run_ = row.run_id;
+      at_ = 0;
+    }
+    MetricColumn* column = nullptr;
+    if (at_ < order_.size() && order_[at_]->first == row.name) {
+      column = &order_[at_]->second;
+    } else {
+      auto* entry = &*values_.metrics.try_emplace(row.name).first;
+      if (at_ < order_.size()) order_[at_] = entry;
+      else order_.push_back(entry);
+      column = &entry->second;
+    }
+    ++at_;
+    values_.append(*column, row);
+  }
+
+ private:
+  MetricValues& values_;
+  std::vector<std::pair<const std::string, MetricColumn>*> order_;
+  std::int64_t run_ = 0;
+  std::size_t at_ = 0;
+};
 
 }  // namespace
 
@@ -168,7 +212,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
   const std::int64_t up_to = listing.runs.empty() ? 0 : listing.runs.front().id;
   const SeriesCacheKey key{store.path(), store.schema_version(), filters.scenario, filters.rig, up_to,
                            runs_state_digest(listing.runs, up_to)};
-  MetricPoints all;
+  MetricValues all;
   if (cache) {
     Result<SeriesCache> c = decode_series_cache(*cache, cache_path);
     std::optional<std::string> why;
@@ -177,30 +221,30 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     } else if ((why = cache_mismatch(*c, key, listing.runs))) {
       why = fmt::format("{}: {}", cache_path, *why);
     } else {
-      Result<MetricPoints> fresh = store.all_metric_history_after(c->key.up_to_run, filters.scenario, filters.rig);
-      if (!fresh) return fresh.error();
-      all = std::move(c->points);
-      for (auto& [name, points] : *fresh) {
-        std::vector<HistoryPoint>& to = all[name];
-        to.insert(to.end(), std::make_move_iterator(points.begin()), std::make_move_iterator(points.end()));
-      }
+      all = std::move(c->values);
+      AppendValues append(all);
+      HARNESS_TRY(store.visit_metric_values_after(c->key.up_to_run, filters.scenario, filters.rig, append));
       out.from_cache = true;
     }
     if (why) out.cache_note = fmt::format("{}; every metric value read from the store", *why);
   }
   if (!out.from_cache) {
-    Result<MetricPoints> read = store.all_metric_history(filters.scenario, filters.rig);
-    if (!read) return read.error();
-    all = std::move(*read);
+    all = MetricValues();
+    AppendValues append(all);
+    HARNESS_TRY(store.visit_metric_values_after(0, filters.scenario, filters.rig, append));
   }
-  for (auto it = all.begin(); it != all.end();) {
-    std::erase_if(it->second, [&](const HistoryPoint& p) { return p.run_id > up_to; });
-    it = it->second.empty() ? all.erase(it) : std::next(it);
+  all.drop_runs_after(up_to);
+  {
+    std::vector<CachedRun> cached;
+    cached.reserve(listing.runs.size());
+    for (const RunSummary& r : listing.runs)
+      if (r.id <= up_to) cached.push_back({r.id, r.started_at, r.origin, r.scenario_name, r.rig});
+    out.series_cache = encode_series_cache(key, cached, all);
   }
-  out.series_cache = encode_series_cache(key, all);
 
   for (RunSummary& r : listing.runs)
     if (in_filters(filters, r.scenario_name, r.rig, r.started_at)) site.runs.push_back(std::move(r));
+  site.texts = all.texts();
 
   // Last night per series: the newest completed run (list_runs is newest first).
   for (const RunSummary& r : site.runs) {
@@ -219,9 +263,9 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
   for (Baseline& b : listing.baselines)
     if (in_filters({"", filters.rig, filters.scenario}, b.scenario_name, b.rig, "")) site.baselines.push_back(b);
 
-  // Each run's series, by index in (scenario, rig) order: a point finds its
-  // series by its run id (a value is of the run's own scenario and rig), and
-  // a run outside the filters (--since) has none.
+  // Each run's series, by index in (scenario, rig) order: a value finds its
+  // run and series by its run id (a value is of the run's own scenario and
+  // rig), and a run outside the filters (--since) has none.
   std::map<SeriesKey, std::size_t> series_index;
   for (const RunSummary& r : site.runs) series_index.emplace(SeriesKey{r.scenario_name, r.rig}, 0);
   std::vector<SeriesKey> series_keys;
@@ -229,43 +273,57 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     index = series_keys.size();
     series_keys.push_back(key);
   }
-  std::unordered_map<std::int64_t, std::size_t> series_of_run;
-  series_of_run.reserve(site.runs.size());
-  for (const RunSummary& r : site.runs) series_of_run.emplace(r.id, series_index.at({r.scenario_name, r.rig}));
+  struct RunPlace {
+    std::uint32_t run, series;
+  };
+  std::unordered_map<std::int64_t, RunPlace> place_of_run;
+  place_of_run.reserve(site.runs.size());
+  for (std::size_t i = 0; i < site.runs.size(); ++i) {
+    const RunSummary& r = site.runs[i];
+    place_of_run.emplace(r.id, RunPlace{static_cast<std::uint32_t>(i),
+                                        static_cast<std::uint32_t>(series_index.at({r.scenario_name, r.rig}))});
+  }
 
   std::vector<std::size_t> counts(series_keys.size());
-  std::vector<std::size_t> point_series;
-  for (auto& [name, points] : all) {
+  std::vector<RunPlace> places;
+  constexpr std::uint32_t kNoSeries = UINT32_MAX;
+  for (auto& [name, col] : all.metrics) {
     MetricPage page;
     page.name = name;
-    page.unit = points.empty() ? "" : points.back().unit;
+    page.unit = col.size() == 0 ? "" : all.texts()[col.unit.back()];
     if (auto it = better.find(name); it != better.end()) page.better = it->second;
-    // Counted first, so that each series' points are moved once into a vector of their size.
+    // Counted first, so that each series' points are written once into a vector of their size.
     std::fill(counts.begin(), counts.end(), 0);
-    point_series.assign(points.size(), series_keys.size());
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      auto it = series_of_run.find(points[i].run_id);
-      if (it == series_of_run.end()) continue;
-      point_series[i] = it->second;
-      ++counts[it->second];
+    places.assign(col.size(), RunPlace{0, kNoSeries});
+    for (std::size_t i = 0; i < col.size(); ++i) {
+      auto it = place_of_run.find(col.run[i]);
+      if (it == place_of_run.end()) continue;
+      places[i] = it->second;
+      ++counts[it->second.series];
     }
     std::vector<MetricSeries> series(series_keys.size());
     for (std::size_t k = 0; k < series.size(); ++k) series[k].points.reserve(counts[k]);
-    for (std::size_t i = 0; i < points.size(); ++i)
-      if (point_series[i] < series.size()) series[point_series[i]].points.push_back(std::move(points[i]));
+    for (std::size_t i = 0; i < col.size(); ++i) {
+      if (places[i].series == kNoSeries) continue;
+      series[places[i].series].points.push_back(SeriesPoint{col.value[i], places[i].run, col.unit[i],
+                                                            col.provenance[i], col.unavailable[i],
+                                                            col.has_value[i] != 0});
+    }
+    for (std::size_t k = 0; k < series.size(); ++k) {
+      series[k].scenario = series_keys[k].first;
+      series[k].rig = series_keys[k].second;
+    }
     std::erase_if(series, [](const MetricSeries& s) { return s.points.empty(); });
     if (series.empty()) continue;  // only runs before --since have it
     for (MetricSeries& s : series) {
-      s.scenario = s.points.front().scenario_name;
-      s.rig = s.points.front().rig;
       const SeriesKey key{s.scenario, s.rig};
-      judge_series(s, page.better);
+      judge_series(s, page.better, site);
       for (const Baseline& b : site.baselines) {
         if (b.scenario_name != key.first || b.rig != key.second) continue;
         std::set<std::int64_t> members(b.runs.begin(), b.runs.end());
         std::vector<double> values;
-        for (const HistoryPoint& p : s.points)
-          if (members.count(p.run_id) && p.value && std::isfinite(*p.value)) values.push_back(*p.value);
+        for (const SeriesPoint& p : s.points)
+          if (p.has_value && std::isfinite(p.value) && members.count(site.run_of(p).id)) values.push_back(p.value);
         s.baselines.push_back({b.name, b.runs, values.empty() ? std::nullopt : std::optional<double>(mean(values))});
       }
       if (s.change && page.better != Better::none) {

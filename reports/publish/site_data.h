@@ -49,10 +49,21 @@ struct SeriesChange {
   double relative = 0;  // (after - before) / |before|
 };
 
+// One value of a series. Its run (start, origin, id) is SiteData::runs[run]
+// and its texts are SiteData::texts[...]: a year of 20 rigs is 1.46 M of
+// them, none holding a string.
+struct SeriesPoint {
+  double value = 0;  // when has_value
+  std::uint32_t run = 0;  // index into SiteData::runs
+  std::uint32_t unit = 0, provenance = 0, unavailable = 0;  // indices into SiteData::texts
+  bool has_value = false;
+  std::optional<double> value_if_any() const { return has_value ? std::optional<double>(value) : std::nullopt; }
+};
+
 // One metric on one (scenario, rig): its values oldest first and what they say.
 struct MetricSeries {
   std::string scenario, rig;
-  std::vector<HistoryPoint> points;         // every completed run in the filters
+  std::vector<SeriesPoint> points;          // every completed run in the filters
   // Indices of the points with measured evidence, a night replayed again
   // counted once (evidence_points, harness/compare/history_evidence.h: the
   // rule of `history --changes` and compare's noise band): what is fitted.
@@ -91,9 +102,12 @@ struct SiteData {
   std::string store_path;
   PublishFilters filters;
   std::vector<RunSummary> runs;  // matching the filters, newest first (every status)
+  std::vector<std::string> texts;   // the units, provenances and reasons SeriesPoint refers to
   std::vector<MetricPage> metrics;  // by name
   std::map<SeriesKey, LastNight> last_night;
   std::vector<Baseline> baselines;
+  const RunSummary& run_of(const SeriesPoint& p) const { return runs[p.run]; }
+  const std::string& text(std::uint32_t index) const { return texts[index]; }
 };
 
 // How the judgement was reached, printed on the pages.
@@ -126,7 +140,8 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
 // The same without a cache.
 Result<SiteData> load_site_data(const Store& store, const PublishFilters& filters);
 
-// Change points, band and change of one series (pure; `better` decides worse).
-void judge_series(MetricSeries& series, Better better);
+// Change points, band and change of one series of `site` (pure; `better`
+// decides worse).
+void judge_series(MetricSeries& series, Better better, const SiteData& site);
 
 }  // namespace harness
