@@ -281,10 +281,7 @@ TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
       if (col.run[i] == host) continue;
       kept.run.push_back(col.run[i]);
       kept.value.push_back(col.value[i]);
-      kept.has_value.push_back(col.has_value[i]);
-      kept.unit.push_back(col.unit[i]);
-      kept.provenance.push_back(col.provenance[i]);
-      kept.unavailable.push_back(col.unavailable[i]);
+      kept.label.push_back(col.label[i]);
     }
     ASSERT_EQ(kept.size() + 1, col.size());
     col = std::move(kept);

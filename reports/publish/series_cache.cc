@@ -18,16 +18,20 @@ namespace {
 //   header: str store, i64 schema, str scenario, str rig, i64 up_to_run, str runs_digest
 //   u64 body size, body, str sha256 of the body (64 hex)
 //   body: u32 n, n strings (the units, provenances and reasons, each once)
+//         u32 n, n labels: u32 unit, u32 provenance, u32 unavailable (string indices), u8 has value
 //         u32 n, n runs, ids ascending: i64 id, str started_at, str origin, str scenario, str rig
-//         u32 n, n metrics: str name, u32 n, then n values column by column:
-//           n u32 run (index), n u8 has value, n f64 value, n u32 unit, n u32 provenance, n u32 unavailable
-//           (the last three string indices)
+//         u32 n, n metrics: str name, u32 n, then its n values column by column:
+//           n u32 run (index), n f64 value (0 without one),
+//           u32 k, k stretches of values with one label: u32 values (> 0), u32 label (index)
 //   str: u32 length, bytes
-// Version 1 held a row per value; version 2 is columnar, so that a column
-// is written and read as one block.
+// Version 1 held a row of 25 bytes per value; version 2 is columnar (12
+// bytes a value and a few stretches a metric), so that a column is written
+// and read as one block.
 constexpr std::string_view kMagic = "harness publish series cache\n";
 constexpr std::uint32_t kVersion = 2;
-constexpr std::size_t kPointBytes = 4 + 1 + 8 + 4 + 4 + 4;
+constexpr std::size_t kPointBytes = 4 + 8;
+constexpr std::size_t kLabelBytes = 4 * 3 + 1;
+constexpr std::size_t kStretchBytes = 4 + 4;
 constexpr std::size_t kRunBytes = 8 + 4 * 4;
 static_assert(std::endian::native == std::endian::little, "the series cache is written little-endian, as it is read");
 
@@ -139,59 +143,68 @@ std::string runs_state_digest(const std::vector<RunSummary>& runs, std::int64_t 
 void MetricColumn::reserve(std::size_t n) {
   run.reserve(n);
   value.reserve(n);
-  has_value.reserve(n);
-  unit.reserve(n);
-  provenance.reserve(n);
-  unavailable.reserve(n);
+  label.reserve(n);
+}
+
+void MetricColumn::resize(std::size_t n) {
+  run.resize(n);
+  value.resize(n);
+  label.resize(n);
 }
 
 MetricValues::MetricValues() { intern(""); }
 
 std::uint32_t MetricValues::intern(std::string_view text) {
-  auto it = index_.find(std::string(text));
-  if (it != index_.end()) return it->second;
+  auto it = text_index_.find(std::string(text));
+  if (it != text_index_.end()) return it->second;
   const auto i = static_cast<std::uint32_t>(texts_.size());
   texts_.emplace_back(text);
-  index_.emplace(texts_.back(), i);
+  text_index_.emplace(texts_.back(), i);
   return i;
 }
 
+std::uint32_t MetricValues::intern(const ValueLabel& l) {
+  auto [it, added] = label_index_.try_emplace({l.unit, l.provenance, l.unavailable, l.has_value},
+                                              static_cast<std::uint32_t>(labels_.size()));
+  if (added) labels_.push_back(l);
+  return it->second;
+}
+
 void MetricValues::append(MetricColumn& to, const Store::MetricValueRow& row) {
-  // A metric's values mostly share the texts of the value before.
-  auto same_or_intern = [&](const std::vector<std::uint32_t>& col, const std::string& text) {
-    return !col.empty() && texts_[col.back()] == text ? col.back() : intern(text);
-  };
-  const std::uint32_t unit = same_or_intern(to.unit, row.unit);
-  const std::uint32_t provenance = same_or_intern(to.provenance, row.provenance);
-  const std::uint32_t unavailable = same_or_intern(to.unavailable, row.unavailable);
+  // A metric's values mostly share the label of the value before.
+  std::uint32_t label = 0;
+  const ValueLabel* before = to.label.empty() ? nullptr : &labels_[to.label.back()];
+  if (before && before->has_value == row.value.has_value() && texts_[before->unit] == row.unit &&
+      texts_[before->provenance] == row.provenance && texts_[before->unavailable] == row.unavailable) {
+    label = to.label.back();
+  } else {
+    label = intern(ValueLabel{intern(row.unit), intern(row.provenance), intern(row.unavailable), row.value.has_value()});
+  }
   to.run.push_back(row.run_id);
   to.value.push_back(row.value ? *row.value : 0.0);
-  to.has_value.push_back(row.value ? 1 : 0);
-  to.unit.push_back(unit);
-  to.provenance.push_back(provenance);
-  to.unavailable.push_back(unavailable);
+  to.label.push_back(label);
 }
 
 void MetricValues::drop_runs_after(std::int64_t up_to_run) {
   for (auto it = metrics.begin(); it != metrics.end();) {
     MetricColumn& col = it->second;
     // Runs ascend: what is dropped is a tail.
-    const auto keep = static_cast<std::size_t>(std::upper_bound(col.run.begin(), col.run.end(), up_to_run) -
-                                               col.run.begin());
-    col.run.resize(keep);
-    col.value.resize(keep);
-    col.has_value.resize(keep);
-    col.unit.resize(keep);
-    col.provenance.resize(keep);
-    col.unavailable.resize(keep);
-    it = keep == 0 ? metrics.erase(it) : std::next(it);
+    col.resize(static_cast<std::size_t>(std::upper_bound(col.run.begin(), col.run.end(), up_to_run) -
+                                        col.run.begin()));
+    it = col.size() == 0 ? metrics.erase(it) : std::next(it);
   }
 }
 
-void MetricValues::assign_texts(std::vector<std::string> texts) {
+void MetricValues::assign_tables(std::vector<std::string> texts, std::vector<ValueLabel> labels) {
   texts_ = std::move(texts);
-  index_.clear();
-  for (std::uint32_t i = 0; i < texts_.size(); ++i) index_.emplace(texts_[i], i);
+  text_index_.clear();
+  for (std::uint32_t i = 0; i < texts_.size(); ++i) text_index_.emplace(texts_[i], i);
+  labels_ = std::move(labels);
+  label_index_.clear();
+  for (std::uint32_t i = 0; i < labels_.size(); ++i) {
+    const ValueLabel& l = labels_[i];
+    label_index_.try_emplace({l.unit, l.provenance, l.unavailable, l.has_value}, i);
+  }
 }
 
 std::string encode_series_cache(const SeriesCacheKey& key, const std::vector<CachedRun>& runs,
@@ -213,12 +226,19 @@ std::string encode_series_cache(const SeriesCacheKey& key, const std::vector<Cac
   // after (a year of a lab is tens of MB: it is not copied).
   Writer body;
   std::size_t bytes = 64 + ids.size() * 64;
-  for (const auto& [name, col] : values.metrics) bytes += name.size() + 8 + col.size() * kPointBytes;
+  for (const auto& [name, col] : values.metrics) bytes += name.size() + 16 + col.size() * kPointBytes;
   body.out.reserve(bytes);
   const std::size_t size_at = begin_cache(body, key);
   const std::size_t body_at = body.out.size();
   body.put<std::uint32_t>(static_cast<std::uint32_t>(values.texts().size()));
   for (const std::string& s : values.texts()) body.str(s);
+  body.put<std::uint32_t>(static_cast<std::uint32_t>(values.labels().size()));
+  for (const ValueLabel& l : values.labels()) {
+    body.put<std::uint32_t>(l.unit);
+    body.put<std::uint32_t>(l.provenance);
+    body.put<std::uint32_t>(l.unavailable);
+    body.put<std::uint8_t>(l.has_value ? 1 : 0);
+  }
   body.put<std::uint32_t>(static_cast<std::uint32_t>(ids.size()));
   const CachedRun none;
   for (std::int64_t id : ids) {
@@ -245,11 +265,18 @@ std::string encode_series_cache(const SeriesCacheKey& key, const std::vector<Cac
       index[i] = static_cast<std::uint32_t>(from - ids.begin());
     }
     body.column(index);
-    body.column(col.has_value);
     body.column(col.value);
-    body.column(col.unit);
-    body.column(col.provenance);
-    body.column(col.unavailable);
+    // The labels as stretches of one label each: a metric has one or two.
+    std::size_t stretches = 0;
+    for (std::size_t i = 0; i < col.size(); ++i) stretches += i == 0 || col.label[i] != col.label[i - 1];
+    body.put<std::uint32_t>(static_cast<std::uint32_t>(stretches));
+    for (std::size_t i = 0; i < col.size();) {
+      std::size_t end = i + 1;
+      while (end < col.size() && col.label[end] == col.label[i]) ++end;
+      body.put<std::uint32_t>(static_cast<std::uint32_t>(end - i));
+      body.put<std::uint32_t>(col.label[i]);
+      i = end;
+    }
   }
   end_cache(body, size_at, body_at);
   return std::move(body.out);
@@ -287,6 +314,17 @@ Result<SeriesCache> decode_series_cache(std::string_view bytes, const std::strin
   std::vector<std::string> strings(n);
   for (std::string& s : strings)
     if (!b.str(s)) return bad("truncated string table");
+  std::uint32_t n_labels = 0;
+  if (!b.count(n_labels, kLabelBytes)) return bad("truncated label table");
+  std::vector<ValueLabel> labels(n_labels);
+  for (ValueLabel& l : labels) {
+    std::uint8_t has = 0;
+    if (!b.get(l.unit) || !b.get(l.provenance) || !b.get(l.unavailable) || !b.get(has))
+      return bad("truncated label table");
+    if (l.unit >= strings.size() || l.provenance >= strings.size() || l.unavailable >= strings.size() || has > 1)
+      return bad("a label refers to no string");
+    l.has_value = has == 1;
+  }
   if (!b.count(n, kRunBytes)) return bad("truncated run table");
   c.runs.resize(n);
   for (CachedRun& run : c.runs) {
@@ -296,7 +334,6 @@ Result<SeriesCache> decode_series_cache(std::string_view bytes, const std::strin
       return bad(fmt::format("run {} is not between 1 and run {}", run.id, c.key.up_to_run));
     if (&run != c.runs.data() && run.id <= (&run - 1)->id) return bad("runs not in order");
   }
-  const std::size_t texts = strings.size();
   std::uint32_t names = 0;
   if (!b.count(names, 8)) return bad("truncated metric table");
   std::vector<std::uint32_t> index;
@@ -311,20 +348,26 @@ Result<SeriesCache> decode_series_cache(std::string_view bytes, const std::strin
     // cache's newest run): growing a year's column by one night would move
     // every value of it.
     col.reserve(count + count / 8 + 16);
-    if (!b.column(count, index) || !b.column(count, col.has_value) || !b.column(count, col.value) ||
-        !b.column(count, col.unit) || !b.column(count, col.provenance) || !b.column(count, col.unavailable))
-      return bad("truncated metric table");
+    if (!b.column(count, index) || !b.column(count, col.value)) return bad("truncated metric table");
     col.run.resize(count);
     for (std::uint32_t k = 0; k < count; ++k) {
-      if (index[k] >= c.runs.size() || col.has_value[k] > 1 || col.unit[k] >= texts || col.provenance[k] >= texts ||
-          col.unavailable[k] >= texts)
-        return bad(fmt::format("metric '{}': a value refers to no run or string", it->first));
+      if (index[k] >= c.runs.size()) return bad(fmt::format("metric '{}': a value refers to no run", it->first));
       if (k > 0 && index[k] <= index[k - 1]) return bad(fmt::format("metric '{}': runs not in order", it->first));
       col.run[k] = c.runs[index[k]].id;
     }
+    std::uint32_t stretches = 0;
+    if (!b.count(stretches, kStretchBytes)) return bad("truncated metric table");
+    for (std::uint32_t k = 0; k < stretches; ++k) {
+      std::uint32_t length = 0, label = 0;
+      if (!b.get(length) || !b.get(label)) return bad("truncated metric table");
+      if (length == 0 || length > count - col.label.size() || label >= labels.size())
+        return bad(fmt::format("metric '{}': its labels do not cover its values", it->first));
+      col.label.insert(col.label.end(), length, label);
+    }
+    if (col.label.size() != count) return bad(fmt::format("metric '{}': its labels do not cover its values", it->first));
   }
   if (b.left() != 0) return bad("bytes after the metric table");
-  c.values.assign_texts(std::move(strings));
+  c.values.assign_tables(std::move(strings), std::move(labels));
   return c;
 }
 

@@ -18,6 +18,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -31,36 +32,50 @@ inline constexpr const char* kSeriesCacheName = ".publish-series.cache";
 // About 25 bytes per stored metric value: 20 M values.
 inline constexpr std::uint64_t kMaxSeriesCacheBytes = 512ull << 20;
 
-// One metric's values, oldest run first, column by column: a year of 20
-// rigs is 1.46 M values, held as a few flat vectors instead of a struct of
-// six strings each (what all_metric_history gives).
-struct MetricColumn {
-  std::vector<std::int64_t> run;        // run ids, ascending
-  std::vector<double> value;            // 0 where absent
-  std::vector<std::uint8_t> has_value;  // 0: unavailable (see `unavailable`)
-  std::vector<std::uint32_t> unit, provenance, unavailable;  // indices into MetricValues::texts
-  std::size_t size() const { return run.size(); }
-  void reserve(std::size_t n);
+// What a value says besides its number: its unit, provenance and reason
+// (indices into MetricValues::texts) and whether it has a number. A
+// metric's values share one or two of these, so each value refers to one by
+// index instead of holding three strings.
+struct ValueLabel {
+  std::uint32_t unit = 0, provenance = 0, unavailable = 0;
+  bool has_value = false;
+  bool operator==(const ValueLabel&) const = default;
 };
 
-// Every metric value a publish read, by metric name, and the few texts they
-// share (units, provenances, reasons), each once.
+// One metric's values, oldest run first, column by column: a year of 20
+// rigs is 1.46 M values, held as three flat vectors instead of a struct of
+// six strings each (what all_metric_history gives).
+struct MetricColumn {
+  std::vector<std::int64_t> run;     // run ids, ascending
+  std::vector<double> value;         // 0 where the label has none
+  std::vector<std::uint32_t> label;  // indices into MetricValues::labels
+  std::size_t size() const { return run.size(); }
+  void reserve(std::size_t n);
+  void resize(std::size_t n);
+};
+
+// Every metric value a publish read, by metric name, and the few texts and
+// labels they share, each once.
 class MetricValues {
  public:
   MetricValues();
   std::map<std::string, MetricColumn> metrics;
   const std::vector<std::string>& texts() const { return texts_; }
-  // The index of `text` in texts(), added when new.
+  const std::vector<ValueLabel>& labels() const { return labels_; }
+  // The index of `text` in texts() (of `label` in labels()), added when new.
   std::uint32_t intern(std::string_view text);
+  std::uint32_t intern(const ValueLabel& label);
   void append(MetricColumn& to, const Store::MetricValueRow& row);
   // Values of runs above `up_to_run` dropped, and metrics left without one.
   void drop_runs_after(std::int64_t up_to_run);
-  // The texts a decoded cache's indices refer to, in place of these.
-  void assign_texts(std::vector<std::string> texts);
+  // The texts and labels a decoded cache's indices refer to, in place of these.
+  void assign_tables(std::vector<std::string> texts, std::vector<ValueLabel> labels);
 
  private:
   std::vector<std::string> texts_;
-  std::unordered_map<std::string, std::uint32_t> index_;
+  std::unordered_map<std::string, std::uint32_t> text_index_;
+  std::vector<ValueLabel> labels_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, bool>, std::uint32_t> label_index_;
 };
 
 // Which store, filters and runs the cached values are of.

@@ -63,11 +63,12 @@ TEST(SeriesCache, DecodesWhatItEncoded) {
     for (std::size_t i = 0; i < rs.size(); ++i) {
       SCOPED_TRACE(name + " " + std::to_string(i));
       EXPECT_EQ(col.run[i], rs[i].run_id);
-      EXPECT_EQ(col.has_value[i] != 0, rs[i].value.has_value());
+      const ValueLabel& l = c->values.labels().at(col.label[i]);
+      EXPECT_EQ(l.has_value, rs[i].value.has_value());
       if (rs[i].value) EXPECT_EQ(col.value[i], *rs[i].value);
-      EXPECT_EQ(c->values.texts()[col.unit[i]], rs[i].unit);
-      EXPECT_EQ(c->values.texts()[col.provenance[i]], rs[i].provenance);
-      EXPECT_EQ(c->values.texts()[col.unavailable[i]], rs[i].unavailable);
+      EXPECT_EQ(c->values.texts().at(l.unit), rs[i].unit);
+      EXPECT_EQ(c->values.texts().at(l.provenance), rs[i].provenance);
+      EXPECT_EQ(c->values.texts().at(l.unavailable), rs[i].unavailable);
     }
   }
   EXPECT_EQ(encode_series_cache(c->key, c->runs, c->values), bytes);
@@ -102,15 +103,21 @@ TEST(SeriesCache, RefusesAnotherVersionAndPointsBeyondItsNewestRun) {
 // A body with a correct sha256 is still checked through: every index.
 TEST(SeriesCache, RefusesABodyWhoseIndicesPointNowhere) {
   const std::string bytes = encode_series_cache(key(), runs(), values());
-  // The last column of the last metric is its unavailable-text indices (u32
-  // each), just before the sha256 (u32 length + 64 hex).
+  // The body ends with the last metric's label stretches (u32 values, u32
+  // label), just before the sha256 (u32 length + 64 hex).
   const std::size_t body_end = bytes.size() - 4 - 64;
   const std::size_t body_at = 29 + 4 + (4 + 11) + 8 + 4 + (4 + 5) + 8 + (4 + 64) + 8;
-  std::string body = bytes.substr(body_at, body_end - body_at);
-  body[body.size() - 4] = 99;
+  const std::string body = bytes.substr(body_at, body_end - body_at);
+  std::string label = body, length = body;
+  label[label.size() - 4] = 99;   // the last stretch's label
+  length[length.size() - 8] = 9;  // the last stretch's length: beyond the values
+  for (const std::string& b : {label, length}) {
+    Result<SeriesCache> c = decode_series_cache(wrap_series_cache_body(key(), b), "c");
+    ASSERT_FALSE(c);
+    EXPECT_EQ(c.error().message, "c: not a series cache: metric 'latency_p50': its labels do not cover its values");
+  }
   Result<SeriesCache> c = decode_series_cache(wrap_series_cache_body(key(), body), "c");
-  ASSERT_FALSE(c);
-  EXPECT_EQ(c.error().message, "c: not a series cache: metric 'latency_p50': a value refers to no run or string");
+  ASSERT_TRUE(c) << c.error().message;
 }
 
 }  // namespace

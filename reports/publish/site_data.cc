@@ -59,13 +59,14 @@ Status check_since_date(const std::string& d) {
 
 void judge_series(MetricSeries& s, Better better, const SiteData& site) {
   const CompareConfig config;  // the defaults every scenario without [compare] is judged by
-  std::vector<char> measured_text(site.texts.size());
-  for (std::size_t i = 0; i < site.texts.size(); ++i) measured_text[i] = measured_provenance(site.texts[i]);
+  std::vector<char> measured_label(site.labels.size());  // a number with measured evidence
+  for (std::size_t i = 0; i < site.labels.size(); ++i)
+    measured_label[i] = site.labels[i].has_value && measured_provenance(site.texts[site.labels[i].provenance]);
   s.fitted = evidence_indices(
       s.points.size(),
       [&](std::size_t i) {
         const SeriesPoint& p = s.points[i];
-        return p.has_value && std::isfinite(p.value) && measured_text[p.provenance];
+        return measured_label[p.label] && std::isfinite(p.value);
       },
       [&](std::size_t i) { return site.run_of(s.points[i]).origin == "live"; },
       [&](std::size_t i) {
@@ -245,6 +246,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
   for (RunSummary& r : listing.runs)
     if (in_filters(filters, r.scenario_name, r.rig, r.started_at)) site.runs.push_back(std::move(r));
   site.texts = all.texts();
+  site.labels = all.labels();
 
   // Last night per series: the newest completed run (list_runs is newest first).
   for (const RunSummary& r : site.runs) {
@@ -290,7 +292,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
   for (auto& [name, col] : all.metrics) {
     MetricPage page;
     page.name = name;
-    page.unit = col.size() == 0 ? "" : all.texts()[col.unit.back()];
+    page.unit = col.size() == 0 ? "" : all.texts()[all.labels()[col.label.back()].unit];
     if (auto it = better.find(name); it != better.end()) page.better = it->second;
     // Counted first, so that each series' points are written once into a vector of their size.
     std::fill(counts.begin(), counts.end(), 0);
@@ -305,9 +307,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     for (std::size_t k = 0; k < series.size(); ++k) series[k].points.reserve(counts[k]);
     for (std::size_t i = 0; i < col.size(); ++i) {
       if (places[i].series == kNoSeries) continue;
-      series[places[i].series].points.push_back(SeriesPoint{col.value[i], places[i].run, col.unit[i],
-                                                            col.provenance[i], col.unavailable[i],
-                                                            col.has_value[i] != 0});
+      series[places[i].series].points.push_back(SeriesPoint{col.value[i], places[i].run, col.label[i]});
     }
     for (std::size_t k = 0; k < series.size(); ++k) {
       series[k].scenario = series_keys[k].first;
@@ -323,7 +323,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
         std::set<std::int64_t> members(b.runs.begin(), b.runs.end());
         std::vector<double> values;
         for (const SeriesPoint& p : s.points)
-          if (p.has_value && std::isfinite(p.value) && members.count(site.run_of(p).id)) values.push_back(p.value);
+          if (site.has_value(p) && std::isfinite(p.value) && members.count(site.run_of(p).id)) values.push_back(p.value);
         s.baselines.push_back({b.name, b.runs, values.empty() ? std::nullopt : std::optional<double>(mean(values))});
       }
       if (s.change && page.better != Better::none) {

@@ -17,6 +17,7 @@
 #include "harness/compare/change_points.h"
 #include "harness/model/run.h"
 #include "harness/store/store.h"
+#include "reports/publish/series_cache.h"
 
 namespace harness {
 
@@ -49,15 +50,13 @@ struct SeriesChange {
   double relative = 0;  // (after - before) / |before|
 };
 
-// One value of a series. Its run (start, origin, id) is SiteData::runs[run]
-// and its texts are SiteData::texts[...]: a year of 20 rigs is 1.46 M of
-// them, none holding a string.
+// One value of a series, 16 bytes: its run (start, origin, id) is
+// SiteData::runs[run], its unit, provenance and reason SiteData::labels[label]
+// (series_cache.h): a year of 20 rigs is 1.46 M of them, none holding a string.
 struct SeriesPoint {
-  double value = 0;  // when has_value
-  std::uint32_t run = 0;  // index into SiteData::runs
-  std::uint32_t unit = 0, provenance = 0, unavailable = 0;  // indices into SiteData::texts
-  bool has_value = false;
-  std::optional<double> value_if_any() const { return has_value ? std::optional<double>(value) : std::nullopt; }
+  double value = 0;  // when its label has one
+  std::uint32_t run = 0;    // index into SiteData::runs
+  std::uint32_t label = 0;  // index into SiteData::labels
 };
 
 // One metric on one (scenario, rig): its values oldest first and what they say.
@@ -102,11 +101,17 @@ struct SiteData {
   std::string store_path;
   PublishFilters filters;
   std::vector<RunSummary> runs;  // matching the filters, newest first (every status)
-  std::vector<std::string> texts;   // the units, provenances and reasons SeriesPoint refers to
+  std::vector<std::string> texts;   // the units, provenances and reasons the labels refer to
+  std::vector<ValueLabel> labels;   // what SeriesPoint::label refers to
   std::vector<MetricPage> metrics;  // by name
   std::map<SeriesKey, LastNight> last_night;
   std::vector<Baseline> baselines;
   const RunSummary& run_of(const SeriesPoint& p) const { return runs[p.run]; }
+  const ValueLabel& label_of(const SeriesPoint& p) const { return labels[p.label]; }
+  bool has_value(const SeriesPoint& p) const { return labels[p.label].has_value; }
+  std::optional<double> value_of(const SeriesPoint& p) const {
+    return has_value(p) ? std::optional<double>(p.value) : std::nullopt;
+  }
   const std::string& text(std::uint32_t index) const { return texts[index]; }
 };
 
