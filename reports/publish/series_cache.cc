@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
@@ -230,10 +232,33 @@ std::string encode_series_cache(const SeriesCacheKey& key, const std::vector<Cac
   body.out.reserve(bytes);
   const std::size_t size_at = begin_cache(body, key);
   const std::size_t body_at = body.out.size();
-  body.put<std::uint32_t>(static_cast<std::uint32_t>(values.texts().size()));
-  for (const std::string& s : values.texts()) body.str(s);
-  body.put<std::uint32_t>(static_cast<std::uint32_t>(values.labels().size()));
-  for (const ValueLabel& l : values.labels()) {
+  // The labels and texts numbered in the order the metrics first use them,
+  // so that the same values give the same bytes however they were read
+  // (the metrics' pass and the loaded runs meet the texts in other orders).
+  constexpr std::uint32_t kUnused = UINT32_MAX;
+  std::vector<std::uint32_t> label_no(values.labels().size(), kUnused), text_no(values.texts().size(), kUnused);
+  std::vector<ValueLabel> labels;
+  std::vector<std::uint32_t> texts;
+  auto text = [&](std::uint32_t t) {
+    if (text_no[t] == kUnused) {
+      text_no[t] = static_cast<std::uint32_t>(texts.size());
+      texts.push_back(t);
+    }
+    return text_no[t];
+  };
+  for (const auto& [name, col] : values.metrics) {
+    for (std::size_t i = 0; i < col.size(); ++i) {
+      const std::uint32_t l = col.label[i];
+      if (label_no[l] != kUnused) continue;
+      const ValueLabel& v = values.labels()[l];
+      label_no[l] = static_cast<std::uint32_t>(labels.size());
+      labels.push_back({text(v.unit), text(v.provenance), text(v.unavailable), v.has_value});
+    }
+  }
+  body.put<std::uint32_t>(static_cast<std::uint32_t>(texts.size()));
+  for (std::uint32_t t : texts) body.str(values.texts()[t]);
+  body.put<std::uint32_t>(static_cast<std::uint32_t>(labels.size()));
+  for (const ValueLabel& l : labels) {
     body.put<std::uint32_t>(l.unit);
     body.put<std::uint32_t>(l.provenance);
     body.put<std::uint32_t>(l.unavailable);
@@ -274,7 +299,7 @@ std::string encode_series_cache(const SeriesCacheKey& key, const std::vector<Cac
       std::size_t end = i + 1;
       while (end < col.size() && col.label[end] == col.label[i]) ++end;
       body.put<std::uint32_t>(static_cast<std::uint32_t>(end - i));
-      body.put<std::uint32_t>(col.label[i]);
+      body.put<std::uint32_t>(label_no[col.label[i]]);
       i = end;
     }
   }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
@@ -68,7 +69,7 @@ void judge_series(MetricSeries& s, Better better, const SiteData& site) {
         const SeriesPoint& p = s.points[i];
         return measured_label[p.label] && std::isfinite(p.value);
       },
-      [&](std::size_t i) { return site.run_of(s.points[i]).origin == "live"; },
+      [&](std::size_t i) { return site.live[s.points[i].run] != 0; },
       [&](std::size_t i) {
         const RunSummary& r = site.run_of(s.points[i]);
         return std::tuple<std::string_view, std::string_view, std::string_view>(r.scenario_name, r.rig, r.started_at);
@@ -160,11 +161,22 @@ std::optional<std::string> cache_mismatch(const SeriesCache& c, const SeriesCach
   return std::nullopt;
 }
 
-// Appends each value read from the store to its metric's column.
+// Appends each value read from the store to its metric's column. A value
+// comes from the metrics' pass (visit_metric_values_after) or from a run
+// loaded for its report (load_run), and both give the same: a provenance
+// this harness does not know (a row not written by it) reads as load_run
+// reads it, "measured".
 class AppendValues final : public Store::MetricValueVisitor {
  public:
   explicit AppendValues(MetricValues& values) : values_(values) {}
-  void value(const Store::MetricValueRow& row) override {
+  void value(const Store::MetricValueRow& stored) override {
+    const Store::MetricValueRow* known = &stored;
+    if (!provenance_from_name(stored.provenance)) {
+      unknown_ = stored;
+      unknown_.provenance = provenance_name(Provenance::measured);
+      known = &unknown_;
+    }
+    const Store::MetricValueRow& row = *known;
     // Each run's values come in the same order of names as the run's
     // before: the column at the same place in the last run is tried first.
     if (row.run_id != run_) {
@@ -186,6 +198,7 @@ class AppendValues final : public Store::MetricValueVisitor {
 
  private:
   MetricValues& values_;
+  Store::MetricValueRow unknown_;
   std::vector<std::pair<const std::string, MetricColumn>*> order_;
   std::int64_t run_ = 0;
   std::size_t at_ = 0;
@@ -202,7 +215,8 @@ Result<SiteData> load_site_data(const Store& store, const PublishFilters& filter
 }
 
 Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, StoreListing listing,
-                             const std::optional<std::string>& cache, const std::string& cache_path) {
+                             const std::optional<std::string>& cache, const std::string& cache_path,
+                             RunReports* reports) {
   LoadedSite out;
   SiteData& site = out.site;
   site.store_path = store.path();
@@ -214,6 +228,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
   const SeriesCacheKey key{store.path(), store.schema_version(), filters.scenario, filters.rig, up_to,
                            runs_state_digest(listing.runs, up_to)};
   MetricValues all;
+  std::int64_t values_after = 0;  // the values of the runs after this one are to be read
   if (cache) {
     Result<SeriesCache> c = decode_series_cache(*cache, cache_path);
     std::optional<std::string> why;
@@ -223,16 +238,56 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
       why = fmt::format("{}: {}", cache_path, *why);
     } else {
       all = std::move(c->values);
-      AppendValues append(all);
-      HARNESS_TRY(store.visit_metric_values_after(c->key.up_to_run, filters.scenario, filters.rig, append));
+      values_after = c->key.up_to_run;
       out.from_cache = true;
     }
     if (why) out.cache_note = fmt::format("{}; every metric value read from the store", *why);
   }
-  if (!out.from_cache) {
-    all = MetricValues();
-    AppendValues append(all);
-    HARNESS_TRY(store.visit_metric_values_after(0, filters.scenario, filters.rig, append));
+
+  // The runs whose reports are rendered, oldest first, and whether they
+  // hold every value still to be read: each completed run in the
+  // --scenario/--rig filters after `values_after` (a cold publish renders
+  // every run's report; one more night renders the new runs'). Then each of
+  // them is loaded once, for its report and its values, instead of a second
+  // pass over every metric of the store.
+  std::vector<std::int64_t> report_runs;
+  std::unordered_set<std::int64_t> reported;
+  if (reports) {
+    for (const RunSummary& r : listing.runs)
+      if (in_filters(filters, r.scenario_name, r.rig, r.started_at) && reports->wanted(r)) report_runs.push_back(r.id);
+    std::reverse(report_runs.begin(), report_runs.end());
+    reported.insert(report_runs.begin(), report_runs.end());
+  }
+  auto needs_values = [&](const RunSummary& r) {
+    return r.id > values_after && completed(r.status) && r.metric_count > 0 &&
+           in_filters({"", filters.rig, filters.scenario}, r.scenario_name, r.rig, "");
+  };
+  bool values_from_reports = reports != nullptr;
+  std::unordered_set<std::int64_t> value_runs;
+  for (const RunSummary& r : listing.runs) {
+    if (!needs_values(r)) continue;
+    value_runs.insert(r.id);
+    values_from_reports = values_from_reports && reported.count(r.id);
+  }
+  AppendValues append(all);
+  if (!values_from_reports)
+    HARNESS_TRY(store.visit_metric_values_after(values_after, filters.scenario, filters.rig, append));
+  for (std::int64_t id : report_runs) {
+    Result<RunRecord> run = store.load_run(id);
+    if (!run) return run.error();
+    if (values_from_reports && value_runs.count(id)) {
+      Store::MetricValueRow row;
+      row.run_id = id;
+      for (const Metric& m : run->analysis.metrics) {
+        row.name = m.name;
+        row.value = m.value;
+        row.unit = m.unit;
+        row.provenance = provenance_name(m.provenance);
+        row.unavailable = m.unavailable;
+        append.value(row);
+      }
+    }
+    HARNESS_TRY(reports->report(std::move(*run)));
   }
   all.drop_runs_after(up_to);
   {
@@ -245,6 +300,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
 
   for (RunSummary& r : listing.runs)
     if (in_filters(filters, r.scenario_name, r.rig, r.started_at)) site.runs.push_back(std::move(r));
+  for (const RunSummary& r : site.runs) site.live.push_back(r.origin == "live");
   site.texts = all.texts();
   site.labels = all.labels();
 

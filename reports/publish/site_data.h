@@ -101,6 +101,7 @@ struct SiteData {
   std::string store_path;
   PublishFilters filters;
   std::vector<RunSummary> runs;  // matching the filters, newest first (every status)
+  std::vector<char> live;        // live[i]: runs[i] is a live run (origin "live"), not a replay or import
   std::vector<std::string> texts;   // the units, provenances and reasons the labels refer to
   std::vector<ValueLabel> labels;   // what SeriesPoint::label refers to
   std::vector<MetricPage> metrics;  // by name
@@ -134,14 +135,29 @@ struct LoadedSite {
   bool from_cache = false;                // only the runs after the cache's were read
 };
 
+// The run reports a publish renders (publish.cc), handed each run as
+// load_site loads it.
+class RunReports {
+ public:
+  virtual ~RunReports() = default;
+  // Whether the report of `run` (in the filters) is to be rendered.
+  virtual bool wanted(const RunSummary& run) = 0;
+  virtual Status report(RunRecord run) = 0;
+};
+
 // Reads and judges everything the filters select. Queries besides the
 // listing: all_metric_history (one pass; with a cache that matches the
 // store, all_metric_history_after the cache's newest run), and load_run of
 // each series' newest run (its verdicts and each metric's better direction).
 // `cache` holds the bytes of the folder's series cache, if it has one
 // (`cache_path` names it in the note).
+// With `reports`, each run they want is loaded (load_run) and handed to
+// them, oldest first, before the series are judged; when those runs hold
+// every value still to be read (a cold publish, one more night), the values
+// are taken from the loaded runs instead of all_metric_history's pass.
 Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, StoreListing listing,
-                             const std::optional<std::string>& cache, const std::string& cache_path);
+                             const std::optional<std::string>& cache, const std::string& cache_path,
+                             RunReports* reports = nullptr);
 // The same without a cache.
 Result<SiteData> load_site_data(const Store& store, const PublishFilters& filters);
 

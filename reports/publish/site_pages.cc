@@ -238,7 +238,7 @@ std::string trend_chart_of(const SiteData& site, const RunDays& days, const Metr
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     const SeriesPoint& p = s.points[i];
     if (!site.has_value(p) || !std::isfinite(p.value)) continue;
-    bool live = site.run_of(p).origin == "live";
+    bool live = site.live[p.run] != 0;
     if (live && !markers) continue;
     double x = f.x.px(*x_of[i]), y = f.y.px(p.value);
     if (live) c.circle(x, y, 2.5, {kRunColour, 1, kRunColour});
