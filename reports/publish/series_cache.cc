@@ -282,12 +282,13 @@ std::string encode_series_cache(const SeriesCacheKey& key, const std::vector<Cac
   for (const auto& [name, col] : values.metrics) {
     body.str(name);
     body.put<std::uint32_t>(static_cast<std::uint32_t>(col.size()));
-    // A column's runs ascend, as the table's do: one walk along the table.
+    // A column's runs ascend, as the table's do, and each is in it: one
+    // walk along the table.
     index.resize(col.size());
-    auto from = ids.begin();
+    std::size_t at = 0;
     for (std::size_t i = 0; i < col.size(); ++i) {
-      from = std::lower_bound(from, ids.end(), col.run[i]);
-      index[i] = static_cast<std::uint32_t>(from - ids.begin());
+      while (ids[at] != col.run[i]) ++at;
+      index[i] = static_cast<std::uint32_t>(at);
     }
     body.column(index);
     body.column(col.value);
