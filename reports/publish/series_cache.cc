@@ -180,7 +180,8 @@ void MetricValues::append(MetricColumn& to, const Store::MetricValueRow& row) {
       texts_[before->provenance] == row.provenance && texts_[before->unavailable] == row.unavailable) {
     label = to.label.back();
   } else {
-    label = intern(ValueLabel{intern(row.unit), intern(row.provenance), intern(row.unavailable), row.value.has_value()});
+    label = intern(
+        ValueLabel{intern(row.unit), intern(row.provenance), intern(row.unavailable), row.value.has_value()});
   }
   to.run.push_back(row.run_id);
   to.value.push_back(row.value ? *row.value : 0.0);
@@ -390,7 +391,8 @@ Result<SeriesCache> decode_series_cache(std::string_view bytes, const std::strin
         return bad(fmt::format("metric '{}': its labels do not cover its values", it->first));
       col.label.insert(col.label.end(), length, label);
     }
-    if (col.label.size() != count) return bad(fmt::format("metric '{}': its labels do not cover its values", it->first));
+    if (col.label.size() != count)
+      return bad(fmt::format("metric '{}': its labels do not cover its values", it->first));
   }
   if (b.left() != 0) return bad("bytes after the metric table");
   c.values.assign_tables(std::move(strings), std::move(labels));

@@ -11,7 +11,8 @@ CachedRun run(std::int64_t id) {
 
 std::vector<CachedRun> runs() { return {run(3), run(1), run(2)}; }  // any order
 
-Store::MetricValueRow row(std::int64_t id, std::string name, std::optional<double> value, const std::string& unit = "s") {
+Store::MetricValueRow row(std::int64_t id, std::string name, std::optional<double> value,
+                          const std::string& unit = "s") {
   Store::MetricValueRow r;
   r.run_id = id;
   r.name = std::move(name);

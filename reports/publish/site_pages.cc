@@ -349,7 +349,8 @@ std::string index_page(const SiteData& site, const RunDays& days) {
       const MetricSeries* s = find_series(site, all[i].r->metric, all[i].key);
       if (!s) continue;
       body += fmt::format("<figure class=\"trend\">{}<figcaption>{} on {} / {}</figcaption></figure>\n",
-                          trend_chart_of(site, days, *s, all[i].r->metric, all[i].r->unit, true), escape_xml(all[i].r->metric),
+                          trend_chart_of(site, days, *s, all[i].r->metric, all[i].r->unit, true),
+                          escape_xml(all[i].r->metric),
                           escape_xml(all[i].key.second), escape_xml(all[i].key.first));
     }
     body += "</div>\n";
@@ -382,8 +383,12 @@ std::string metric_page(const MetricPage& m, const SiteData& site, const RunDays
           "without measured evidence, or a replay of a night already shown, is not fitted); orange: the level between change "
           "points; red dashes: change points; shaded: the noise band; green dashes: baselines</p>\n";
   for (const MetricSeries& s : m.series) {
-    body += fmt::format("<section class=\"series\">\n<h2>{}</h2>\n<figure class=\"trend\">{}</figure>\n",
-                        escape_xml(series_title(s)), trend_chart_of(site, days, s, m.name, m.unit, false));
+    // The chart appended as it is, not copied through a format: a page is
+    // 20 charts of a year of nights.
+    body += fmt::format("<section class=\"series\">\n<h2>{}</h2>\n<figure class=\"trend\">",
+                        escape_xml(series_title(s)));
+    body += trend_chart_of(site, days, s, m.name, m.unit, false);
+    body += "</figure>\n";
     std::size_t unavailable = 0;
     for (const SeriesPoint& p : s.points) unavailable += site.has_value(p) ? 0 : 1;
     const SeriesPoint& last = s.points.back();
