@@ -39,6 +39,19 @@ bool is_worse(Better better, double before, double after) {
   return (better == Better::higher && after < before) || (better == Better::lower && after > before);
 }
 
+// The two-sided Student's t quantile of the band for `runs` values: the
+// same few (`runs` is at most CompareConfig::history_runs) for every one of
+// thousands of series, so each is computed once per thread.
+double t_quantile(std::size_t runs, double alpha) {
+  thread_local std::map<std::pair<std::size_t, double>, double> known;
+  auto [it, added] = known.try_emplace({runs, alpha}, 0.0);
+  if (added) {
+    const boost::math::students_t t(static_cast<double>(runs) - 1);
+    it->second = boost::math::quantile(boost::math::complement(t, alpha / 2));
+  }
+  return it->second;
+}
+
 }  // namespace
 
 const char* const kPublishMethod =
@@ -85,8 +98,7 @@ void judge_series(MetricSeries& s, Better better, const SiteData& site) {
     std::size_t first = values.size() - 1 - runs;
     std::span<const double> history(values.data() + first, runs);
     if (std::optional<NoiseBand> nb = noise_band(history, values.back(), config.min_history_runs)) {
-      const boost::math::students_t t(static_cast<double>(runs) - 1);
-      const double q = boost::math::quantile(boost::math::complement(t, config.alpha / 2));
+      const double q = t_quantile(runs, config.alpha);
       const double half = q * nb->sd * std::sqrt(1 + 1.0 / static_cast<double>(runs));
       s.band = DrawnBand{first, runs, nb->mean, nb->mean - half, nb->mean + half, nb->p};
     }
