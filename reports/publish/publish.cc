@@ -135,6 +135,18 @@ bool every_file_in_place(const fs::path& dir, const Manifest& m) {
   return true;
 }
 
+// The site's folders, made when the first file is written (a store that
+// fails to read leaves no folder behind, which the next publish would refuse
+// as someone else's).
+Status make_site_folders(const fs::path& dir) {
+  for (const fs::path& sub : {dir, dir / "metrics", dir / "runs"}) {
+    std::error_code ec;
+    fs::create_directories(sub, ec);
+    if (ec) return Error::infra(fmt::format("{}: cannot create the folder: {}", sub.string(), ec.message()));
+  }
+  return ok();
+}
+
 // Renders and writes each run report load_site hands over: those of a new
 // run, or of one whose state changed since the manifest, or whose file is
 // gone.
@@ -151,6 +163,8 @@ class ReportWriter final : public RunReports {
            fs::symlink_status(dir_ / rel, ec).type() != fs::file_type::regular;
   }
   Status report(RunRecord run) override {
+    if (!folders_made_) HARNESS_TRY(make_site_folders(dir_));
+    folders_made_ = true;
     ReportInput input;
     const std::string rel = run_report_path(run.id);
     input.run = std::move(run);
@@ -163,6 +177,7 @@ class ReportWriter final : public RunReports {
   const fs::path& dir_;
   const std::optional<Manifest>& old_;
   PublishSummary& sum_;
+  bool folders_made_ = false;
 };
 
 }  // namespace
@@ -185,11 +200,6 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
     return same;
   }
   PublishSummary sum;
-  for (const fs::path& sub : {dir, dir / "metrics", dir / "runs"}) {
-    std::error_code ec;
-    fs::create_directories(sub, ec);
-    if (ec) return Error::infra(fmt::format("{}: cannot create the folder: {}", sub.string(), ec.message()));
-  }
   // Run reports first (load_site hands them over as it loads them): the
   // pages link them.
   ReportWriter reports(dir, *old, sum);
@@ -202,6 +212,7 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
   if (loaded->cache_note) sum.notes.push_back(*loaded->cache_note);
   sum.from_series_cache = loaded->from_cache;
   const SiteData* site = &loaded->site;
+  HARNESS_TRY(make_site_folders(dir));
 
   Manifest now;
   sum.metrics = site->metrics.size();
