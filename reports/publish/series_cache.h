@@ -1,11 +1,11 @@
 // What a publish keeps of the store beside its manifest, so that the next
 // one reads only the new runs' metrics: DIR/.publish-series.cache holds every
-// metric value it read (all_metric_history under the --scenario and --rig
+// metric value it read (of every completed run under the --scenario and --rig
 // filters) of the runs up to the highest run id the store had then, and a
 // digest of those runs' states. A stored run's metrics never change once its
 // final status is written, so when the runs up to that id are still those of
-// the digest, the cached values plus all_metric_history_after(that id) are
-// exactly all_metric_history of the store now.
+// the digest, the cached values plus the values of the runs after that id
+// are exactly the values of the store now.
 //
 // The file is input like any other: binary, versioned, bounded, every count
 // checked against the bytes left before anything is allocated, a sha256 over
@@ -82,7 +82,7 @@ class MetricValues {
 struct SeriesCacheKey {
   std::string store;       // Store::path() when written (for a reader; the runs' uuids identify the store)
   std::int64_t schema = 0;  // Store::schema_version()
-  std::string scenario, rig;  // the filters all_metric_history was read with
+  std::string scenario, rig;  // the filters the values were read with
   std::int64_t up_to_run = 0;  // every value is of a run with an id <= this
   std::string runs_digest;     // runs_state_digest(runs, up_to_run) when written
 };

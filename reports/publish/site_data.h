@@ -146,15 +146,16 @@ class RunReports {
 };
 
 // Reads and judges everything the filters select. Queries besides the
-// listing: all_metric_history (one pass; with a cache that matches the
-// store, all_metric_history_after the cache's newest run), and load_run of
-// each series' newest run (its verdicts and each metric's better direction).
-// `cache` holds the bytes of the folder's series cache, if it has one
-// (`cache_path` names it in the note).
+// listing: the values of every completed run in the --scenario/--rig filters
+// (with a cache that matches the store, of the runs after the cache's
+// newest), and load_run of each series' newest run (its verdicts and each
+// metric's better direction). `cache` holds the bytes of the folder's series
+// cache, if it has one (`cache_path` names it in the note).
 // With `reports`, each run they want is loaded (load_run) and handed to
 // them, oldest first, before the series are judged; when those runs hold
 // every value still to be read (a cold publish, one more night), the values
-// are taken from the loaded runs instead of all_metric_history's pass.
+// are taken from the loaded runs; otherwise they are read in one pass
+// (Store::visit_metric_values_after).
 Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, StoreListing listing,
                              const std::optional<std::string>& cache, const std::string& cache_path,
                              RunReports* reports = nullptr);
