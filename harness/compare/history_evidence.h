@@ -9,7 +9,10 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <span>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "harness/store/store.h"
@@ -20,6 +23,37 @@ namespace harness {
 // all_metric_history give them; any mix of scenarios and rigs) of the values
 // that count, in order.
 std::vector<std::size_t> evidence_points(std::span<const HistoryPoint> points);
+
+// Whether a provenance is measured evidence ("measured" or "replayed").
+inline bool measured_provenance(std::string_view provenance) {
+  return provenance == "measured" || provenance == "replayed";
+}
+
+// The same rule over `n` points held any other way (harness publish keeps
+// its values in columns, reports/publish/series_cache.h): `measured(i)`:
+// point i is a finite value with a measured_provenance; `live(i)`: its run
+// is live; `night(i)`: its run's (scenario, rig, start) as string_views.
+template <class Measured, class Live, class Night>
+std::vector<std::size_t> evidence_indices(std::size_t n, Measured measured, Live live, Night night) {
+  std::vector<std::size_t> out;
+  out.reserve(n);
+  bool all_live = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!measured(i)) continue;
+    out.push_back(i);
+    all_live = all_live && live(i);
+  }
+  if (all_live) return out;  // a live run always counts: no night can be a repeat
+  std::set<std::tuple<std::string_view, std::string_view, std::string_view>> nights;
+  std::size_t kept = 0;
+  for (std::size_t i : out) {
+    const bool repeat = !nights.insert(night(i)).second;
+    if (repeat && !live(i)) continue;
+    out[kept++] = i;
+  }
+  out.resize(kept);
+  return out;
+}
 
 // The words for the pages and notes that say which runs were taken.
 inline constexpr const char* kEvidenceRule =

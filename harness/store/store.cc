@@ -772,4 +772,25 @@ Result<std::map<std::string, std::vector<HistoryPoint>>> Store::all_metric_histo
   return out;
 }
 
+Status Store::visit_metric_values_after(std::int64_t after_run, const std::string& scenario, const std::string& rig,
+                                        MetricValueVisitor& visitor) const {
+  HARNESS_STORE_LET(q, db_->query("SELECT m.run_id, m.name, m.value, m.unit, m.provenance, m.unavailable "
+                                  "FROM metrics m JOIN runs r ON r.id = m.run_id "
+                                  "WHERE m.run_id > ? AND (? = '' OR r.scenario_name = ?) AND (? = '' OR r.rig = ?) "
+                                  "AND r.status IN ('passed', 'failed') ORDER BY m.run_id",
+                                  {after_run, scenario, scenario, rig, rig}));
+  MetricValueRow row;
+  while (q->next()) {
+    row.run_id = q->int64(0);
+    row.name = q->text(1);
+    row.value.reset();
+    if (!q->is_null(2)) row.value = q->real(2);
+    row.unit = q->text(3);
+    row.provenance = q->text(4);
+    row.unavailable = q->text(5);
+    visitor.value(row);
+  }
+  return q->status();
+}
+
 }  // namespace harness

@@ -191,6 +191,24 @@ class Store {
   Result<std::map<std::string, std::vector<HistoryPoint>>> all_metric_history_after(std::int64_t after_run,
                                                                                     const std::string& scenario,
                                                                                     const std::string& rig) const;
+  // The values of all_metric_history_after, without a HistoryPoint each: the
+  // run's columns (start, origin, scenario, rig) are left out (a publish has
+  // them from list_runs) and each row is handed to `visitor` as it is read,
+  // in run order, so that 1.46 M values (a year of 20 rigs) are never held as
+  // 1.46 M structs of strings.
+  struct MetricValueRow {
+    std::int64_t run_id = 0;
+    std::string name;
+    std::optional<double> value;  // absent: unavailable, see `unavailable`
+    std::string unit, provenance, unavailable;
+  };
+  class MetricValueVisitor {
+   public:
+    virtual ~MetricValueVisitor() = default;
+    virtual void value(const MetricValueRow& row) = 0;
+  };
+  Status visit_metric_values_after(std::int64_t after_run, const std::string& scenario, const std::string& rig,
+                                   MetricValueVisitor& visitor) const;
 
  private:
   Store(std::string path, std::string artifacts, std::unique_ptr<sql::Connection> db);

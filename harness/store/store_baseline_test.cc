@@ -305,6 +305,39 @@ TEST_P(StoreBaselineTest, AllMetricHistoryAfterARunReadsOnlyTheNewerRuns) {
   EXPECT_TRUE(after->empty());
 }
 
+// The values of all_metric_history_after, row by row, without the run's columns.
+TEST_P(StoreBaselineTest, VisitMetricValuesAfterHandsOverTheRowsOfAllMetricHistoryAfter) {
+  std::int64_t r1 = add("host", "lab-a", 1.0);
+  add("host", "lab-b", 5.0);
+  add("host", "lab-a", std::nullopt);
+  add("host", "lab-a", 9.0, RunStatus::aborted);
+  add("host", "lab-a", 1.2, RunStatus::passed, "replay");
+  struct Collect final : Store::MetricValueVisitor {
+    std::vector<Store::MetricValueRow> rows;
+    void value(const Store::MetricValueRow& row) override { rows.push_back(row); }
+  } seen;
+  ASSERT_TRUE(store_->visit_metric_values_after(r1, "", "lab-a", seen));
+  Result<std::map<std::string, std::vector<HistoryPoint>>> want = store_->all_metric_history_after(r1, "", "lab-a");
+  ASSERT_TRUE(want) << want.error().message;
+  const std::vector<HistoryPoint>& h = want->at("latency_p50");
+  ASSERT_EQ(want->size(), 1u);
+  ASSERT_EQ(seen.rows.size(), h.size());
+  ASSERT_EQ(h.size(), 2u);
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(seen.rows[i].run_id, h[i].run_id);
+    EXPECT_EQ(seen.rows[i].name, "latency_p50");
+    EXPECT_EQ(seen.rows[i].value, h[i].value);
+    EXPECT_EQ(seen.rows[i].unit, h[i].unit);
+    EXPECT_EQ(seen.rows[i].provenance, h[i].provenance);
+    EXPECT_EQ(seen.rows[i].unavailable, h[i].unavailable);
+  }
+  EXPECT_FALSE(seen.rows[0].value);
+  seen.rows.clear();
+  ASSERT_TRUE(store_->visit_metric_values_after(0, "other", "", seen));
+  EXPECT_TRUE(seen.rows.empty());
+}
+
 TEST_P(StoreBaselineTest, RecentValuesAreTheNoiseBandInput) {
   add("host", "lab-a", 1.0);
   add("host", "lab-a", 1.1);

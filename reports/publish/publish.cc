@@ -135,6 +135,51 @@ bool every_file_in_place(const fs::path& dir, const Manifest& m) {
   return true;
 }
 
+// The site's folders, made when the first file is written (a store that
+// fails to read leaves no folder behind, which the next publish would refuse
+// as someone else's).
+Status make_site_folders(const fs::path& dir) {
+  for (const fs::path& sub : {dir, dir / "metrics", dir / "runs"}) {
+    std::error_code ec;
+    fs::create_directories(sub, ec);
+    if (ec) return Error::infra(fmt::format("{}: cannot create the folder: {}", sub.string(), ec.message()));
+  }
+  return ok();
+}
+
+// Renders and writes each run report load_site hands over: those of a new
+// run, or of one whose state changed since the manifest, or whose file is
+// gone.
+class ReportWriter final : public RunReports {
+ public:
+  ReportWriter(const fs::path& dir, const std::optional<Manifest>& old, PublishSummary& sum)
+      : dir_(dir), old_(old), sum_(sum) {}
+  bool wanted(const RunSummary& r) override {
+    if (!old_) return true;
+    const std::string rel = run_report_path(r.id);
+    auto it = old_->reports.find(rel);
+    std::error_code ec;
+    return it == old_->reports.end() || it->second != run_state(r) ||
+           fs::symlink_status(dir_ / rel, ec).type() != fs::file_type::regular;
+  }
+  Status report(RunRecord run) override {
+    if (!folders_made_) HARNESS_TRY(make_site_folders(dir_));
+    folders_made_ = true;
+    ReportInput input;
+    const std::string rel = run_report_path(run.id);
+    input.run = std::move(run);
+    HARNESS_TRY(write_file_atomically((dir_ / rel).string(), render_html(input), Flush::deferred));
+    ++sum_.reports_written;
+    return ok();
+  }
+
+ private:
+  const fs::path& dir_;
+  const std::optional<Manifest>& old_;
+  PublishSummary& sum_;
+  bool folders_made_ = false;
+};
+
 }  // namespace
 
 Result<PublishSummary> publish_site(const Store& store, const std::string& dir_text, const PublishFilters& filters) {
@@ -155,48 +200,27 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
     return same;
   }
   PublishSummary sum;
+  // Run reports first (load_site hands them over as it loads them): the
+  // pages link them.
+  ReportWriter reports(dir, *old, sum);
   // A cache is read only from a folder this module wrote (it has a manifest).
   const fs::path cache_path = dir / kSeriesCacheName;
   std::optional<std::string> cache = *old ? read_series_cache(cache_path, sum.notes) : std::nullopt;
-  Result<LoadedSite> loaded = load_site(store, filters, std::move(*listing), cache, cache_path.string());
+  Result<LoadedSite> loaded = load_site(store, filters, std::move(*listing), cache, cache_path.string(), &reports);
   if (!loaded) return loaded.error();
   cache.reset();
   if (loaded->cache_note) sum.notes.push_back(*loaded->cache_note);
   sum.from_series_cache = loaded->from_cache;
   const SiteData* site = &loaded->site;
+  HARNESS_TRY(make_site_folders(dir));
 
-  for (const fs::path& sub : {dir, dir / "metrics", dir / "runs"}) {
-    std::error_code ec;
-    fs::create_directories(sub, ec);
-    if (ec) return Error::infra(fmt::format("{}: cannot create the folder: {}", sub.string(), ec.message()));
-  }
   Manifest now;
   sum.metrics = site->metrics.size();
   sum.runs = site->runs.size();
   sum.series = site->last_night.size();
   for (const auto& [key, n] : site->last_night) sum.regressed_series += n.regressed() ? 1 : 0;
-
-  // Run reports first: the pages link them.
-  for (const RunSummary& r : site->runs) {
-    const std::string rel = run_report_path(r.id);
-    const std::string state = run_state(r);
-    now.reports[rel] = state;
-    std::error_code ec;
-    if (*old) {
-      auto it = (*old)->reports.find(rel);
-      if (it != (*old)->reports.end() && it->second == state &&
-          fs::symlink_status(dir / rel, ec).type() == fs::file_type::regular) {
-        ++sum.reports_unchanged;
-        continue;
-      }
-    }
-    Result<RunRecord> run = store.load_run(r.id);
-    if (!run) return run.error();
-    ReportInput input;
-    input.run = std::move(*run);
-    HARNESS_TRY(write_file_atomically((dir / rel).string(), render_html(input), Flush::deferred));
-    ++sum.reports_written;
-  }
+  for (const RunSummary& r : site->runs) now.reports[run_report_path(r.id)] = run_state(r);
+  sum.reports_unchanged = site->runs.size() - sum.reports_written;
 
   std::map<std::string, std::string> pages = render_site_pages(*site);
   auto put = [&](const std::string& rel, const std::string& text) -> Status {

@@ -273,14 +273,24 @@ TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
   ASSERT_TRUE(listed);
   for (const RunSummary& r : *listed)
     if (r.id == host) host_metrics = r.metric_count;
-  MetricPoints fewer = decoded->points;
-  std::erase_if(fewer.at("latency_p50"), [&](const HistoryPoint& p) { return p.run_id == host; });
-  const std::string missing = encode_series_cache(decoded->key, fewer);
-  MetricPoints moved = decoded->points;
-  for (auto& [name, points] : moved)
-    for (HistoryPoint& p : points)
-      if (p.run_id == host) p.started_at = "2026-11-12T02:00:00.000Z";
-  const std::string other_start = encode_series_cache(decoded->key, moved);
+  MetricValues fewer = decoded->values;
+  {
+    MetricColumn& col = fewer.metrics.at("latency_p50");
+    MetricColumn kept;
+    for (std::size_t i = 0; i < col.size(); ++i) {
+      if (col.run[i] == host) continue;
+      kept.run.push_back(col.run[i]);
+      kept.value.push_back(col.value[i]);
+      kept.label.push_back(col.label[i]);
+    }
+    ASSERT_EQ(kept.size() + 1, col.size());
+    col = std::move(kept);
+  }
+  const std::string missing = encode_series_cache(decoded->key, decoded->runs, fewer);
+  std::vector<CachedRun> moved = decoded->runs;
+  for (CachedRun& r : moved)
+    if (r.id == host) r.started_at = "2026-11-12T02:00:00.000Z";
+  const std::string other_start = encode_series_cache(decoded->key, moved, decoded->values);
   std::string flipped = good;
   flipped[flipped.size() / 2] ^= 0x20;
   const std::string why_tail = "; every metric value read from the store";

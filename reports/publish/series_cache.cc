@@ -1,8 +1,12 @@
 #include "reports/publish/series_cache.h"
 
+#include <algorithm>
 #include <bit>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -16,13 +20,20 @@ namespace {
 //   header: str store, i64 schema, str scenario, str rig, i64 up_to_run, str runs_digest
 //   u64 body size, body, str sha256 of the body (64 hex)
 //   body: u32 n, n strings (the units, provenances and reasons, each once)
-//         u32 n, n runs: i64 id, str started_at, str origin, str scenario, str rig
-//         u32 n, n metrics: str name, u32 n, n points:
-//           u32 run (index), u8 has value, f64 value, u32 unit, u32 provenance, u32 unavailable (string indices)
+//         u32 n, n labels: u32 unit, u32 provenance, u32 unavailable (string indices), u8 has value
+//         u32 n, n runs, ids ascending: i64 id, str started_at, str origin, str scenario, str rig
+//         u32 n, n metrics: str name, u32 n, then its n values column by column:
+//           n u32 run (index), n f64 value (0 without one),
+//           u32 k, k stretches of values with one label: u32 values (> 0), u32 label (index)
 //   str: u32 length, bytes
+// Version 1 held a row of 25 bytes per value; version 2 is columnar (12
+// bytes a value and a few stretches a metric), so that a column is written
+// and read as one block.
 constexpr std::string_view kMagic = "harness publish series cache\n";
-constexpr std::uint32_t kVersion = 1;
-constexpr std::size_t kPointBytes = 4 + 1 + 8 + 4 + 4 + 4;
+constexpr std::uint32_t kVersion = 2;
+constexpr std::size_t kPointBytes = 4 + 8;
+constexpr std::size_t kLabelBytes = 4 * 3 + 1;
+constexpr std::size_t kStretchBytes = 4 + 4;
 constexpr std::size_t kRunBytes = 8 + 4 * 4;
 static_assert(std::endian::native == std::endian::little, "the series cache is written little-endian, as it is read");
 
@@ -38,6 +49,10 @@ class Writer {
   void str(std::string_view s) {
     put<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
     out.append(s);
+  }
+  template <class T>
+  void column(const std::vector<T>& v) {
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
 };
 
@@ -63,6 +78,15 @@ class Reader {
     if (left() < n) return false;
     s = in_.substr(at_, n);
     at_ += n;
+    return true;
+  }
+  // `n` elements read as one block (the caller checked count() first).
+  template <class T>
+  bool column(std::size_t n, std::vector<T>& v) {
+    if (left() / sizeof(T) < n) return false;
+    v.resize(n);
+    if (n > 0) std::memcpy(v.data(), in_.data() + at_, n * sizeof(T));
+    at_ += n * sizeof(T);
     return true;
   }
   // A count of elements of at least `each` bytes that the bytes left can hold.
@@ -118,71 +142,167 @@ std::string runs_state_digest(const std::vector<RunSummary>& runs, std::int64_t 
   return sha256_hex(text);
 }
 
-std::string encode_series_cache(const SeriesCacheKey& key, const MetricPoints& points) {
-  std::unordered_map<std::string_view, std::uint32_t> string_index;
-  std::vector<std::string_view> strings;
-  auto intern = [&](std::string_view s) {
-    auto [it, added] = string_index.emplace(s, static_cast<std::uint32_t>(strings.size()));
-    if (added) strings.push_back(s);
-    return it->second;
-  };
-  // Each point's run and string indices, found once: a metric's points
-  // mostly share the unit, provenance and reason of the point before.
-  struct Refs {
-    std::uint32_t run, unit, provenance, unavailable;
-  };
-  std::vector<Refs> refs;
-  std::size_t total = 0;
-  for (const auto& [name, pts] : points) total += pts.size();
-  refs.reserve(total);
-  std::unordered_map<std::int64_t, std::uint32_t> run_index;
-  std::vector<const HistoryPoint*> runs;
-  for (const auto& [name, pts] : points) {
-    const HistoryPoint* before = nullptr;
-    for (const HistoryPoint& p : pts) {
-      Refs r{};
-      auto [it, added] = run_index.emplace(p.run_id, static_cast<std::uint32_t>(runs.size()));
-      if (added) runs.push_back(&p);
-      r.run = it->second;
-      r.unit = before && before->unit == p.unit ? refs.back().unit : intern(p.unit);
-      r.provenance = before && before->provenance == p.provenance ? refs.back().provenance : intern(p.provenance);
-      r.unavailable =
-          before && before->unavailable == p.unavailable ? refs.back().unavailable : intern(p.unavailable);
-      refs.push_back(r);
-      before = &p;
-    }
+void MetricColumn::reserve(std::size_t n) {
+  run.reserve(n);
+  value.reserve(n);
+  label.reserve(n);
+}
+
+void MetricColumn::resize(std::size_t n) {
+  run.resize(n);
+  value.resize(n);
+  label.resize(n);
+}
+
+MetricValues::MetricValues() { intern(""); }
+
+std::uint32_t MetricValues::intern(std::string_view text) {
+  auto it = text_index_.find(std::string(text));
+  if (it != text_index_.end()) return it->second;
+  const auto i = static_cast<std::uint32_t>(texts_.size());
+  texts_.emplace_back(text);
+  text_index_.emplace(texts_.back(), i);
+  return i;
+}
+
+std::uint32_t MetricValues::intern(const ValueLabel& l) {
+  auto [it, added] = label_index_.try_emplace({l.unit, l.provenance, l.unavailable, l.has_value},
+                                              static_cast<std::uint32_t>(labels_.size()));
+  if (added) labels_.push_back(l);
+  return it->second;
+}
+
+void MetricValues::append(MetricColumn& to, const Store::MetricValueRow& row) {
+  // A metric's values mostly share the label of the value before.
+  std::uint32_t label = 0;
+  const ValueLabel* before = to.label.empty() ? nullptr : &labels_[to.label.back()];
+  if (before && before->has_value == row.value.has_value() && texts_[before->unit] == row.unit &&
+      texts_[before->provenance] == row.provenance && texts_[before->unavailable] == row.unavailable) {
+    label = to.label.back();
+  } else {
+    label = intern(
+        ValueLabel{intern(row.unit), intern(row.provenance), intern(row.unavailable), row.value.has_value()});
   }
+  to.run.push_back(row.run_id);
+  to.value.push_back(row.value ? *row.value : 0.0);
+  to.label.push_back(label);
+}
+
+void MetricValues::drop_runs_after(std::int64_t up_to_run) {
+  for (auto it = metrics.begin(); it != metrics.end();) {
+    MetricColumn& col = it->second;
+    // Runs ascend: what is dropped is a tail.
+    col.resize(static_cast<std::size_t>(std::upper_bound(col.run.begin(), col.run.end(), up_to_run) -
+                                        col.run.begin()));
+    it = col.size() == 0 ? metrics.erase(it) : std::next(it);
+  }
+}
+
+void MetricValues::assign_tables(std::vector<std::string> texts, std::vector<ValueLabel> labels) {
+  texts_ = std::move(texts);
+  text_index_.clear();
+  for (std::uint32_t i = 0; i < texts_.size(); ++i) text_index_.emplace(texts_[i], i);
+  labels_ = std::move(labels);
+  label_index_.clear();
+  for (std::uint32_t i = 0; i < labels_.size(); ++i) {
+    const ValueLabel& l = labels_[i];
+    label_index_.try_emplace({l.unit, l.provenance, l.unavailable, l.has_value}, i);
+  }
+}
+
+std::string encode_series_cache(const SeriesCacheKey& key, const std::vector<CachedRun>& runs,
+                                const MetricValues& values) {
+  // The runs a value is of, ascending: the run table.
+  std::vector<std::int64_t> ids;
+  {
+    std::unordered_set<std::int64_t> seen;
+    for (const auto& [name, col] : values.metrics)
+      for (std::int64_t id : col.run)
+        if (seen.insert(id).second) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+  }
+  std::unordered_map<std::int64_t, const CachedRun*> run_of;
+  run_of.reserve(runs.size());
+  for (const CachedRun& r : runs) run_of.emplace(r.id, &r);
+
   // The body is written in place after the header, its size patched in
   // after (a year of a lab is tens of MB: it is not copied).
   Writer body;
-  std::size_t bytes = 64;
-  for (const auto& [name, pts] : points) bytes += name.size() + 8 + pts.size() * kPointBytes;
-  body.out.reserve(bytes + runs.size() * 64);
+  std::size_t bytes = 64 + ids.size() * 64;
+  for (const auto& [name, col] : values.metrics) bytes += name.size() + 16 + col.size() * kPointBytes;
+  body.out.reserve(bytes);
   const std::size_t size_at = begin_cache(body, key);
   const std::size_t body_at = body.out.size();
-  body.put<std::uint32_t>(static_cast<std::uint32_t>(strings.size()));
-  for (std::string_view s : strings) body.str(s);
-  body.put<std::uint32_t>(static_cast<std::uint32_t>(runs.size()));
-  for (const HistoryPoint* p : runs) {
-    body.put<std::int64_t>(p->run_id);
-    body.str(p->started_at);
-    body.str(p->origin);
-    body.str(p->scenario_name);
-    body.str(p->rig);
+  // The labels and texts numbered in the order the metrics first use them,
+  // so that the same values give the same bytes however they were read
+  // (the metrics' pass and the loaded runs meet the texts in other orders).
+  constexpr std::uint32_t kUnused = UINT32_MAX;
+  std::vector<std::uint32_t> label_no(values.labels().size(), kUnused), text_no(values.texts().size(), kUnused);
+  std::vector<ValueLabel> labels;
+  std::vector<std::uint32_t> texts;
+  auto text = [&](std::uint32_t t) {
+    if (text_no[t] == kUnused) {
+      text_no[t] = static_cast<std::uint32_t>(texts.size());
+      texts.push_back(t);
+    }
+    return text_no[t];
+  };
+  for (const auto& [name, col] : values.metrics) {
+    for (std::size_t i = 0; i < col.size(); ++i) {
+      const std::uint32_t l = col.label[i];
+      if (label_no[l] != kUnused) continue;
+      const ValueLabel& v = values.labels()[l];
+      label_no[l] = static_cast<std::uint32_t>(labels.size());
+      labels.push_back({text(v.unit), text(v.provenance), text(v.unavailable), v.has_value});
+    }
   }
-  body.put<std::uint32_t>(static_cast<std::uint32_t>(points.size()));
-  std::size_t k = 0;
-  for (const auto& [name, pts] : points) {
+  body.put<std::uint32_t>(static_cast<std::uint32_t>(texts.size()));
+  for (std::uint32_t t : texts) body.str(values.texts()[t]);
+  body.put<std::uint32_t>(static_cast<std::uint32_t>(labels.size()));
+  for (const ValueLabel& l : labels) {
+    body.put<std::uint32_t>(l.unit);
+    body.put<std::uint32_t>(l.provenance);
+    body.put<std::uint32_t>(l.unavailable);
+    body.put<std::uint8_t>(l.has_value ? 1 : 0);
+  }
+  body.put<std::uint32_t>(static_cast<std::uint32_t>(ids.size()));
+  const CachedRun none;
+  for (std::int64_t id : ids) {
+    auto it = run_of.find(id);
+    // A run missing from `runs` is written without its texts: the next
+    // publish finds it is not the store's and reads every value again.
+    const CachedRun& r = it == run_of.end() ? none : *it->second;
+    body.put<std::int64_t>(id);
+    body.str(r.started_at);
+    body.str(r.origin);
+    body.str(r.scenario);
+    body.str(r.rig);
+  }
+  body.put<std::uint32_t>(static_cast<std::uint32_t>(values.metrics.size()));
+  std::vector<std::uint32_t> index;
+  for (const auto& [name, col] : values.metrics) {
     body.str(name);
-    body.put<std::uint32_t>(static_cast<std::uint32_t>(pts.size()));
-    for (const HistoryPoint& p : pts) {
-      const Refs& r = refs[k++];
-      body.put<std::uint32_t>(r.run);
-      body.put<std::uint8_t>(p.value ? 1 : 0);
-      body.put<double>(p.value ? *p.value : 0.0);
-      body.put<std::uint32_t>(r.unit);
-      body.put<std::uint32_t>(r.provenance);
-      body.put<std::uint32_t>(r.unavailable);
+    body.put<std::uint32_t>(static_cast<std::uint32_t>(col.size()));
+    // A column's runs ascend, as the table's do, and each is in it: one
+    // walk along the table.
+    index.resize(col.size());
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < col.size(); ++i) {
+      while (ids[at] != col.run[i]) ++at;
+      index[i] = static_cast<std::uint32_t>(at);
+    }
+    body.column(index);
+    body.column(col.value);
+    // The labels as stretches of one label each: a metric has one or two.
+    std::size_t stretches = 0;
+    for (std::size_t i = 0; i < col.size(); ++i) stretches += i == 0 || col.label[i] != col.label[i - 1];
+    body.put<std::uint32_t>(static_cast<std::uint32_t>(stretches));
+    for (std::size_t i = 0; i < col.size();) {
+      std::size_t end = i + 1;
+      while (end < col.size() && col.label[end] == col.label[i]) ++end;
+      body.put<std::uint32_t>(static_cast<std::uint32_t>(end - i));
+      body.put<std::uint32_t>(label_no[col.label[i]]);
+      i = end;
     }
   }
   end_cache(body, size_at, body_at);
@@ -221,45 +341,61 @@ Result<SeriesCache> decode_series_cache(std::string_view bytes, const std::strin
   std::vector<std::string> strings(n);
   for (std::string& s : strings)
     if (!b.str(s)) return bad("truncated string table");
+  std::uint32_t n_labels = 0;
+  if (!b.count(n_labels, kLabelBytes)) return bad("truncated label table");
+  std::vector<ValueLabel> labels(n_labels);
+  for (ValueLabel& l : labels) {
+    std::uint8_t has = 0;
+    if (!b.get(l.unit) || !b.get(l.provenance) || !b.get(l.unavailable) || !b.get(has))
+      return bad("truncated label table");
+    if (l.unit >= strings.size() || l.provenance >= strings.size() || l.unavailable >= strings.size() || has > 1)
+      return bad("a label refers to no string");
+    l.has_value = has == 1;
+  }
   if (!b.count(n, kRunBytes)) return bad("truncated run table");
-  std::vector<HistoryPoint> runs(n);
-  for (HistoryPoint& p : runs) {
-    if (!b.get(p.run_id) || !b.str(p.started_at) || !b.str(p.origin) || !b.str(p.scenario_name) || !b.str(p.rig))
+  c.runs.resize(n);
+  for (CachedRun& run : c.runs) {
+    if (!b.get(run.id) || !b.str(run.started_at) || !b.str(run.origin) || !b.str(run.scenario) || !b.str(run.rig))
       return bad("truncated run table");
-    if (p.run_id <= 0 || p.run_id > c.key.up_to_run)
-      return bad(fmt::format("run {} is not between 1 and run {}", p.run_id, c.key.up_to_run));
+    if (run.id <= 0 || run.id > c.key.up_to_run)
+      return bad(fmt::format("run {} is not between 1 and run {}", run.id, c.key.up_to_run));
+    if (&run != c.runs.data() && run.id <= (&run - 1)->id) return bad("runs not in order");
   }
   std::uint32_t names = 0;
   if (!b.count(names, 8)) return bad("truncated metric table");
+  std::vector<std::uint32_t> index;
   for (std::uint32_t i = 0; i < names; ++i) {
     std::string name;
     std::uint32_t count = 0;
     if (!b.str(name) || !b.count(count, kPointBytes)) return bad("truncated metric table");
-    auto [it, added] = c.points.try_emplace(std::move(name));
+    auto [it, added] = c.values.metrics.try_emplace(std::move(name));
     if (!added) return bad(fmt::format("metric '{}' twice", it->first));
-    std::vector<HistoryPoint>& pts = it->second;
-    // Room for the nights the publish appends (all_metric_history_after):
-    // growing a year's vector by one night would move every point of it.
-    pts.reserve(count + count / 8 + 16);
+    MetricColumn& col = it->second;
+    // Room for the nights the publish appends (all values after the
+    // cache's newest run): growing a year's column by one night would move
+    // every value of it.
+    col.reserve(count + count / 8 + 16);
+    if (!b.column(count, index) || !b.column(count, col.value)) return bad("truncated metric table");
+    col.run.resize(count);
     for (std::uint32_t k = 0; k < count; ++k) {
-      std::uint32_t run = 0, unit = 0, provenance = 0, unavailable = 0;
-      std::uint8_t has = 0;
-      double value = 0;
-      if (!b.get(run) || !b.get(has) || !b.get(value) || !b.get(unit) || !b.get(provenance) || !b.get(unavailable))
-        return bad("truncated metric table");
-      if (run >= runs.size() || unit >= strings.size() || provenance >= strings.size() ||
-          unavailable >= strings.size() || has > 1)
-        return bad(fmt::format("metric '{}': a point refers to no run or string", it->first));
-      if (!pts.empty() && runs[run].run_id <= pts.back().run_id)
-        return bad(fmt::format("metric '{}': runs not in order", it->first));
-      HistoryPoint& p = pts.emplace_back(runs[run]);
-      if (has) p.value = value;
-      p.unit = strings[unit];
-      p.provenance = strings[provenance];
-      p.unavailable = strings[unavailable];
+      if (index[k] >= c.runs.size()) return bad(fmt::format("metric '{}': a value refers to no run", it->first));
+      if (k > 0 && index[k] <= index[k - 1]) return bad(fmt::format("metric '{}': runs not in order", it->first));
+      col.run[k] = c.runs[index[k]].id;
     }
+    std::uint32_t stretches = 0;
+    if (!b.count(stretches, kStretchBytes)) return bad("truncated metric table");
+    for (std::uint32_t k = 0; k < stretches; ++k) {
+      std::uint32_t length = 0, label = 0;
+      if (!b.get(length) || !b.get(label)) return bad("truncated metric table");
+      if (length == 0 || length > count - col.label.size() || label >= labels.size())
+        return bad(fmt::format("metric '{}': its labels do not cover its values", it->first));
+      col.label.insert(col.label.end(), length, label);
+    }
+    if (col.label.size() != count)
+      return bad(fmt::format("metric '{}': its labels do not cover its values", it->first));
   }
   if (b.left() != 0) return bad("bytes after the metric table");
+  c.values.assign_tables(std::move(strings), std::move(labels));
   return c;
 }
 

@@ -4,7 +4,10 @@
 #include <climits>
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
@@ -36,6 +39,19 @@ bool is_worse(Better better, double before, double after) {
   return (better == Better::higher && after < before) || (better == Better::lower && after > before);
 }
 
+// The two-sided Student's t quantile of the band for `runs` values: the
+// same few (`runs` is at most CompareConfig::history_runs) for every one of
+// thousands of series, so each is computed once per thread.
+double t_quantile(std::size_t runs, double alpha) {
+  thread_local std::map<std::pair<std::size_t, double>, double> known;
+  auto [it, added] = known.try_emplace({runs, alpha}, 0.0);
+  if (added) {
+    const boost::math::students_t t(static_cast<double>(runs) - 1);
+    it->second = boost::math::quantile(boost::math::complement(t, alpha / 2));
+  }
+  return it->second;
+}
+
 }  // namespace
 
 const char* const kPublishMethod =
@@ -55,12 +71,25 @@ Status check_since_date(const std::string& d) {
   return ok();
 }
 
-void judge_series(MetricSeries& s, Better better) {
+void judge_series(MetricSeries& s, Better better, const SiteData& site) {
   const CompareConfig config;  // the defaults every scenario without [compare] is judged by
-  s.fitted = evidence_points(s.points);
+  std::vector<char> measured_label(site.labels.size());  // a number with measured evidence
+  for (std::size_t i = 0; i < site.labels.size(); ++i)
+    measured_label[i] = site.labels[i].has_value && measured_provenance(site.texts[site.labels[i].provenance]);
+  s.fitted = evidence_indices(
+      s.points.size(),
+      [&](std::size_t i) {
+        const SeriesPoint& p = s.points[i];
+        return measured_label[p.label] && std::isfinite(p.value);
+      },
+      [&](std::size_t i) { return site.live[s.points[i].run] != 0; },
+      [&](std::size_t i) {
+        const RunSummary& r = site.run_of(s.points[i]);
+        return std::tuple<std::string_view, std::string_view, std::string_view>(r.scenario_name, r.rig, r.started_at);
+      });
   std::vector<double> values;
   values.reserve(s.fitted.size());
-  for (std::size_t i : s.fitted) values.push_back(*s.points[i].value);
+  for (std::size_t i : s.fitted) values.push_back(s.points[i].value);
   s.change_points = find_change_points(values);
   s.band.reset();
   s.change.reset();
@@ -69,20 +98,19 @@ void judge_series(MetricSeries& s, Better better) {
     std::size_t first = values.size() - 1 - runs;
     std::span<const double> history(values.data() + first, runs);
     if (std::optional<NoiseBand> nb = noise_band(history, values.back(), config.min_history_runs)) {
-      const boost::math::students_t t(static_cast<double>(runs) - 1);
-      const double q = boost::math::quantile(boost::math::complement(t, config.alpha / 2));
+      const double q = t_quantile(runs, config.alpha);
       const double half = q * nb->sd * std::sqrt(1 + 1.0 / static_cast<double>(runs));
       s.band = DrawnBand{first, runs, nb->mean, nb->mean - half, nb->mean + half, nb->p};
     }
   }
-  auto at = [&](std::size_t fitted_index) -> const HistoryPoint& { return s.points[s.fitted[fitted_index]]; };
+  auto at = [&](std::size_t fitted_index) -> const RunSummary& { return site.run_of(s.points[s.fitted[fitted_index]]); };
   // Last night outside the band is the freshest news; a level shift that
   // still holds says since when.
   if (s.band && s.band->p < config.alpha) {
     double rel = relative(s.band->mean, values.back());
     if (std::fabs(rel) >= config.default_threshold) {
       s.change = SeriesChange{SeriesChange::Kind::outside_band, is_worse(better, s.band->mean, values.back()),
-                              at(values.size() - 1).run_id, at(values.size() - 1).started_at,
+                              at(values.size() - 1).id, at(values.size() - 1).started_at,
                               s.band->mean, values.back(), rel};
     }
   }
@@ -91,7 +119,7 @@ void judge_series(MetricSeries& s, Better better) {
     double rel = relative(c.before, c.after);
     if (std::fabs(rel) >= config.default_threshold) {
       s.change = SeriesChange{SeriesChange::Kind::change_point, is_worse(better, c.before, c.after),
-                              at(c.index).run_id, at(c.index).started_at, c.before, c.after, rel};
+                              at(c.index).id, at(c.index).started_at, c.before, c.after, rel};
     }
   }
 }
@@ -128,16 +156,15 @@ std::optional<std::string> cache_mismatch(const SeriesCache& c, const SeriesCach
     if ((!now.scenario.empty() && r.scenario_name != now.scenario) || (!now.rig.empty() && r.rig != now.rig)) continue;
     expected[r.id] = {&r, 0};
   }
-  for (const auto& [name, points] : c.points) {
-    for (const HistoryPoint& p : points) {
-      auto it = expected.find(p.run_id);
-      if (it == expected.end()) return fmt::format("it holds run {}, which is no completed run in the filters", p.run_id);
-      const RunSummary& r = *it->second.first;
-      if (it->second.second++ == 0 &&
-          (p.started_at != r.started_at || p.origin != r.origin || p.scenario_name != r.scenario_name || p.rig != r.rig))
-        return fmt::format("its run {} is not the store's", p.run_id);
-    }
+  for (const CachedRun& cr : c.runs) {
+    auto it = expected.find(cr.id);
+    if (it == expected.end()) return fmt::format("it holds run {}, which is no completed run in the filters", cr.id);
+    const RunSummary& r = *it->second.first;
+    if (cr.started_at != r.started_at || cr.origin != r.origin || cr.scenario != r.scenario_name || cr.rig != r.rig)
+      return fmt::format("its run {} is not the store's", cr.id);
   }
+  for (const auto& [name, col] : c.values.metrics)
+    for (std::int64_t id : col.run) ++expected.at(id).second;  // every value's run is in the run table, checked above
   for (const RunSummary& r : runs) {  // in the listing's order, so the message names the newest such run
     auto it = expected.find(r.id);
     if (it != expected.end() && it->second.second != r.metric_count)
@@ -145,6 +172,49 @@ std::optional<std::string> cache_mismatch(const SeriesCache& c, const SeriesCach
   }
   return std::nullopt;
 }
+
+// Appends each value read from the store to its metric's column. A value
+// comes from the metrics' pass (visit_metric_values_after) or from a run
+// loaded for its report (load_run), and both give the same: a provenance
+// this harness does not know (a row not written by it) reads as load_run
+// reads it, "measured".
+class AppendValues final : public Store::MetricValueVisitor {
+ public:
+  explicit AppendValues(MetricValues& values) : values_(values) {}
+  void value(const Store::MetricValueRow& stored) override {
+    const Store::MetricValueRow* known = &stored;
+    if (!provenance_from_name(stored.provenance)) {
+      unknown_ = stored;
+      unknown_.provenance = provenance_name(Provenance::measured);
+      known = &unknown_;
+    }
+    const Store::MetricValueRow& row = *known;
+    // Each run's values come in the same order of names as the run's
+    // before: the column at the same place in the last run is tried first.
+    if (row.run_id != run_) {
+      run_ = row.run_id;
+      at_ = 0;
+    }
+    MetricColumn* column = nullptr;
+    if (at_ < order_.size() && order_[at_]->first == row.name) {
+      column = &order_[at_]->second;
+    } else {
+      auto* entry = &*values_.metrics.try_emplace(row.name).first;
+      if (at_ < order_.size()) order_[at_] = entry;
+      else order_.push_back(entry);
+      column = &entry->second;
+    }
+    ++at_;
+    values_.append(*column, row);
+  }
+
+ private:
+  MetricValues& values_;
+  Store::MetricValueRow unknown_;
+  std::vector<std::pair<const std::string, MetricColumn>*> order_;
+  std::int64_t run_ = 0;
+  std::size_t at_ = 0;
+};
 
 }  // namespace
 
@@ -157,7 +227,8 @@ Result<SiteData> load_site_data(const Store& store, const PublishFilters& filter
 }
 
 Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, StoreListing listing,
-                             const std::optional<std::string>& cache, const std::string& cache_path) {
+                             const std::optional<std::string>& cache, const std::string& cache_path,
+                             RunReports* reports) {
   LoadedSite out;
   SiteData& site = out.site;
   site.store_path = store.path();
@@ -168,7 +239,8 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
   const std::int64_t up_to = listing.runs.empty() ? 0 : listing.runs.front().id;
   const SeriesCacheKey key{store.path(), store.schema_version(), filters.scenario, filters.rig, up_to,
                            runs_state_digest(listing.runs, up_to)};
-  MetricPoints all;
+  MetricValues all;
+  std::int64_t values_after = 0;  // the values of the runs after this one are to be read
   if (cache) {
     Result<SeriesCache> c = decode_series_cache(*cache, cache_path);
     std::optional<std::string> why;
@@ -177,30 +249,72 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     } else if ((why = cache_mismatch(*c, key, listing.runs))) {
       why = fmt::format("{}: {}", cache_path, *why);
     } else {
-      Result<MetricPoints> fresh = store.all_metric_history_after(c->key.up_to_run, filters.scenario, filters.rig);
-      if (!fresh) return fresh.error();
-      all = std::move(c->points);
-      for (auto& [name, points] : *fresh) {
-        std::vector<HistoryPoint>& to = all[name];
-        to.insert(to.end(), std::make_move_iterator(points.begin()), std::make_move_iterator(points.end()));
-      }
+      all = std::move(c->values);
+      values_after = c->key.up_to_run;
       out.from_cache = true;
     }
     if (why) out.cache_note = fmt::format("{}; every metric value read from the store", *why);
   }
-  if (!out.from_cache) {
-    Result<MetricPoints> read = store.all_metric_history(filters.scenario, filters.rig);
-    if (!read) return read.error();
-    all = std::move(*read);
+
+  // The runs whose reports are rendered, oldest first, and whether they
+  // hold every value still to be read: each completed run in the
+  // --scenario/--rig filters after `values_after` (a cold publish renders
+  // every run's report; one more night renders the new runs'). Then each of
+  // them is loaded once, for its report and its values, instead of a second
+  // pass over every metric of the store.
+  std::vector<std::int64_t> report_runs;
+  std::unordered_set<std::int64_t> reported;
+  if (reports) {
+    for (const RunSummary& r : listing.runs)
+      if (in_filters(filters, r.scenario_name, r.rig, r.started_at) && reports->wanted(r)) report_runs.push_back(r.id);
+    std::reverse(report_runs.begin(), report_runs.end());
+    reported.insert(report_runs.begin(), report_runs.end());
   }
-  for (auto it = all.begin(); it != all.end();) {
-    std::erase_if(it->second, [&](const HistoryPoint& p) { return p.run_id > up_to; });
-    it = it->second.empty() ? all.erase(it) : std::next(it);
+  auto needs_values = [&](const RunSummary& r) {
+    return r.id > values_after && completed(r.status) && r.metric_count > 0 &&
+           in_filters({"", filters.rig, filters.scenario}, r.scenario_name, r.rig, "");
+  };
+  bool values_from_reports = reports != nullptr;
+  std::unordered_set<std::int64_t> value_runs;
+  for (const RunSummary& r : listing.runs) {
+    if (!needs_values(r)) continue;
+    value_runs.insert(r.id);
+    values_from_reports = values_from_reports && reported.count(r.id);
   }
-  out.series_cache = encode_series_cache(key, all);
+  AppendValues append(all);
+  if (!values_from_reports)
+    HARNESS_TRY(store.visit_metric_values_after(values_after, filters.scenario, filters.rig, append));
+  for (std::int64_t id : report_runs) {
+    Result<RunRecord> run = store.load_run(id);
+    if (!run) return run.error();
+    if (values_from_reports && value_runs.count(id)) {
+      Store::MetricValueRow row;
+      row.run_id = id;
+      for (const Metric& m : run->analysis.metrics) {
+        row.name = m.name;
+        row.value = m.value;
+        row.unit = m.unit;
+        row.provenance = provenance_name(m.provenance);
+        row.unavailable = m.unavailable;
+        append.value(row);
+      }
+    }
+    HARNESS_TRY(reports->report(std::move(*run)));
+  }
+  all.drop_runs_after(up_to);
+  {
+    std::vector<CachedRun> cached;
+    cached.reserve(listing.runs.size());
+    for (const RunSummary& r : listing.runs)
+      if (r.id <= up_to) cached.push_back({r.id, r.started_at, r.origin, r.scenario_name, r.rig});
+    out.series_cache = encode_series_cache(key, cached, all);
+  }
 
   for (RunSummary& r : listing.runs)
     if (in_filters(filters, r.scenario_name, r.rig, r.started_at)) site.runs.push_back(std::move(r));
+  for (const RunSummary& r : site.runs) site.live.push_back(r.origin == "live");
+  site.texts = all.texts();
+  site.labels = all.labels();
 
   // Last night per series: the newest completed run (list_runs is newest first).
   for (const RunSummary& r : site.runs) {
@@ -219,9 +333,9 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
   for (Baseline& b : listing.baselines)
     if (in_filters({"", filters.rig, filters.scenario}, b.scenario_name, b.rig, "")) site.baselines.push_back(b);
 
-  // Each run's series, by index in (scenario, rig) order: a point finds its
-  // series by its run id (a value is of the run's own scenario and rig), and
-  // a run outside the filters (--since) has none.
+  // Each run's series, by index in (scenario, rig) order: a value finds its
+  // run and series by its run id (a value is of the run's own scenario and
+  // rig), and a run outside the filters (--since) has none.
   std::map<SeriesKey, std::size_t> series_index;
   for (const RunSummary& r : site.runs) series_index.emplace(SeriesKey{r.scenario_name, r.rig}, 0);
   std::vector<SeriesKey> series_keys;
@@ -229,43 +343,55 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     index = series_keys.size();
     series_keys.push_back(key);
   }
-  std::unordered_map<std::int64_t, std::size_t> series_of_run;
-  series_of_run.reserve(site.runs.size());
-  for (const RunSummary& r : site.runs) series_of_run.emplace(r.id, series_index.at({r.scenario_name, r.rig}));
+  struct RunPlace {
+    std::uint32_t run, series;
+  };
+  std::unordered_map<std::int64_t, RunPlace> place_of_run;
+  place_of_run.reserve(site.runs.size());
+  for (std::size_t i = 0; i < site.runs.size(); ++i) {
+    const RunSummary& r = site.runs[i];
+    place_of_run.emplace(r.id, RunPlace{static_cast<std::uint32_t>(i),
+                                        static_cast<std::uint32_t>(series_index.at({r.scenario_name, r.rig}))});
+  }
 
   std::vector<std::size_t> counts(series_keys.size());
-  std::vector<std::size_t> point_series;
-  for (auto& [name, points] : all) {
+  std::vector<RunPlace> places;
+  constexpr std::uint32_t kNoSeries = UINT32_MAX;
+  for (auto& [name, col] : all.metrics) {
     MetricPage page;
     page.name = name;
-    page.unit = points.empty() ? "" : points.back().unit;
+    page.unit = col.size() == 0 ? "" : all.texts()[all.labels()[col.label.back()].unit];
     if (auto it = better.find(name); it != better.end()) page.better = it->second;
-    // Counted first, so that each series' points are moved once into a vector of their size.
+    // Counted first, so that each series' points are written once into a vector of their size.
     std::fill(counts.begin(), counts.end(), 0);
-    point_series.assign(points.size(), series_keys.size());
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      auto it = series_of_run.find(points[i].run_id);
-      if (it == series_of_run.end()) continue;
-      point_series[i] = it->second;
-      ++counts[it->second];
+    places.assign(col.size(), RunPlace{0, kNoSeries});
+    for (std::size_t i = 0; i < col.size(); ++i) {
+      auto it = place_of_run.find(col.run[i]);
+      if (it == place_of_run.end()) continue;
+      places[i] = it->second;
+      ++counts[it->second.series];
     }
     std::vector<MetricSeries> series(series_keys.size());
     for (std::size_t k = 0; k < series.size(); ++k) series[k].points.reserve(counts[k]);
-    for (std::size_t i = 0; i < points.size(); ++i)
-      if (point_series[i] < series.size()) series[point_series[i]].points.push_back(std::move(points[i]));
+    for (std::size_t i = 0; i < col.size(); ++i) {
+      if (places[i].series == kNoSeries) continue;
+      series[places[i].series].points.push_back(SeriesPoint{col.value[i], places[i].run, col.label[i]});
+    }
+    for (std::size_t k = 0; k < series.size(); ++k) {
+      series[k].scenario = series_keys[k].first;
+      series[k].rig = series_keys[k].second;
+    }
     std::erase_if(series, [](const MetricSeries& s) { return s.points.empty(); });
     if (series.empty()) continue;  // only runs before --since have it
     for (MetricSeries& s : series) {
-      s.scenario = s.points.front().scenario_name;
-      s.rig = s.points.front().rig;
       const SeriesKey key{s.scenario, s.rig};
-      judge_series(s, page.better);
+      judge_series(s, page.better, site);
       for (const Baseline& b : site.baselines) {
         if (b.scenario_name != key.first || b.rig != key.second) continue;
         std::set<std::int64_t> members(b.runs.begin(), b.runs.end());
         std::vector<double> values;
-        for (const HistoryPoint& p : s.points)
-          if (members.count(p.run_id) && p.value && std::isfinite(*p.value)) values.push_back(*p.value);
+        for (const SeriesPoint& p : s.points)
+          if (site.has_value(p) && std::isfinite(p.value) && members.count(site.run_of(p).id)) values.push_back(p.value);
         s.baselines.push_back({b.name, b.runs, values.empty() ? std::nullopt : std::optional<double>(mean(values))});
       }
       if (s.change && page.better != Better::none) {

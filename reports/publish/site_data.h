@@ -17,6 +17,7 @@
 #include "harness/compare/change_points.h"
 #include "harness/model/run.h"
 #include "harness/store/store.h"
+#include "reports/publish/series_cache.h"
 
 namespace harness {
 
@@ -49,10 +50,19 @@ struct SeriesChange {
   double relative = 0;  // (after - before) / |before|
 };
 
+// One value of a series, 16 bytes: its run (start, origin, id) is
+// SiteData::runs[run], its unit, provenance and reason SiteData::labels[label]
+// (series_cache.h): a year of 20 rigs is 1.46 M of them, none holding a string.
+struct SeriesPoint {
+  double value = 0;  // when its label has one
+  std::uint32_t run = 0;    // index into SiteData::runs
+  std::uint32_t label = 0;  // index into SiteData::labels
+};
+
 // One metric on one (scenario, rig): its values oldest first and what they say.
 struct MetricSeries {
   std::string scenario, rig;
-  std::vector<HistoryPoint> points;         // every completed run in the filters
+  std::vector<SeriesPoint> points;          // every completed run in the filters
   // Indices of the points with measured evidence, a night replayed again
   // counted once (evidence_points, harness/compare/history_evidence.h: the
   // rule of `history --changes` and compare's noise band): what is fitted.
@@ -91,9 +101,19 @@ struct SiteData {
   std::string store_path;
   PublishFilters filters;
   std::vector<RunSummary> runs;  // matching the filters, newest first (every status)
+  std::vector<char> live;        // live[i]: runs[i] is a live run (origin "live"), not a replay or import
+  std::vector<std::string> texts;   // the units, provenances and reasons the labels refer to
+  std::vector<ValueLabel> labels;   // what SeriesPoint::label refers to
   std::vector<MetricPage> metrics;  // by name
   std::map<SeriesKey, LastNight> last_night;
   std::vector<Baseline> baselines;
+  const RunSummary& run_of(const SeriesPoint& p) const { return runs[p.run]; }
+  const ValueLabel& label_of(const SeriesPoint& p) const { return labels[p.label]; }
+  bool has_value(const SeriesPoint& p) const { return labels[p.label].has_value; }
+  std::optional<double> value_of(const SeriesPoint& p) const {
+    return has_value(p) ? std::optional<double>(p.value) : std::nullopt;
+  }
+  const std::string& text(std::uint32_t index) const { return texts[index]; }
 };
 
 // How the judgement was reached, printed on the pages.
@@ -115,18 +135,35 @@ struct LoadedSite {
   bool from_cache = false;                // only the runs after the cache's were read
 };
 
+// The run reports a publish renders (publish.cc), handed each run as
+// load_site loads it.
+class RunReports {
+ public:
+  virtual ~RunReports() = default;
+  // Whether the report of `run` (in the filters) is to be rendered.
+  virtual bool wanted(const RunSummary& run) = 0;
+  virtual Status report(RunRecord run) = 0;
+};
+
 // Reads and judges everything the filters select. Queries besides the
-// listing: all_metric_history (one pass; with a cache that matches the
-// store, all_metric_history_after the cache's newest run), and load_run of
-// each series' newest run (its verdicts and each metric's better direction).
-// `cache` holds the bytes of the folder's series cache, if it has one
-// (`cache_path` names it in the note).
+// listing: the values of every completed run in the --scenario/--rig filters
+// (with a cache that matches the store, of the runs after the cache's
+// newest), and load_run of each series' newest run (its verdicts and each
+// metric's better direction). `cache` holds the bytes of the folder's series
+// cache, if it has one (`cache_path` names it in the note).
+// With `reports`, each run they want is loaded (load_run) and handed to
+// them, oldest first, before the series are judged; when those runs hold
+// every value still to be read (a cold publish, one more night), the values
+// are taken from the loaded runs; otherwise they are read in one pass
+// (Store::visit_metric_values_after).
 Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, StoreListing listing,
-                             const std::optional<std::string>& cache, const std::string& cache_path);
+                             const std::optional<std::string>& cache, const std::string& cache_path,
+                             RunReports* reports = nullptr);
 // The same without a cache.
 Result<SiteData> load_site_data(const Store& store, const PublishFilters& filters);
 
-// Change points, band and change of one series (pure; `better` decides worse).
-void judge_series(MetricSeries& series, Better better);
+// Change points, band and change of one series of `site` (pure; `better`
+// decides worse).
+void judge_series(MetricSeries& series, Better better, const SiteData& site);
 
 }  // namespace harness

@@ -132,7 +132,22 @@ std::string metric_page_path(const std::string& metric) {
 
 std::string run_report_path(std::int64_t run_id) { return fmt::format("runs/{}.html", run_id); }
 
-std::string trend_chart(const MetricSeries& s, const std::string& metric, const std::string& unit, bool compact) {
+namespace {
+
+// Each run's start as a day number (day_number), by index into
+// SiteData::runs: parsed once per run rather than once per point of every
+// chart (a year of 20 rigs is 1.46 M points).
+using RunDays = std::vector<std::optional<double>>;
+
+RunDays run_days(const SiteData& site) {
+  RunDays days;
+  days.reserve(site.runs.size());
+  for (const RunSummary& r : site.runs) days.push_back(day_number(r.started_at));
+  return days;
+}
+
+std::string trend_chart_of(const SiteData& site, const RunDays& days, const MetricSeries& s,
+                           const std::string& metric, const std::string& unit, bool compact) {
   const double width = compact ? 360 : 760, height = compact ? 170 : 300;
   svg::Canvas c(width, height, fmt::format("{} on {} / {}", metric, s.rig, s.scenario));
   // x: the run's start in days; y: the values, the band and the baselines.
@@ -140,13 +155,13 @@ std::string trend_chart(const MetricSeries& s, const std::string& metric, const 
   std::vector<std::optional<double>> x_of(s.points.size());
   double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
   for (std::size_t i = 0; i < s.points.size(); ++i) {
-    x_of[i] = day_number(s.points[i].started_at);
+    x_of[i] = days[s.points[i].run];
     if (!x_of[i]) x_of[i] = static_cast<double>(i);
     x_lo = std::min(x_lo, *x_of[i]);
     x_hi = std::max(x_hi, *x_of[i]);
-    if (const auto& v = s.points[i].value; v && std::isfinite(*v)) {
-      y_lo = std::min(y_lo, *v);
-      y_hi = std::max(y_hi, *v);
+    if (const SeriesPoint& p = s.points[i]; site.has_value(p) && std::isfinite(p.value)) {
+      y_lo = std::min(y_lo, p.value);
+      y_hi = std::max(y_hi, p.value);
     }
   }
   if (s.band) {
@@ -181,7 +196,7 @@ std::string trend_chart(const MetricSeries& s, const std::string& metric, const 
                  nullptr);
 
   auto fitted_x = [&](std::size_t k) { return f.x.px(*x_of[s.fitted[k]]); };
-  auto fitted_v = [&](std::size_t k) { return *s.points[s.fitted[k]].value; };
+  auto fitted_v = [&](std::size_t k) { return s.points[s.fitted[k]].value; };
   if (s.band && s.band->runs > 0) {
     double x0 = fitted_x(s.band->first), x1 = fitted_x(s.fitted.size() - 1);
     c.rect(x0, f.y.px(s.band->hi), std::max(x1 - x0, 2.0), f.y.px(s.band->lo) - f.y.px(s.band->hi),
@@ -221,15 +236,22 @@ std::string trend_chart(const MetricSeries& s, const std::string& metric, const 
   // Markers only where they stay readable; a year of nights is the line.
   const bool markers = s.points.size() <= 120;
   for (std::size_t i = 0; i < s.points.size(); ++i) {
-    const auto& v = s.points[i].value;
-    if (!v || !std::isfinite(*v)) continue;
-    bool live = s.points[i].origin == "live";
+    const SeriesPoint& p = s.points[i];
+    if (!site.has_value(p) || !std::isfinite(p.value)) continue;
+    bool live = site.live[p.run] != 0;
     if (live && !markers) continue;
-    double x = f.x.px(*x_of[i]), y = f.y.px(*v);
+    double x = f.x.px(*x_of[i]), y = f.y.px(p.value);
     if (live) c.circle(x, y, 2.5, {kRunColour, 1, kRunColour});
     else c.diamond(x, y, 3.5, {kRunColour, 1.2, "#fff"});
   }
   return c.str();
+}
+
+}  // namespace
+
+std::string trend_chart(const SiteData& site, const MetricSeries& s, const std::string& metric,
+                        const std::string& unit, bool compact) {
+  return trend_chart_of(site, run_days(site), s, metric, unit, compact);
 }
 
 namespace {
@@ -259,7 +281,7 @@ std::string filters_text(const PublishFilters& f) {
   return out;
 }
 
-std::string index_page(const SiteData& site) {
+std::string index_page(const SiteData& site, const RunDays& days) {
   std::vector<std::pair<SeriesKey, const LastNight*>> nights;
   for (const auto& [key, n] : site.last_night) nights.push_back({key, &n});
   std::stable_sort(nights.begin(), nights.end(), [](const auto& a, const auto& b) {
@@ -327,7 +349,8 @@ std::string index_page(const SiteData& site) {
       const MetricSeries* s = find_series(site, all[i].r->metric, all[i].key);
       if (!s) continue;
       body += fmt::format("<figure class=\"trend\">{}<figcaption>{} on {} / {}</figcaption></figure>\n",
-                          trend_chart(*s, all[i].r->metric, all[i].r->unit, true), escape_xml(all[i].r->metric),
+                          trend_chart_of(site, days, *s, all[i].r->metric, all[i].r->unit, true),
+                          escape_xml(all[i].r->metric),
                           escape_xml(all[i].key.second), escape_xml(all[i].key.first));
     }
     body += "</div>\n";
@@ -350,7 +373,7 @@ std::string index_page(const SiteData& site) {
   return page("harness: last night", body, false);
 }
 
-std::string metric_page(const MetricPage& m, const SiteData& site) {
+std::string metric_page(const MetricPage& m, const SiteData& site, const RunDays& days) {
   std::string body = fmt::format("<h1>{}</h1>\n<p class=\"meta\">unit {} &middot; better {} &middot; {} scenario and "
                                  "rig pair{} &middot; {}</p>\n",
                                  escape_xml(m.name), escape_xml(m.unit.empty() ? "none" : m.unit),
@@ -360,14 +383,20 @@ std::string metric_page(const MetricPage& m, const SiteData& site) {
           "without measured evidence, or a replay of a night already shown, is not fitted); orange: the level between change "
           "points; red dashes: change points; shaded: the noise band; green dashes: baselines</p>\n";
   for (const MetricSeries& s : m.series) {
-    body += fmt::format("<section class=\"series\">\n<h2>{}</h2>\n<figure class=\"trend\">{}</figure>\n",
-                        escape_xml(series_title(s)), trend_chart(s, m.name, m.unit, false));
+    // The chart appended as it is, not copied through a format: a page is
+    // 20 charts of a year of nights.
+    body += fmt::format("<section class=\"series\">\n<h2>{}</h2>\n<figure class=\"trend\">",
+                        escape_xml(series_title(s)));
+    body += trend_chart_of(site, days, s, m.name, m.unit, false);
+    body += "</figure>\n";
     std::size_t unavailable = 0;
-    for (const HistoryPoint& p : s.points) unavailable += p.value ? 0 : 1;
-    const HistoryPoint& last = s.points.back();
+    for (const SeriesPoint& p : s.points) unavailable += site.has_value(p) ? 0 : 1;
+    const SeriesPoint& last = s.points.back();
+    const RunSummary& last_run = site.run_of(last);
     body += fmt::format("<p>{} run{}, newest {} ({}): {}{}</p>\n", s.points.size(), s.points.size() == 1 ? "" : "s",
-                        run_link(last.run_id, true), escape_xml(day_of(last.started_at)),
-                        escape_xml(last.value ? value_text(*last.value, m.unit) : "unavailable: " + last.unavailable),
+                        run_link(last_run.id, true), escape_xml(day_of(last_run.started_at)),
+                        escape_xml(site.has_value(last) ? value_text(last.value, m.unit)
+                                                        : "unavailable: " + site.text(site.label_of(last).unavailable)),
                         unavailable ? fmt::format("; unavailable in {}", unavailable) : "");
     if (s.change && m.better != Better::none) {
       body += fmt::format("<p class=\"{}\">{}: {}</p>\n", s.change->worse ? "worse" : "better",
@@ -393,10 +422,10 @@ std::string metric_page(const MetricPage& m, const SiteData& site) {
       body += "<table class=\"changes\"><tr><th>from run</th><th>night</th><th>before</th><th>after</th><th>change</th>"
               "</tr>\n";
       for (const ChangePoint& cp : s.change_points) {
-        const HistoryPoint& p = s.points[s.fitted[cp.index]];
+        const RunSummary& p = site.run_of(s.points[s.fitted[cp.index]]);
         body += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
                             "class=\"num\">{}</td></tr>\n",
-                            run_link(p.run_id, true), escape_xml(day_of(p.started_at)),
+                            run_link(p.id, true), escape_xml(day_of(p.started_at)),
                             escape_xml(value_text(cp.before, m.unit)), escape_xml(value_text(cp.after, m.unit)),
                             cp.before != 0 ? percent((cp.after - cp.before) / std::fabs(cp.before)) : "");
       }
@@ -422,7 +451,12 @@ std::string tables_page(const SiteData& site) {
       // Only the nights the table shows: a year of 20 rigs is 7,300 points a row.
       for (const MetricSeries& s : m.series) {
         auto from = s.points.size() > kPublishTableNights ? s.points.end() - kPublishTableNights : s.points.begin();
-        h.points.insert(h.points.end(), from, s.points.end());
+        for (auto it = from; it != s.points.end(); ++it) {
+          const RunSummary& r = site.run_of(*it);
+          const ValueLabel& l = site.label_of(*it);
+          h.points.push_back(HistoryPoint{r.id, r.started_at, r.origin, r.scenario_name, r.rig, site.value_of(*it),
+                                          site.text(l.unit), site.text(l.provenance), site.text(l.unavailable)});
+        }
       }
       rows.push_back(std::move(h));
     }
@@ -454,10 +488,11 @@ std::string runs_page(const SiteData& site) {
 
 std::map<std::string, std::string> render_site_pages(const SiteData& site) {
   std::map<std::string, std::string> pages;
-  pages["index.html"] = index_page(site);
+  const RunDays days = run_days(site);
+  pages["index.html"] = index_page(site, days);
   pages["tables.html"] = tables_page(site);
   pages["runs.html"] = runs_page(site);
-  for (const MetricPage& m : site.metrics) pages[metric_page_path(m.name)] = metric_page(m, site);
+  for (const MetricPage& m : site.metrics) pages[metric_page_path(m.name)] = metric_page(m, site, days);
   return pages;
 }
 

@@ -28,7 +28,8 @@ std::string run_report_path(std::int64_t run_id);
 // A metric's trend on one series as an <svg>: the values of every completed
 // run (replays hollow), the level of each segment between change points, each
 // change point, the noise band and the baselines. `compact` for the index.
-std::string trend_chart(const MetricSeries& series, const std::string& metric, const std::string& unit, bool compact);
+std::string trend_chart(const SiteData& site, const MetricSeries& series, const std::string& metric,
+                        const std::string& unit, bool compact);
 
 // Every page but the run reports, by path relative to the site's folder.
 std::map<std::string, std::string> render_site_pages(const SiteData& site);

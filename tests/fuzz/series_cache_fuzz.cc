@@ -2,7 +2,8 @@
 // read from a site folder as untrusted bytes, must decode or return an
 // error, never crash. The bytes are tried as a whole file and, since a
 // mutated file rarely keeps its sha256, as the body of a file wrapped with
-// a correct one (that is what reaches the string, run and metric tables).
+// a correct one (that is what reaches the string, run and metric tables and their
+// columns).
 // What decodes encodes and decodes again.
 #include <cstdlib>
 #include <string_view>
@@ -14,7 +15,8 @@ namespace {
 void check(std::string_view bytes) {
   harness::Result<harness::SeriesCache> c = harness::decode_series_cache(bytes, "fuzz.cache");
   if (!c) return;
-  if (!harness::decode_series_cache(harness::encode_series_cache(c->key, c->points), "again.cache")) std::abort();
+  if (!harness::decode_series_cache(harness::encode_series_cache(c->key, c->runs, c->values), "again.cache"))
+    std::abort();
 }
 
 }  // namespace
