@@ -316,8 +316,10 @@ class Judge {
       // history (runs up to the baseline) would mostly repeat those runs.
       std::vector<double> v = member_values(r);
       r.between_runs = v.size();
-      if (auto band = noise_band(v, c, std::max<std::size_t>(3, config_.min_baseline_runs))) {
+      if (auto band = noise_band(v, c, std::max<std::size_t>(3, config_.min_baseline_runs),
+                                 noise_floor_of_unit(r.unit))) {
         r.p_between = band->p;
+        r.counting_floor = band->counting_floor;
       } else {
         r.verdict = Change::cannot_tell;
         r.decided_by = "baseline spread unknown";
@@ -328,9 +330,10 @@ class Judge {
     } else if (history_ && r.kind != "samples") {
       std::vector<double> h = history_(r.name);
       if (h.size() > config_.history_runs) h.erase(h.begin(), h.end() - static_cast<std::ptrdiff_t>(config_.history_runs));
-      if (auto band = noise_band(h, c, config_.min_history_runs)) {
+      if (auto band = noise_band(h, c, config_.min_history_runs, noise_floor_of_unit(r.unit))) {
         r.p_history = band->p;
         r.history_runs = band->runs;
+        r.counting_floor = band->counting_floor;
       }
     }
     for (const std::optional<double>& p : {r.p_samples, r.p_history, r.p_between})
@@ -423,6 +426,10 @@ class Judge {
     }
   }
 
+  static std::string_view floor_text(const MetricComparison& r) {
+    return r.counting_floor ? " (at least a count's Poisson spread, sqrt(count))" : "";
+  }
+
   std::string evidence_text(const MetricComparison& r) const {
     std::vector<std::string> parts;
     if (r.p_samples) {
@@ -430,10 +437,12 @@ class Judge {
                                   r.current_samples, p_text(*r.p_samples)));
     }
     if (r.p_history) {
-      parts.push_back(fmt::format("noise band of {} earlier runs p {}", r.history_runs, p_text(*r.p_history)));
+      parts.push_back(fmt::format("noise band of {} earlier runs{} p {}", r.history_runs, floor_text(r),
+                                  p_text(*r.p_history)));
     }
     if (r.p_between) {
-      parts.push_back(fmt::format("between-run spread of {} baseline runs p {}", r.between_runs, p_text(*r.p_between)));
+      parts.push_back(fmt::format("between-run spread of {} baseline runs{} p {}", r.between_runs, floor_text(r),
+                                  p_text(*r.p_between)));
     }
     if (parts.empty()) return "";
     std::string s = parts[0];

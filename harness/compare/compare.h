@@ -67,6 +67,9 @@ struct MetricComparison {
   std::size_t history_runs = 0;
   std::optional<double> p_between;  // against the spread between a baseline set's runs
   std::size_t between_runs = 0;     // the baseline's runs that have the metric
+  // The noise band or the between-run spread was a count's Poisson spread,
+  // larger than the runs' own (noise_band.h).
+  bool counting_floor = false;
   // The evidence that decided the verdict: "threshold" (the change was too
   // small), the test that could not reject ("U test", "between-run spread",
   // ...), or the threshold and every test that rejected.

@@ -298,5 +298,39 @@ TEST(Compare, ABaselineSetTooSmallToShowItsSpreadCannotTell) {
   EXPECT_FALSE(c.regressed());
 }
 
+TEST(Compare, ACountOfEventsIsJudgedAgainstAtLeastItsPoissonSpread) {
+  // Seen on real runs of scenarios/host.toml: five baseline nights that each
+  // counted 2 context switches, then a night with 1. The runs show no spread
+  // at all, yet a count of 2 moves by about sqrt(2) on its own.
+  auto counted = [](double switches, double seconds) {
+    Analysis a;
+    Metric m = value("counter.CONTEXT_SWITCHES", switches);
+    m.unit = std::string("events");
+    a.metrics.push_back(m);
+    a.metrics.push_back(value("counter.TASK_CLOCK", seconds));  // a time: no floor
+    return a;
+  };
+  std::vector<Analysis> nights;
+  for (int i = 0; i < 5; ++i) nights.push_back(counted(2, 4.4e-3));
+  std::vector<const Analysis*> set;
+  for (const Analysis& a : nights) set.push_back(&a);
+  Comparison c = compare_analyses(nights.back(), counted(1, 4.4e-3), CompareConfig{}, {}, set);
+  const MetricComparison& r = row(c, "counter.CONTEXT_SWITCHES");
+  EXPECT_EQ(r.verdict, Change::unchanged) << r.reason;
+  EXPECT_TRUE(r.counting_floor);
+  EXPECT_NE(r.reason.find("between-run spread of 5 baseline runs (at least a count's Poisson spread, sqrt(count)) p"),
+            std::string::npos)
+      << r.reason;
+  EXPECT_FALSE(c.regressed());
+
+  // Twenty more events than two is far beyond a count's noise.
+  c = compare_analyses(nights.back(), counted(22, 4.4e-3), CompareConfig{}, {}, set);
+  EXPECT_EQ(row(c, "counter.CONTEXT_SWITCHES").verdict, Change::regressed) << row(c, "counter.CONTEXT_SWITCHES").reason;
+  // A time with no spread between the runs keeps no floor: any change is beyond it.
+  c = compare_analyses(nights.back(), counted(2, 6e-3), CompareConfig{}, {}, set);
+  EXPECT_EQ(row(c, "counter.TASK_CLOCK").verdict, Change::regressed);
+  EXPECT_FALSE(row(c, "counter.TASK_CLOCK").counting_floor);
+}
+
 }  // namespace
 }  // namespace harness

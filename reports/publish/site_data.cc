@@ -71,7 +71,7 @@ Status check_since_date(const std::string& d) {
   return ok();
 }
 
-void judge_series(MetricSeries& s, Better better, const SiteData& site) {
+void judge_series(MetricSeries& s, Better better, NoiseFloor floor, const SiteData& site) {
   const CompareConfig config;  // the defaults every scenario without [compare] is judged by
   std::vector<char> measured_label(site.labels.size());  // a number with measured evidence
   for (std::size_t i = 0; i < site.labels.size(); ++i)
@@ -97,7 +97,7 @@ void judge_series(MetricSeries& s, Better better, const SiteData& site) {
     std::size_t runs = std::min(config.history_runs, values.size() - 1);
     std::size_t first = values.size() - 1 - runs;
     std::span<const double> history(values.data() + first, runs);
-    if (std::optional<NoiseBand> nb = noise_band(history, values.back(), config.min_history_runs)) {
+    if (std::optional<NoiseBand> nb = noise_band(history, values.back(), config.min_history_runs, floor)) {
       const double q = t_quantile(runs, config.alpha);
       const double half = q * nb->sd * std::sqrt(1 + 1.0 / static_cast<double>(runs));
       s.band = DrawnBand{first, runs, nb->mean, nb->mean - half, nb->mean + half, nb->p};
@@ -385,7 +385,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     if (series.empty()) continue;  // only runs before --since have it
     for (MetricSeries& s : series) {
       const SeriesKey key{s.scenario, s.rig};
-      judge_series(s, page.better, site);
+      judge_series(s, page.better, noise_floor_of_unit(page.unit), site);
       for (const Baseline& b : site.baselines) {
         if (b.scenario_name != key.first || b.rig != key.second) continue;
         std::set<std::int64_t> members(b.runs.begin(), b.runs.end());

@@ -15,6 +15,7 @@
 
 #include "harness/base/result.h"
 #include "harness/compare/change_points.h"
+#include "harness/compare/noise_band.h"
 #include "harness/model/run.h"
 #include "harness/store/store.h"
 #include "reports/publish/series_cache.h"
@@ -163,7 +164,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
 Result<SiteData> load_site_data(const Store& store, const PublishFilters& filters);
 
 // Change points, band and change of one series of `site` (pure; `better`
-// decides worse).
-void judge_series(MetricSeries& series, Better better, const SiteData& site);
+// decides worse, `floor` is the least noise its unit implies).
+void judge_series(MetricSeries& series, Better better, NoiseFloor floor, const SiteData& site);
 
 }  // namespace harness
