@@ -11,7 +11,9 @@
 #include "harness/base/stats.h"
 #include "harness/compare/mann_whitney.h"
 #include "harness/compare/noise_band.h"
+#include "harness/compare/persistence.h"
 #include "harness/compare/sample_statistics.h"
+#include "harness/model/metric_catalogue.h"
 
 namespace harness {
 
@@ -245,6 +247,7 @@ class Judge {
     }
     r.p_samples = samples_p(name);
     r.sample_test = "U test";
+    statistic_[name] = Statistic{name, 0.5};  // the row shows the medians
     numeric(r, *r.baseline, *r.current, true);
     if (r.verdict == Change::cannot_tell) return r;
     if (*r.baseline != 0) {
@@ -282,6 +285,7 @@ class Judge {
       return fmt::format("{} and {} samples are too few for a test (needs {})", x.size(), y.size(),
                          config_.min_samples);
     }
+    statistic_[r.name] = Statistic{set, stat.empty() ? std::optional<double>(0.5) : q};
     if (stat.empty()) {
       r.p_samples = samples_p(set);
       r.sample_test = "U test";
@@ -417,6 +421,19 @@ class Judge {
                                 100 * r.threshold, evidence);
         continue;
       }
+      if (std::optional<Persistence> held = persistence_of(r, rel)) {
+        r.stretches = held->stretches;
+        r.stretches_beyond = held->beyond;
+        if (!held->holds()) {
+          r.decided_by = "persistence";
+          r.reason += fmt::format(
+              "{}{} is beyond the ±{:g} % threshold and significant ({}), but not throughout the new run: its {} "
+              "stretches in the order they ran show half the threshold in {} only (a disturbance of the host comes "
+              "and goes; a change of the workload shows in every stretch)",
+              what, percent(rel), 100 * r.threshold, evidence, held->stretches, held->beyond);
+          continue;
+        }
+      }
       r.decided_by = every_test(r);
       const bool up = rel > 0;
       if (r.better == Better::none) r.verdict = Change::changed;
@@ -424,6 +441,19 @@ class Judge {
       r.reason += fmt::format("{}{} is beyond the ±{:g} % threshold{}", what, percent(rel), 100 * r.threshold,
                               evidence.empty() ? " (no test: a single value without history)" : "; " + evidence);
     }
+  }
+
+  // Whether a significant change of a statistic of repeated iterations holds
+  // in every stretch of the new run; nothing for other metrics and sets.
+  std::optional<Persistence> persistence_of(const MetricComparison& r, double rel) const {
+    auto stat = statistic_.find(r.name);
+    if (stat == statistic_.end() || !r.baseline) return std::nullopt;
+    auto set = cur_sets_.find(stat->second.set);
+    if (set == cur_sets_.end()) return std::nullopt;
+    const SampleSet& s = *set->second.set;
+    const CatalogueEntry* e = find_catalogue_entry(s.level, s.name, Series::samples);
+    if (!e || !e->repetitions_in_order) return std::nullopt;
+    return persistence(s.values, stat->second.q, *r.baseline, rel, r.threshold, config_.min_samples);
   }
 
   static std::string_view floor_text(const MetricComparison& r) {
@@ -461,6 +491,12 @@ class Judge {
   const std::vector<const Analysis*>& members_;
   std::map<std::string, SortedSamples, std::less<>> base_sets_, cur_sets_;
   std::map<std::string, double> p_cache_;
+  // The sample set and statistic behind a row (a quantile, or the mean without one).
+  struct Statistic {
+    std::string set;
+    std::optional<double> q;
+  };
+  std::map<std::string, Statistic> statistic_;
 };
 
 }  // namespace

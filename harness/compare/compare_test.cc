@@ -1,10 +1,14 @@
 #include "harness/compare/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "harness/base/stats.h"
+#include "harness/compare/persistence.h"
 
 namespace harness {
 namespace {
@@ -330,6 +334,55 @@ TEST(Compare, ACountOfEventsIsJudgedAgainstAtLeastItsPoissonSpread) {
   c = compare_analyses(nights.back(), counted(2, 6e-3), CompareConfig{}, {}, set);
   EXPECT_EQ(row(c, "counter.TASK_CLOCK").verdict, Change::regressed);
   EXPECT_FALSE(row(c, "counter.TASK_CLOCK").counting_floor);
+}
+
+TEST(Compare, AChangeOfIterationsMustHoldThroughoutTheNewRun) {
+  // Level 4's iterations in the order they ran: a stretch of the host being
+  // disturbed is not a change of the workload (persistence.h).
+  auto run = [](std::vector<double> latency) {
+    Analysis a;
+    std::vector<double> sorted = latency;
+    std::sort(sorted.begin(), sorted.end());
+    a.metrics.push_back(value("latency_p50", percentile_sorted(sorted, 50)));
+    a.metrics.push_back(value("latency_p90", percentile_sorted(sorted, 90)));
+    a.samples.push_back(samples("latency", std::move(latency)));
+    return a;
+  };
+  auto iterations = [](double median, std::uint64_t seed, double slow_from = 2, double factor = 1) {
+    std::vector<double> v = lognormal(4000, median, 0.02, seed);
+    for (std::size_t i = static_cast<std::size_t>(slow_from * 4000); i < v.size(); ++i) v[i] *= factor;
+    return v;
+  };
+  const Analysis base = run(iterations(226e-6, 1));
+  // The first 40 % at the baseline's speed, the rest 70 % slower.
+  Comparison c = compare_analyses(base, run(iterations(226e-6, 2, 0.4, 1.7)), CompareConfig{});
+  const MetricComparison& p50 = row(c, "latency_p50");
+  EXPECT_EQ(p50.verdict, Change::unchanged) << p50.reason;
+  EXPECT_EQ(p50.decided_by, "persistence");
+  EXPECT_EQ(p50.stretches, kPersistenceStretches);
+  EXPECT_EQ(p50.stretches_beyond, 3u);
+  EXPECT_NE(p50.reason.find("but not throughout the new run: its 5 stretches in the order they ran show half the "
+                            "threshold in 3 only"),
+            std::string::npos)
+      << p50.reason;
+  EXPECT_EQ(row(c, "latency").verdict, Change::unchanged);
+  EXPECT_FALSE(c.regressed());
+
+  // A workload 20 % slower in every iteration regresses, every stretch showing it.
+  c = compare_analyses(base, run(iterations(271e-6, 3)), CompareConfig{});
+  EXPECT_EQ(row(c, "latency_p50").verdict, Change::regressed) << row(c, "latency_p50").reason;
+  EXPECT_EQ(row(c, "latency_p50").stretches_beyond, kPersistenceStretches);
+  EXPECT_EQ(row(c, "latency_p90").verdict, Change::regressed);
+  EXPECT_EQ(row(c, "latency").verdict, Change::regressed);
+
+  // Sample sets that are not iterations in order keep their verdict unchecked.
+  Analysis other_base, other_new;
+  other_base.samples.push_back(samples("ddr.read_interval", iterations(10e-9, 4)));
+  other_new.samples.push_back(samples("ddr.read_interval", iterations(10e-9, 5, 0.4, 1.7)));
+  other_base.samples.back().level = other_new.samples.back().level = Level::ddr;
+  c = compare_analyses(other_base, other_new, CompareConfig{});
+  EXPECT_EQ(row(c, "ddr.read_interval").verdict, Change::regressed) << row(c, "ddr.read_interval").reason;
+  EXPECT_EQ(row(c, "ddr.read_interval").stretches, 0u);
 }
 
 }  // namespace

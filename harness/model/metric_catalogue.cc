@@ -189,7 +189,8 @@ const CatalogueEntry kLatencyCondition[] = {
      "power_mean / throughput"},
     {"efficiency", "1/J|token/J", B::higher, false, "efficiency", kExpectBounds, "", "",
      "token_throughput / power_mean (or throughput / power_mean without tokens)"},
-    {"latency", "s", B::lower, false, "", 0, "", "", "every measured iteration's latency", Series::samples},
+    {"latency", "s", B::lower, false, "", 0, "", "", "every measured iteration's latency, in the order they ran",
+     Series::samples, true},
 };
 const CatalogueEntry kLatencyBaseline[] = {
     {"efficiency_gain", "1", B::higher, false, "efficiency", kExpectGainMin, "", "",

@@ -60,6 +60,10 @@ struct CatalogueEntry {
   std::string_view categories;      // for kExpectEquals: "memory|compute"
   std::string_view description;
   Series series = Series::metric;
+  // A sample set of repetitions of the same work, in the order they ran
+  // (level 4's iterations): a change of the work shows in every stretch of
+  // it, a disturbance of the host comes and goes (harness/compare/persistence.h).
+  bool repetitions_in_order = false;
 
   bool is_pattern() const { return name.find('<') != std::string_view::npos; }
   std::vector<std::string> expectation_keys() const;  // "bandwidth_min", "bandwidth_max", ...

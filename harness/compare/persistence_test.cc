@@ -1,0 +1,64 @@
+#include "harness/compare/persistence.h"
+
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+// Iteration latencies around `median` (+-2 %), in the order they ran; the
+// iterations in [from, to) (fractions of the run) take `factor` times as long.
+std::vector<double> iterations(std::size_t n, double median, double from = 0, double to = 0, double factor = 1,
+                               std::uint64_t seed = 1) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> d(std::log(median), 0.02);
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double at = static_cast<double>(i) / static_cast<double>(n);
+    v[i] = d(rng) * (at >= from && at < to ? factor : 1.0);
+  }
+  return v;
+}
+
+TEST(Persistence, AChangeOfTheWorkloadShowsInEveryStretch) {
+  // Every iteration 20 % slower: each fifth of the run is 20 % above.
+  std::vector<double> slower = iterations(4000, 270e-6);
+  std::optional<Persistence> p = persistence(slower, 0.5, 225e-6, +0.2, 0.15, 10);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->stretches, kPersistenceStretches);
+  EXPECT_EQ(p->beyond, kPersistenceStretches);
+  EXPECT_TRUE(p->holds());
+  // The same for the mean, and for a faster run on the other side.
+  EXPECT_TRUE(persistence(slower, std::nullopt, 225e-6, +0.2, 0.15, 10)->holds());
+  EXPECT_TRUE(persistence(iterations(4000, 180e-6), 0.9, 225e-6, -0.2, 0.15, 10)->holds());
+}
+
+TEST(Persistence, ADisturbanceThatComesAndGoesDoesNot) {
+  // As on a shared VM: the first 40 % of the condition at the baseline's
+  // speed, the rest 70 % slower; the run's median lands in the slow part.
+  std::vector<double> v = iterations(4000, 226e-6, 0.4, 1.0, 1.7);
+  std::optional<Persistence> p = persistence(v, 0.5, 226e-6, +0.7, 0.15, 10);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->beyond, 3u);
+  EXPECT_FALSE(p->holds());
+  // Two short stretches of slow iterations lift the p90 of the whole run, not of each fifth.
+  std::vector<double> w = iterations(4000, 222e-6, 0.2, 0.28, 1.6, 2);
+  for (std::size_t i = 2400; i < 2700; ++i) w[i] *= 1.6;
+  p = persistence(w, 0.9, 226e-6, +0.4, 0.15, 10);
+  ASSERT_TRUE(p);
+  EXPECT_LT(p->beyond, p->stretches);
+}
+
+TEST(Persistence, NothingWhereAStretchCannotShowTheStatistic) {
+  std::vector<double> five = {1, 2, 3, 4, 5};  // one repetition per stretch
+  EXPECT_FALSE(persistence(five, 0.5, 1, 1, 0.1, 10));
+  // p99 of 800-sample stretches rests on 8 values; of 400-sample ones on 4: too few.
+  EXPECT_TRUE(persistence(iterations(4000, 1), 0.99, 1, 0.5, 0.1, 10));
+  EXPECT_FALSE(persistence(iterations(2000, 1), 0.99, 1, 0.5, 0.1, 10));
+  EXPECT_FALSE(persistence(iterations(4000, 1), 0.5, 0, 0.5, 0.1, 10));  // no relative change from 0
+}
+
+}  // namespace
+}  // namespace harness
