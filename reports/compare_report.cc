@@ -167,7 +167,7 @@ nlohmann::json compare_to_json(const CompareReport& r) {
     if (m.counting_floor) row["counting_floor"] = true;  // the spread was a count's Poisson spread
     if (m.stretches) {  // persistence.h: the new run's stretches, and those showing the change
       row["stretches"] = m.stretches;
-      row["stretches_beyond"] = m.stretches_beyond;
+      row["stretches_showing"] = m.stretches_showing;
     }
     if (m.baseline_provenance) row["baseline_provenance"] = provenance_name(*m.baseline_provenance);
     if (m.current_provenance) row["current_provenance"] = provenance_name(*m.current_provenance);

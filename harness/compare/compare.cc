@@ -421,16 +421,17 @@ class Judge {
                                 100 * r.threshold, evidence);
         continue;
       }
-      if (std::optional<Persistence> held = persistence_of(r, rel)) {
+      if (std::optional<Persistence> held = persistence_of(r)) {
         r.stretches = held->stretches;
-        r.stretches_beyond = held->beyond;
+        r.stretches_showing = held->showing;
         if (!held->holds()) {
           r.decided_by = "persistence";
           r.reason += fmt::format(
-              "{}{} is beyond the ±{:g} % threshold and significant ({}), but not throughout the new run: its {} "
-              "stretches in the order they ran show half the threshold in {} only (a disturbance of the host comes "
-              "and goes; a change of the workload shows in every stretch)",
-              what, percent(rel), 100 * r.threshold, evidence, held->stretches, held->beyond);
+              "{}{} is beyond the ±{:g} % threshold and significant ({}), but not throughout the new run: of its {} "
+              "stretches in the order they ran, {} show it; the others ran within half the threshold of the "
+              "baseline, clearly short of the whole run (a disturbance of the host comes and goes; a change of the "
+              "workload shows in every stretch)",
+              what, percent(rel), 100 * r.threshold, evidence, held->stretches, held->showing);
           continue;
         }
       }
@@ -445,15 +446,15 @@ class Judge {
 
   // Whether a significant change of a statistic of repeated iterations holds
   // in every stretch of the new run; nothing for other metrics and sets.
-  std::optional<Persistence> persistence_of(const MetricComparison& r, double rel) const {
+  std::optional<Persistence> persistence_of(const MetricComparison& r) const {
     auto stat = statistic_.find(r.name);
-    if (stat == statistic_.end() || !r.baseline) return std::nullopt;
+    if (stat == statistic_.end() || !r.baseline || !r.current) return std::nullopt;
     auto set = cur_sets_.find(stat->second.set);
     if (set == cur_sets_.end()) return std::nullopt;
     const SampleSet& s = *set->second.set;
     const CatalogueEntry* e = find_catalogue_entry(s.level, s.name, Series::samples);
     if (!e || !e->repetitions_in_order) return std::nullopt;
-    return persistence(s.values, stat->second.q, *r.baseline, rel, r.threshold, config_.min_samples);
+    return persistence(s.values, stat->second.q, *r.baseline, *r.current, r.threshold, config_.min_samples);
   }
 
   static std::string_view floor_text(const MetricComparison& r) {

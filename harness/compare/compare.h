@@ -72,7 +72,7 @@ struct MetricComparison {
   bool counting_floor = false;
   // For a statistic of level 4's iterations: the new run cut into stretches,
   // and how many of them show the change (persistence.h); 0 and 0 unchecked.
-  std::size_t stretches = 0, stretches_beyond = 0;
+  std::size_t stretches = 0, stretches_showing = 0;
   // The evidence that decided the verdict: "threshold" (the change was too
   // small), the test that could not reject ("U test", "between-run spread",
   // ...), or the threshold and every test that rejected.

@@ -9,14 +9,12 @@
 namespace harness {
 
 std::optional<Persistence> persistence(std::span<const double> in_order, std::optional<double> q, double baseline,
-                                       double change, double threshold, std::size_t min_samples) {
+                                       double current, double threshold, std::size_t min_samples) {
   const std::size_t n = in_order.size();
   const std::size_t shortest = n / kPersistenceStretches;
-  if (baseline == 0 || change == 0 || shortest == 0 || shortest < min_samples) return std::nullopt;
-  if (q) {
-    const double tail = std::min(*q, 1 - *q) * static_cast<double>(shortest);
-    if (!(tail >= 5)) return std::nullopt;
-  }
+  if (baseline == 0 || current == baseline || shortest < std::max<std::size_t>(min_samples, 2)) return std::nullopt;
+  if (q && !quantile_interval_ranks(shortest, *q, kPersistenceConfidence)) return std::nullopt;
+  const double side = current > baseline ? 1.0 : -1.0;  // the change's direction
   Persistence p;
   p.stretches = kPersistenceStretches;
   std::vector<double> stretch;
@@ -24,15 +22,21 @@ std::optional<Persistence> persistence(std::span<const double> in_order, std::op
     const std::size_t begin = k * n / kPersistenceStretches, end = (k + 1) * n / kPersistenceStretches;
     stretch.assign(in_order.begin() + static_cast<std::ptrdiff_t>(begin),
                    in_order.begin() + static_cast<std::ptrdiff_t>(end));
-    double value = 0;
+    double value = 0, low = 0, high = 0;
     if (q) {
       std::sort(stretch.begin(), stretch.end());
       value = percentile_sorted(stretch, 100 * *q);
+      std::optional<QuantileInterval> ci = quantile_interval_sorted(stretch, *q, kPersistenceConfidence);
+      if (!ci) return std::nullopt;
+      low = ci->low, high = ci->high;
     } else {
       value = mean(stretch);
+      const double half = 2.576 * stddev(stretch) / std::sqrt(static_cast<double>(stretch.size()));
+      low = value - half, high = value + half;
     }
-    const double relative = (value - baseline) / std::fabs(baseline);
-    if ((change > 0 ? relative : -relative) >= threshold / 2) ++p.beyond;
+    const bool near_baseline = side * (value - baseline) / std::fabs(baseline) < threshold / 2;
+    const bool short_of_run = side > 0 ? high < current : low > current;
+    if (!(near_baseline && short_of_run)) ++p.showing;
   }
   return p;
 }

@@ -19,22 +19,26 @@
 namespace harness {
 
 inline constexpr std::size_t kPersistenceStretches = 5;
+inline constexpr double kPersistenceConfidence = 0.99;
 
 struct Persistence {
   std::size_t stretches = 0;  // the new run's samples cut into this many
-  std::size_t beyond = 0;     // stretches whose statistic lies beyond half the threshold on the change's side
-  bool holds() const { return beyond == stretches; }
+  std::size_t showing = 0;    // stretches that show the change
+  bool holds() const { return showing == stretches; }
 };
 
-// `in_order`: the new run's samples in the order they were taken. The
-// statistic of each stretch is its quantile `q` (in (0, 1)) or, without q,
-// its mean; it is held against `baseline` (the baseline's value of the same
-// statistic): beyond when (stretch - baseline) / |baseline| reaches
-// threshold / 2 in the direction of `change` (its sign). Nothing when a
-// stretch would hold fewer than `min_samples`, or too few samples on either
-// side of the quantile to show it (5, as the quantile test asks), or the
-// baseline is 0.
+// `in_order`: the new run's samples in the order they were taken; `current`
+// the whole run's statistic, `baseline` the baseline's (both of the same
+// statistic: the quantile `q` in (0, 1), or the mean without q). A stretch
+// shows the change unless it clearly lacks it: its statistic is within half
+// the threshold of the baseline (relative, on the change's side) and its 99 %
+// interval (distribution-free for a quantile, normal for the mean) stops
+// short of the whole run's value. So noise in a stretch never vetoes a
+// change (a 5 % shift judged on 200 samples a stretch keeps its verdict);
+// stretches that ran at the baseline's speed while others did not do.
+// Nothing when a stretch would hold fewer than `min_samples`, or too few for
+// the interval, or the baseline is 0, or there is no change.
 std::optional<Persistence> persistence(std::span<const double> in_order, std::optional<double> q, double baseline,
-                                       double change, double threshold, std::size_t min_samples);
+                                       double current, double threshold, std::size_t min_samples);
 
 }  // namespace harness
