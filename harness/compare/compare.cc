@@ -319,8 +319,14 @@ class Judge {
       // A baseline set: the spread between its runs is the reference; the
       // history (runs up to the baseline) would mostly repeat those runs.
       std::vector<double> v = member_values(r);
+      double now = c;
+      if (std::optional<UndisturbedValues> u = undisturbed_values(r)) {
+        v = std::move(u->members);
+        now = u->current;
+        r.between_undisturbed = true;
+      }
       r.between_runs = v.size();
-      if (auto band = noise_band(v, c, std::max<std::size_t>(3, config_.min_baseline_runs),
+      if (auto band = noise_band(v, now, std::max<std::size_t>(3, config_.min_baseline_runs),
                                  noise_floor_of_unit(r.unit))) {
         r.p_between = band->p;
         r.counting_floor = band->counting_floor;
@@ -364,6 +370,38 @@ class Judge {
       if (!m || !m->value || !std::isfinite(*m->value)) continue;
       if (r.current_provenance && !same_kind_of_evidence(m->provenance, *r.current_provenance)) continue;
       out.push_back(*m->value);
+    }
+    return out;
+  }
+
+  // For a statistic of repeated iterations in order: each baseline run's and
+  // the new run's value as the median of their stretches' (persistence.h), so
+  // that a baseline night disturbed for a while does not widen the spread.
+  // Nothing unless every run with the set has enough samples for it.
+  struct UndisturbedValues {
+    std::vector<double> members;
+    double current = 0;
+  };
+  std::optional<UndisturbedValues> undisturbed_values(const MetricComparison& r) const {
+    auto stat = statistic_.find(r.name);
+    if (stat == statistic_.end()) return std::nullopt;
+    auto set = cur_sets_.find(stat->second.set);
+    if (set == cur_sets_.end()) return std::nullopt;
+    const SampleSet& current = *set->second.set;
+    const CatalogueEntry* e = find_catalogue_entry(current.level, current.name, Series::samples);
+    if (!e || !e->repetitions_in_order) return std::nullopt;
+    UndisturbedValues out;
+    std::optional<double> now = undisturbed_value(current.values, stat->second.q, config_.min_samples);
+    if (!now) return std::nullopt;
+    out.current = *now;
+    for (const Analysis* a : members_) {
+      for (const SampleSet& s : a->samples) {
+        if (s.name != current.name || s.values.empty()) continue;
+        if (!same_kind_of_evidence(s.provenance, current.provenance)) continue;
+        std::optional<double> v = undisturbed_value(s.values, stat->second.q, config_.min_samples);
+        if (!v) return std::nullopt;
+        out.members.push_back(*v);
+      }
     }
     return out;
   }
@@ -472,8 +510,11 @@ class Judge {
                                   p_text(*r.p_history)));
     }
     if (r.p_between) {
-      parts.push_back(fmt::format("between-run spread of {} baseline runs{} p {}", r.between_runs, floor_text(r),
-                                  p_text(*r.p_between)));
+      parts.push_back(fmt::format("between-run spread of {} baseline runs{}{} p {}", r.between_runs,
+                                  r.between_undisturbed
+                                      ? fmt::format(" (each run's median of its {} stretches)", kPersistenceStretches)
+                                      : "",
+                                  floor_text(r), p_text(*r.p_between)));
     }
     if (parts.empty()) return "";
     std::string s = parts[0];

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace harness {
 
@@ -26,6 +27,24 @@ struct Persistence {
   std::size_t showing = 0;    // stretches that show the change
   bool holds() const { return showing == stretches; }
 };
+
+// The statistic of each of the kPersistenceStretches consecutive stretches of
+// `in_order`, with its 99 % interval (distribution-free for a quantile `q` in
+// (0, 1), normal for the mean without q). Nothing when a stretch would hold
+// fewer than `min_samples`, or too few for the interval.
+struct StretchStatistic {
+  double value = 0, low = 0, high = 0;
+};
+std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const double> in_order,
+                                                                std::optional<double> q, std::size_t min_samples);
+
+// A run's value of the statistic that a disturbance of up to two of its five
+// stretches does not move: the median of the stretches' values. It is what
+// the spread between a baseline set's runs is taken of, for the new run too,
+// so that one baseline night disturbed for a while does not widen the spread
+// a change must exceed. Nothing as for stretch_statistics.
+std::optional<double> undisturbed_value(std::span<const double> in_order, std::optional<double> q,
+                                        std::size_t min_samples);
 
 // `in_order`: the new run's samples in the order they were taken; `current`
 // the whole run's statistic, `baseline` the baseline's (both of the same

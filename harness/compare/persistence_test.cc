@@ -76,6 +76,19 @@ TEST(Persistence, NoiseInAStretchDoesNotVetoAChange) {
   EXPECT_LE(vetoed, 4);
 }
 
+TEST(Persistence, TheUndisturbedValueIgnoresTwoDisturbedStretches) {
+  std::vector<double> calm = iterations(4000, 226e-6);
+  std::vector<double> disturbed = iterations(4000, 226e-6, 0.6, 1.0, 1.7);  // the last two stretches
+  const double a = *undisturbed_value(calm, 0.9, 10), b = *undisturbed_value(disturbed, 0.9, 10);
+  EXPECT_NEAR(b / a, 1.0, 0.02);
+  std::vector<double> sorted = disturbed;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_GT(percentile_sorted(sorted, 90) / a, 1.6);  // the whole run's p90 is in the slow part
+  // Three disturbed stretches of five are the run's level.
+  EXPECT_GT(*undisturbed_value(iterations(4000, 226e-6, 0.4, 1.0, 1.7), 0.5, 10) / a, 1.5);
+  EXPECT_FALSE(undisturbed_value(iterations(40, 1), 0.5, 10));
+}
+
 TEST(Persistence, NothingWhereAStretchCannotShowTheStatistic) {
   std::vector<double> five = {1, 2, 3, 4, 5};  // one repetition per stretch
   EXPECT_FALSE(persistence(five, 0.5, 1, 2, 0.1, 10));
