@@ -164,9 +164,12 @@ elements = 1048576
   PtyResult r = run_on_pty({"--db", (dir_ / "runs.sqlite").string(), "run", (dir_ / "r.toml").string()}, "1");
   ASSERT_EQ(r.exit_code, 0) << r.text;
   EXPECT_THAT(r.text, HasSubstr("\r\x1b[Klevel 1 roofline  ceilings and kernels on the device  "));
-  EXPECT_THAT(r.text, ::testing::ContainsRegex("\r\x1b\\[Klevel 1 roofline  kernel va  [0-9]+/1000 repetitions  [0-9.]+ s"));
-  EXPECT_THAT(r.text, ::testing::ContainsRegex("\r\x1b\\[Klevel 1 roofline  kernel va  [1-9][0-9]*/1000 repetitions  "
-                                               "[0-9.]+ s  ETA [0-9.:]+ s"));
+  // Level 1 takes its repetitions in rounds, one of every measurement each: a round is a step.
+  EXPECT_THAT(r.text, ::testing::ContainsRegex(
+                          "\r\x1b\\[Klevel 1 roofline  step [0-9]+/1000  kernel va  [01]/1 measurements this round  "
+                          "[0-9.]+ s"));
+  EXPECT_THAT(r.text, ::testing::ContainsRegex("\r\x1b\\[Klevel 1 roofline  step [1-9][0-9]*/1000  kernel va  [01]/1 "
+                                               "measurements this round  [0-9.]+ s  ETA [0-9.:]+ s"));
   EXPECT_THAT(r.text, HasSubstr("\r\x1b[Klevel 1 roofline  done in "));
 }
 

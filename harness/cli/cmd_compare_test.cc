@@ -115,7 +115,9 @@ TEST_P(CompareCliTest, ABaselineOfSeveralRunsIsJudgedByTheirSpread) {
   EXPECT_NE(out_.find("run 6 against baseline 'nightly' (runs 2, 3, 4, 5), scenario npu, rig lab-a"),
             std::string::npos)
       << out_;
-  EXPECT_NE(out_.find("between-run spread of 4 baseline runs p = "), std::string::npos) << out_;
+  EXPECT_NE(out_.find("between-run spread of 4 baseline runs (each run's median of its 5 stretches) p = "),
+            std::string::npos)
+      << out_;
   EXPECT_NE(out_.find(" [decided by: between-run spread]\n"), std::string::npos) << out_;
   EXPECT_EQ(cli({"--json", "compare", std::to_string(slow), "--baseline", "nightly"}), 1) << out_;
   nlohmann::json j = nlohmann::json::parse(out_);

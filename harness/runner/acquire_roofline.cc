@@ -1,6 +1,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -20,99 +22,132 @@ int host_threads(const RooflineConfig& c) {
   return std::max(1, c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency()));
 }
 
-// The level's steps, each reported as it runs: every vendor tool, every
-// host ceiling (the tables below), every built-in kernel to time.
-int step_count(const RooflineConfig& c) {
-  int n = static_cast<int>(c.vendor.size());
-  if (c.host_benchmarks) n += 2 * host_threads(c) + 2 + static_cast<int>(c.bursts.size());
-  for (const RooflineKernel& k : c.kernels) n += k.builtin && !k.time ? 1 : 0;
-  return n;
-}
+// One repeated measurement of the level: a host ceiling or a built-in
+// kernel's time. The repetitions of all of them are taken in rounds, one of
+// each per round, so that a disturbance of the host for a while (another
+// tenant's burst on a shared machine) falls on one or two repetitions of
+// each measurement instead of all of one's, and their median keeps it out:
+// on the shared VM five back-to-back repetitions of bandwidth.burst_64B once
+// all read 5.4-6.1 GB/s against 9.1-9.5 in every other run.
+struct Repeated {
+  std::string name;              // the step's text
+  std::function<void()> warm;    // before its first repetition (may be empty)
+  std::function<double()> take;  // one repetition's value
+  std::vector<double>* values;   // where the values go
+};
 
 // This host's "bandwidth" and "compute" tables (seed 001): sequential reads
-// on 1..N threads, random 4 KiB blocks, the burst sweep, FMA peak 1..N threads.
-Status measure_host(const AcquireContext& ctx, const RooflineConfig& c, StepProgress& steps, RooflineRecording& out) {
-  const int reps = c.repetitions;
+// on 1..N threads, the L2, random 4 KiB blocks, the burst sweep, FMA peak
+// 1..N threads; each a CeilingSamples in `out` (in this order), its
+// repetitions appended to `plan`. The buffers live in `buffers`.
+Status plan_host(const RooflineConfig& c, Clock& clock, std::vector<std::unique_ptr<BandwidthBuffer>>& buffers,
+                 RooflineRecording& out, std::vector<Repeated>& plan) {
   const int threads = host_threads(c);
-
-  Result<BandwidthBuffer> buffer = BandwidthBuffer::allocate(static_cast<std::size_t>(c.buffer_bytes));
-  if (!buffer) return buffer.error();
+  Result<BandwidthBuffer> allocated = BandwidthBuffer::allocate(static_cast<std::size_t>(c.buffer_bytes));
+  if (!allocated) return allocated.error();
+  BandwidthBuffer* buffer = buffers.emplace_back(std::make_unique<BandwidthBuffer>(std::move(*allocated))).get();
   // Which pages the buffer got changes the figures (TLB misses): say it in
   // every source.
   Result<std::size_t> huge = buffer->huge_page_bytes();
   const std::string pages = huge ? fmt::format("{} of {} MiB on huge pages", *huge >> 20, buffer->size() >> 20)
                                  : "huge pages unknown";
   const std::string isa = bandwidth_instruction_set();
+  // The ceilings first, so that the plan's pointers into out.ceilings stay valid.
+  const std::size_t first = out.ceilings.size();
+  std::vector<std::function<Repeated(CeilingSamples&)>> steps;
 
   for (int t = 1; t <= threads; ++t) {
-    CeilingSamples s{fmt::format("bandwidth.seq_read.{}t", t), "B/s",
-                     fmt::format("membw:seq_read {} {} thread{}, {}", isa, t, t == 1 ? "" : "s", pages), {}, ""};
-    steps.begin(s.name, reps);
-    (void)sequential_read(*buffer, ctx.clock, t);  // warm the TLB, page tables and prefetchers
-    for (int i = 0; i < reps; ++i) {
-      if (ctx.stop.stop_requested()) return interrupted_error();
-      s.values.push_back(sequential_read(*buffer, ctx.clock, t).bytes_per_second());
-      steps.advance(i + 1);
-    }
-    out.ceilings.push_back(std::move(s));
+    out.ceilings.push_back({fmt::format("bandwidth.seq_read.{}t", t), "B/s",
+                            fmt::format("membw:seq_read {} {} thread{}, {}", isa, t, t == 1 ? "" : "s", pages), {}, ""});
+    steps.push_back([&clock, buffer, t](CeilingSamples& s) {
+      return Repeated{s.name,
+                      [&clock, buffer, t] { (void)sequential_read(*buffer, clock, t); },  // TLB, page tables, prefetchers
+                      [&clock, buffer, t] { return sequential_read(*buffer, clock, t).bytes_per_second(); },
+                      &s.values};
+    });
   }
 
   // The on-chip ceiling: sequential reads of half the L2, many passes (a
   // rig's "l2" memory ceiling measured on a host).
-  {
-    CeilingSamples s{"bandwidth.l2", "B/s", "", {}, ""};
-    steps.begin(s.name, reps);
-    Result<std::size_t> l2 = cache_bytes(2);
-    if (!l2) {
-      s.unavailable = l2.error().message;
-    } else {
-      Result<BandwidthBuffer> small = BandwidthBuffer::allocate(*l2 / 2);
-      if (!small) return small.error();
-      const int passes = static_cast<int>(std::max<std::size_t>(1, (64u << 20) / small->size()));
-      s.source = fmt::format("membw:seq_read {} 1 thread, {} KiB buffer x {} passes", isa, small->size() >> 10, passes);
-      (void)sequential_read(*small, ctx.clock, 1, passes);
-      for (int i = 0; i < reps; ++i) {
-        if (ctx.stop.stop_requested()) return interrupted_error();
-        s.values.push_back(sequential_read(*small, ctx.clock, 1, passes).bytes_per_second());
-        steps.advance(i + 1);
-      }
-    }
-    out.ceilings.push_back(std::move(s));
+  out.ceilings.push_back({"bandwidth.l2", "B/s", "", {}, ""});
+  if (Result<std::size_t> l2 = cache_bytes(2); !l2) {
+    out.ceilings.back().unavailable = l2.error().message;
+    steps.push_back(nullptr);
+  } else {
+    Result<BandwidthBuffer> small = BandwidthBuffer::allocate(*l2 / 2);
+    if (!small) return small.error();
+    BandwidthBuffer* half = buffers.emplace_back(std::make_unique<BandwidthBuffer>(std::move(*small))).get();
+    const int passes = static_cast<int>(std::max<std::size_t>(1, (64u << 20) / half->size()));
+    out.ceilings.back().source =
+        fmt::format("membw:seq_read {} 1 thread, {} KiB buffer x {} passes", isa, half->size() >> 10, passes);
+    steps.push_back([&clock, half, passes](CeilingSamples& s) {
+      return Repeated{s.name, [&clock, half, passes] { (void)sequential_read(*half, clock, 1, passes); },
+                      [&clock, half, passes] { return sequential_read(*half, clock, 1, passes).bytes_per_second(); },
+                      &s.values};
+    });
   }
 
   // Random reads: the 4 KiB block of seed 000 (52 vs 8.3 GB/s), then the
   // burst sweep of seed 001 (64 B .. 2 KiB).
-  struct Block { std::string name; std::int64_t bytes; };
-  std::vector<Block> blocks = {{"bandwidth.random_4k", 4096}};
-  for (std::int64_t b : c.bursts) blocks.push_back({fmt::format("bandwidth.burst_{}B", b), b});
-  for (const Block& b : blocks) {
-    CeilingSamples s{b.name, "B/s", fmt::format("membw:random_read {} blocks of {} B, {}", isa, b.bytes, pages), {}, ""};
-    const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(1, c.random_bytes / b.bytes));
-    steps.begin(s.name, reps);
-    for (int i = 0; i < reps; ++i) {
-      if (ctx.stop.stop_requested()) return interrupted_error();
-      // A new seed per repetition: each run reads a different random set.
-      s.values.push_back(random_block_read(*buffer, ctx.clock, static_cast<std::size_t>(b.bytes), count,
-                                           static_cast<std::uint64_t>(i + 1))
-                             .bytes_per_second());
-      steps.advance(i + 1);
-    }
-    out.ceilings.push_back(std::move(s));
+  std::vector<std::pair<std::string, std::int64_t>> blocks = {{"bandwidth.random_4k", 4096}};
+  for (std::int64_t b : c.bursts) blocks.emplace_back(fmt::format("bandwidth.burst_{}B", b), b);
+  for (const auto& [name, bytes] : blocks) {
+    out.ceilings.push_back(
+        {name, "B/s", fmt::format("membw:random_read {} blocks of {} B, {}", isa, bytes, pages), {}, ""});
+    const auto block = static_cast<std::size_t>(bytes);
+    const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(1, c.random_bytes / bytes));
+    steps.push_back([&clock, buffer, block, count](CeilingSamples& s) {
+      // A new seed per repetition: each reads a different random set.
+      return Repeated{s.name, nullptr,
+                      [&clock, buffer, block, count, seed = std::uint64_t{0}]() mutable {
+                        return random_block_read(*buffer, clock, block, count, ++seed).bytes_per_second();
+                      },
+                      &s.values};
+    });
   }
 
   for (int t = 1; t <= threads; ++t) {
-    CeilingSamples s{fmt::format("compute.fma_fp32.{}t", t), "op/s",
-                     fmt::format("fma_peak {} x{} chains, {} thread{}", fma_instruction_set(), kFmaChains, t,
-                                 t == 1 ? "" : "s"),
-                     {}, ""};
-    steps.begin(s.name, reps);
-    (void)fma_fp32_peak(ctx.clock, c.fma_iterations / 8, t);  // let the clock frequency settle
-    for (int i = 0; i < reps; ++i) {
-      if (ctx.stop.stop_requested()) return interrupted_error();
-      s.values.push_back(fma_fp32_peak(ctx.clock, c.fma_iterations, t).ops_per_second());
-      steps.advance(i + 1);
-    }
-    out.ceilings.push_back(std::move(s));
+    out.ceilings.push_back({fmt::format("compute.fma_fp32.{}t", t), "op/s",
+                            fmt::format("fma_peak {} x{} chains, {} thread{}", fma_instruction_set(), kFmaChains, t,
+                                        t == 1 ? "" : "s"),
+                            {}, ""});
+    const std::int64_t iterations = c.fma_iterations;
+    steps.push_back([&clock, t, iterations](CeilingSamples& s) {
+      return Repeated{s.name,
+                      [&clock, t, iterations] { (void)fma_fp32_peak(clock, iterations / 8, t); },  // the clock settles
+                      [&clock, t, iterations] { return fma_fp32_peak(clock, iterations, t).ops_per_second(); },
+                      &s.values};
+    });
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (steps[i]) plan.push_back(steps[i](out.ceilings[first + i]));
+  return ok();
+}
+
+// The built-in kernels to time, each a KernelTiming in `out`; the instances
+// live in `kernels`.
+Status plan_kernels(const RooflineConfig& c, Clock& clock, std::vector<std::unique_ptr<KernelInstance>>& kernels,
+                    RooflineRecording& out, std::vector<Repeated>& plan) {
+  const std::size_t first = out.kernels.size();
+  std::vector<KernelInstance*> instances;
+  for (const RooflineKernel& k : c.kernels) {
+    if (!k.builtin || k.time) continue;
+    Result<std::unique_ptr<KernelInstance>> kernel = make_kernel(*k.builtin);
+    if (!kernel) return kernel.error().within("kernel " + k.name);
+    instances.push_back(kernels.emplace_back(std::move(*kernel)).get());
+    out.kernels.push_back(KernelTiming{k.name, {}, ""});
+  }
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    KernelTiming& timing = out.kernels[first + i];
+    KernelInstance* kernel = instances[i];
+    plan.push_back(Repeated{"kernel " + timing.name,
+                            [kernel] { kernel->run(); },  // first-touch page faults are not the kernel's time
+                            [&clock, kernel] {
+                              const std::uint64_t t0 = clock.now_ns();
+                              kernel->run();
+                              return static_cast<double>(clock.now_ns() - t0) * 1e-9;
+                            },
+                            &timing.seconds});
   }
   return ok();
 }
@@ -136,34 +171,35 @@ Status acquire_roofline(const AcquireContext& ctx, RooflineRecording& out) {
   const Scenario& s = ctx.scenario;
   if (!s.roofline) return ok();
   const RooflineConfig& c = *s.roofline;
-  const int reps = c.repetitions;
 
   if (c.profile) HARNESS_TRY(read_profile(*c.profile, out));
-  StepProgress steps(ctx.progress, ctx.clock, Level::roofline, step_count(c), "repetitions");
+  std::vector<std::unique_ptr<BandwidthBuffer>> buffers;
+  std::vector<std::unique_ptr<KernelInstance>> kernels;
+  std::vector<Repeated> plan;
+  if (c.host_benchmarks) HARNESS_TRY(plan_host(c, ctx.clock, buffers, out, plan));
+  HARNESS_TRY(plan_kernels(c, ctx.clock, kernels, out, plan));
+
+  // Each vendor tool a step; then each round a step, one repetition of every
+  // measurement (Repeated says why), the step's text naming the one taken.
+  const int rounds = plan.empty() ? 0 : c.repetitions;
+  StepProgress steps(ctx.progress, ctx.clock, Level::roofline, static_cast<int>(c.vendor.size()) + rounds,
+                     "measurements this round");
   for (const VendorTool& tool : c.vendor) {
     if (ctx.stop.stop_requested()) return interrupted_error();
     steps.begin("vendor tool " + tool.name, 1);
     out.vendor.push_back(run_vendor_tool(tool.name, tool.argv, tool.timeout_s));
     steps.advance(1);
   }
-  if (c.host_benchmarks) HARNESS_TRY(measure_host(ctx, c, steps, out));
-
-  for (const RooflineKernel& k : c.kernels) {
-    if (!k.builtin || k.time) continue;
-    KernelTiming timing{k.name, {}, ""};
-    Result<std::unique_ptr<KernelInstance>> kernel = make_kernel(*k.builtin);
-    if (!kernel) return kernel.error().within("kernel " + k.name);
-    steps.begin("kernel " + k.name, reps);
-    (*kernel)->run();  // warm-up: first-touch page faults are not the kernel's time
-    for (int i = 0; i < reps; ++i) {
+  for (int round = 1; round <= rounds; ++round) {
+    steps.begin(plan.front().name, static_cast<std::int64_t>(plan.size()));
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      Repeated& m = plan[i];
       if (ctx.stop.stop_requested()) return interrupted_error();
-      std::uint64_t t0 = ctx.clock.now_ns();
-      (*kernel)->run();
-      std::uint64_t t1 = ctx.clock.now_ns();
-      timing.seconds.push_back(static_cast<double>(t1 - t0) * 1e-9);
-      steps.advance(i + 1);
+      steps.retitle(m.name);
+      if (round == 1 && m.warm) m.warm();
+      m.values->push_back(m.take());
+      steps.advance(static_cast<std::int64_t>(i + 1));
     }
-    out.kernels.push_back(timing);
   }
   return ok();
 }

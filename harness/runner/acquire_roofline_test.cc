@@ -52,9 +52,10 @@ TEST(AcquireRoofline, HostTablesAreMeasuredAndAnalysed) {
   ASSERT_TRUE(util && util->value) << (util ? util->unavailable : "absent");
 }
 
-// Level 1 reports each ceiling and kernel as a step with its repetitions,
-// through the same progress interface as level 4 (progress.h).
-TEST(AcquireRoofline, EachCeilingAndKernelIsAStepWithItsRepetitions) {
+// Level 1 takes the repetitions of every ceiling and kernel in rounds, one
+// of each per round; each round is a step, reported through the same progress
+// interface as level 4 (progress.h).
+TEST(AcquireRoofline, EveryMeasurementIsRepeatedInRoundsEachAStep) {
   Scenario s = parse(
       "[roofline]\nrepetitions = 3\nbuffer = \"1 MiB\"\nthreads = 1\nrandom_reads = \"64 KiB\"\n"
       "fma_iterations = 1000\nbursts = [\"64 B\"]\n"
@@ -66,24 +67,33 @@ TEST(AcquireRoofline, EachCeilingAndKernelIsAStepWithItsRepetitions) {
   ctx.progress = &progress;
   RooflineRecording rec;
   ASSERT_TRUE(acquire_roofline(ctx, rec));
+  // bandwidth.l2 reads the L2's size from sysfs: hidden in a container, it is not measured.
+  std::vector<std::string> measured = {"bandwidth.seq_read.1t", "bandwidth.l2", "bandwidth.random_4k",
+                                       "bandwidth.burst_64B", "compute.fma_fp32.1t", "kernel va"};
+  ASSERT_EQ(rec.ceilings.size(), 5u);
+  if (!rec.ceilings[1].unavailable.empty()) measured.erase(measured.begin() + 1);
   std::vector<std::string> seen;
   for (const ProgressEvent& e : progress.events) {
     ASSERT_EQ(e.kind, ProgressEvent::Kind::step);
     EXPECT_EQ(e.level, Level::roofline);
-    EXPECT_EQ(e.step_count, 6);
-    EXPECT_EQ(e.counted, "repetitions");
+    EXPECT_EQ(e.step_count, 3);
+    EXPECT_EQ(e.counted, "measurements this round");
     seen.push_back(fmt::format("{} {} {}/{}", e.step_index, e.text, e.done, e.planned));
   }
-  // bandwidth.l2 reads the L2's size from sysfs: hidden in a container, the step has no repetitions.
-  std::vector<std::string> l2 = {"2 bandwidth.l2 0/3"};
-  if (rec.ceilings[1].unavailable.empty())
-    l2 = {"2 bandwidth.l2 0/3", "2 bandwidth.l2 1/3", "2 bandwidth.l2 2/3", "2 bandwidth.l2 3/3"};
-  std::vector<std::string> expected = {"1 bandwidth.seq_read.1t 0/3", "1 bandwidth.seq_read.1t 1/3",
-                                       "1 bandwidth.seq_read.1t 2/3", "1 bandwidth.seq_read.1t 3/3"};
-  expected.insert(expected.end(), l2.begin(), l2.end());
-  for (const std::string step : {"3 bandwidth.random_4k", "4 bandwidth.burst_64B", "5 compute.fma_fp32.1t", "6 kernel va"})
-    for (int i = 0; i <= 3; ++i) expected.push_back(fmt::format("{} {}/3", step, i));
+  // A round starts at 0 and counts each measurement as it is taken, naming it.
+  std::vector<std::string> expected;
+  const std::size_t n = measured.size();
+  for (int round = 1; round <= 3; ++round) {
+    expected.push_back(fmt::format("{} {} 0/{}", round, measured.front(), n));
+    for (std::size_t i = 0; i < n; ++i) expected.push_back(fmt::format("{} {} {}/{}", round, measured[i], i + 1, n));
+  }
   EXPECT_EQ(seen, expected);
+  // Each measurement keeps its place in the recording and gets one value a round.
+  for (const CeilingSamples& c : rec.ceilings)
+    if (c.unavailable.empty()) EXPECT_EQ(c.values.size(), 3u) << c.name;
+  ASSERT_EQ(rec.kernels.size(), 1u);
+  EXPECT_EQ(rec.kernels[0].name, "va");
+  EXPECT_EQ(rec.kernels[0].seconds.size(), 3u);
 }
 
 TEST(AcquireRoofline, StopsWhenAsked) {

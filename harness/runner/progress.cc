@@ -46,6 +46,8 @@ void StepProgress::advance(std::int64_t done) {
   if (done >= event_.planned || static_cast<double>(now - std::min(now, reported_ns_)) * 1e-9 >= period_s_) report();
 }
 
+void StepProgress::retitle(std::string step) { event_.text = std::move(step); }
+
 void StepProgress::report() {
   if (!progress_) return;
   reported_ns_ = clock_.now_ns();

@@ -85,6 +85,9 @@ class StepProgress {
                double period_s = 0.25);
   void begin(std::string step, std::int64_t planned);  // reports done = 0
   void advance(std::int64_t done);
+  // The step's text from now on, shown with the next count reported (what a
+  // step that takes several measurements is taking now).
+  void retitle(std::string step);
 
  private:
   void report();
