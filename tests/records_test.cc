@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -21,6 +22,7 @@
 #include "probes/process.h"
 
 #include "tests/support/scratch_dir.h"
+#include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
@@ -117,7 +119,29 @@ class RecordsTest : public ::testing::Test {
 
 // ---- interrupted runs -------------------------------------------------
 
-TEST_F(RecordsTest, AKilledRunIsAbandonedAndCannotBeComparedOrABaseline) {
+// On each store engine: a rig writing to a lab's PostgreSQL server is killed
+// or interrupted as often as one writing to its own SQLite file.
+class InterruptedRunTest : public RecordsTest, public ::testing::WithParamInterface<testing_support::StoreEngine> {
+ protected:
+  void SetUp() override {
+    RecordsTest::SetUp();
+    store_.emplace(GetParam(), dir_);
+    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
+    db_ = store_->target();
+  }
+  void TearDown() override {
+    store_.reset();
+    RecordsTest::TearDown();
+  }
+  nlohmann::json show(const std::string& id) {
+    CommandResult r = harness({"--json", "show", id, "--db", db_});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  }
+  std::optional<testing_support::TestStore> store_;
+};
+
+TEST_P(InterruptedRunTest, AKilledRunIsAbandonedAndCannotBeComparedOrABaseline) {
   ASSERT_EQ(harness({"run", quick_scenario(), "--db", db_, "--no-report"}).exit_code, 0);
   std::string slow = quick_scenario("[latency]\niterations = 100000000\nmin_duration = \"60 s\"\ntimeout = \"120 s\"\n");
   Started run = start_harness({"run", slow, "--db", db_, "--no-report"});
@@ -148,7 +172,7 @@ TEST_F(RecordsTest, AKilledRunIsAbandonedAndCannotBeComparedOrABaseline) {
 // A stop request ends an iteration of a command workload at once: the
 // child's process group gets SIGTERM (here a 30 s sleep), the run is
 // aborted with exit 3 instead of waiting for the iteration to end.
-TEST_F(RecordsTest, SigintInterruptsARunningCommandIteration) {
+TEST_P(InterruptedRunTest, SigintInterruptsARunningCommandIteration) {
   std::string path = (dir_ / "sleepy.toml").string();
   std::ofstream(path) << "[scenario]\nname = \"sleepy\"\n[rig]\nname = \"test-rig\"\n[workload]\n"
                          "command = [\"/bin/sleep\", \"30\"]\n[latency]\niterations = 3\nwarmup = 0\n"
@@ -163,10 +187,14 @@ TEST_F(RecordsTest, SigintInterruptsARunningCommandIteration) {
   ASSERT_TRUE(WIFEXITED(status)) << run.err;
   EXPECT_EQ(WEXITSTATUS(status), 3) << run.err;
   EXPECT_LT(waited, 20.0) << "the 30 s iteration was waited for";
-  SQLite::Database db(db_);
-  EXPECT_EQ(db.execAndGet("SELECT status FROM runs").getString(), "aborted");
-  EXPECT_EQ(db.execAndGet("SELECT reason FROM runs").getString(), "interrupted by SIGINT");
+  nlohmann::json run1 = show("1");
+  EXPECT_EQ(run1["status"], "aborted");
+  EXPECT_EQ(run1["reason"], "interrupted by SIGINT");
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, InterruptedRunTest, ::testing::ValuesIn(testing_support::store_engines()),
+                         [](const auto& info) { return testing_support::store_engine_name(info.param); });
+
 
 // ---- races and files --------------------------------------------------
 
