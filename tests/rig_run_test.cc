@@ -10,16 +10,17 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
-#include <SQLiteCpp/SQLiteCpp.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "probes/process.h"
 #include "tests/support/ssh_device.h"
+#include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
@@ -211,7 +212,25 @@ TEST_F(RigOverSsh, LevelsTwoAndFourRunOnTheBoardInsideTheAnalyzersAndMetersWindo
   EXPECT_EQ(device_processes(marker), 0);
 }
 
-TEST_F(RigOverSsh, AConnectionKilledMidRunAbortsTheRunAndLeavesNothingOnTheBoard) {
+// On each store engine: a rig over SSH writing to a lab's PostgreSQL server
+// loses its link as often as one writing to its own SQLite file.
+class RigOverSshOnEachEngine : public RigOverSsh, public ::testing::WithParamInterface<testing_support::StoreEngine> {
+ protected:
+  void SetUp() override {
+    RigOverSsh::SetUp();
+    if (IsSkipped()) return;
+    store_.emplace(GetParam(), dir_);
+    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
+    db_ = store_->target();
+  }
+  void TearDown() override {
+    store_.reset();
+    RigOverSsh::TearDown();
+  }
+  std::optional<testing_support::TestStore> store_;
+};
+
+TEST_P(RigOverSshOnEachEngine, AConnectionKilledMidRunAbortsTheRunAndLeavesNothingOnTheBoard) {
   const std::string marker = "harness-rig-kill-" + std::to_string(getpid());
   // Many iterations under the load condition: the run is inside it when the link dies.
   std::string scenario = write_scenario(ssh_keys(), marker, 1'000'000, "");
@@ -248,11 +267,11 @@ TEST_F(RigOverSsh, AConnectionKilledMidRunAbortsTheRunAndLeavesNothingOnTheBoard
   ASSERT_TRUE(end) << (*run)->output_tail();
   EXPECT_EQ(end->exit_code, 3) << (*run)->output_tail();
 
-  SQLite::Database db(db_);
-  SQLite::Statement q(db, "SELECT status, reason FROM runs ORDER BY id DESC LIMIT 1");
-  ASSERT_TRUE(q.executeStep());
-  EXPECT_EQ(q.getColumn(0).getString(), "aborted");
-  EXPECT_THAT(q.getColumn(1).getString(),
+  CommandResult shown = harness({"--json", "--db", db_, "show", "1"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  json stored = json::parse(shown.out);
+  EXPECT_EQ(stored["status"], "aborted");
+  EXPECT_THAT(stored["reason"].get<std::string>(),
               ::testing::MatchesRegex("rig 'loopback-board': connection lost .* during the workload window \\(after [0-9]+ "
                                       "of 1000000 iterations\\)"));
   // The agent saw its stdin end and stopped the load and the workload.
@@ -264,6 +283,9 @@ TEST_F(RigOverSsh, AConnectionKilledMidRunAbortsTheRunAndLeavesNothingOnTheBoard
   EXPECT_EQ(left, 0);
   EXPECT_EQ(device_processes("agent --test-clock-offset " + agent_mark()), 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, RigOverSshOnEachEngine, ::testing::ValuesIn(testing_support::store_engines()),
+                         [](const auto& info) { return testing_support::store_engine_name(info.param); });
 
 }  // namespace
 }  // namespace harness
