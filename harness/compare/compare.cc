@@ -247,7 +247,7 @@ class Judge {
     }
     r.p_samples = samples_p(name);
     r.sample_test = "U test";
-    statistic_[name] = Statistic{name, 0.5};  // the row shows the medians
+    statistic_[name] = Statistic{name, "median", 0.5};  // the row shows the medians
     numeric(r, *r.baseline, *r.current, true);
     if (r.verdict == Change::cannot_tell) return r;
     if (*r.baseline != 0) {
@@ -276,6 +276,7 @@ class Judge {
       double percent = std::atof(stat.c_str() + 1);
       if (percent > 0 && percent < 100) q = percent / 100;
     }
+    statistic_[r.name] = Statistic{set, stat.empty() ? "median" : stat, stat.empty() ? std::optional<double>(0.5) : q};
     if (!stat.empty() && !q && stat != "mean") {
       needs_history = true;
       return fmt::format("'{}' of sample set '{}' has no test of its own", stat, set);
@@ -285,7 +286,6 @@ class Judge {
       return fmt::format("{} and {} samples are too few for a test (needs {})", x.size(), y.size(),
                          config_.min_samples);
     }
-    statistic_[r.name] = Statistic{set, stat.empty() ? std::optional<double>(0.5) : q};
     if (stat.empty()) {
       r.p_samples = samples_p(set);
       r.sample_test = "U test";
@@ -391,14 +391,14 @@ class Judge {
     const CatalogueEntry* e = find_catalogue_entry(current.level, current.name, Series::samples);
     if (!e || !e->repetitions_in_order) return std::nullopt;
     UndisturbedValues out;
-    std::optional<double> now = undisturbed_value(current.values, stat->second.q, config_.min_samples);
+    std::optional<double> now = undisturbed_value(current.values, stat->second.name, config_.min_samples);
     if (!now) return std::nullopt;
     out.current = *now;
     for (const Analysis* a : members_) {
       for (const SampleSet& s : a->samples) {
         if (s.name != current.name || s.values.empty()) continue;
         if (!same_kind_of_evidence(s.provenance, current.provenance)) continue;
-        std::optional<double> v = undisturbed_value(s.values, stat->second.q, config_.min_samples);
+        std::optional<double> v = undisturbed_value(s.values, stat->second.name, config_.min_samples);
         if (!v) return std::nullopt;
         out.members.push_back(*v);
       }
@@ -487,6 +487,7 @@ class Judge {
   std::optional<Persistence> persistence_of(const MetricComparison& r) const {
     auto stat = statistic_.find(r.name);
     if (stat == statistic_.end() || !r.baseline || !r.current) return std::nullopt;
+    if (!stat->second.q && stat->second.name != "mean") return std::nullopt;  // no interval for it
     auto set = cur_sets_.find(stat->second.set);
     if (set == cur_sets_.end()) return std::nullopt;
     const SampleSet& s = *set->second.set;
@@ -533,9 +534,11 @@ class Judge {
   const std::vector<const Analysis*>& members_;
   std::map<std::string, SortedSamples, std::less<>> base_sets_, cur_sets_;
   std::map<std::string, double> p_cache_;
-  // The sample set and statistic behind a row (a quantile, or the mean without one).
+  // The sample set and statistic behind a row: its name ("median", "p90",
+  // "mean", "stddev", "max", "p95_over_p50", ...) and, for a quantile, q.
   struct Statistic {
     std::string set;
+    std::string name;
     std::optional<double> q;
   };
   std::map<std::string, Statistic> statistic_;

@@ -398,6 +398,7 @@ TEST(Compare, ABaselineNightDisturbedForAWhileDoesNotWidenTheSpread) {
     std::vector<double> sorted = v;
     std::sort(sorted.begin(), sorted.end());
     a.metrics.push_back(value("latency_p90", percentile_sorted(sorted, 90)));
+    a.metrics.push_back(value("latency_max", sorted.back()));
     a.samples.push_back(samples("latency", std::move(v)));
     return a;
   };
@@ -416,6 +417,14 @@ TEST(Compare, ABaselineNightDisturbedForAWhileDoesNotWidenTheSpread) {
   // An identical night is no change.
   c = compare_analyses(nights.back(), run(226e-6, 31), CompareConfig{}, {}, set);
   EXPECT_EQ(row(c, "latency_p90").verdict, Change::unchanged) << row(c, "latency_p90").reason;
+  // A night whose last fifth ran 70 % slower: its maximum (no test of its own)
+  // is far beyond the threshold, its typical stretch's is not.
+  c = compare_analyses(nights.back(), run(226e-6, 32, 0.8, 1.7), CompareConfig{}, {}, set);
+  const MetricComparison& max = row(c, "latency_max");
+  EXPECT_GT(*max.effect, 0.5);
+  EXPECT_EQ(max.verdict, Change::unchanged) << max.reason;
+  EXPECT_TRUE(max.between_undisturbed);
+  EXPECT_EQ(max.decided_by, "between-run spread");
 }
 
 }  // namespace

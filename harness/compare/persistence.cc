@@ -1,6 +1,7 @@
 #include "harness/compare/persistence.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <vector>
 
@@ -38,12 +39,47 @@ std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const 
   return out;
 }
 
-std::optional<double> undisturbed_value(std::span<const double> in_order, std::optional<double> q,
+std::optional<double> statistic_of_sorted(std::span<const double> sorted, std::string_view name) {
+  if (sorted.empty()) return std::nullopt;
+  // "p<N>" as a percentile in (0, 100), or nothing.
+  auto percent = [](std::string_view p) -> std::optional<double> {
+    if (p.size() < 2 || p[0] != 'p' || p.find_first_not_of("0123456789.", 1) != std::string_view::npos)
+      return std::nullopt;
+    double v = 0;
+    auto [end, ec] = std::from_chars(p.data() + 1, p.data() + p.size(), v);
+    if (ec != std::errc() || end != p.data() + p.size() || !(v > 0 && v < 100)) return std::nullopt;
+    return v;
+  };
+  if (name == "median") return percentile_sorted(sorted, 50);
+  if (name == "mean") return mean(sorted);
+  if (name == "stddev") return sorted.size() > 1 ? std::optional<double>(stddev(sorted)) : std::nullopt;
+  if (name == "min") return sorted.front();
+  if (name == "max") return sorted.back();
+  if (std::optional<double> p = percent(name)) return percentile_sorted(sorted, *p);
+  if (std::size_t over = name.find("_over_"); over != std::string_view::npos) {
+    std::optional<double> a = percent(name.substr(0, over)), b = percent(name.substr(over + 6));
+    if (!a || !b) return std::nullopt;
+    const double denominator = percentile_sorted(sorted, *b);
+    if (denominator == 0) return std::nullopt;
+    return percentile_sorted(sorted, *a) / denominator;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> undisturbed_value(std::span<const double> in_order, std::string_view name,
                                         std::size_t min_samples) {
-  std::optional<std::vector<StretchStatistic>> stretches = stretch_statistics(in_order, q, min_samples);
-  if (!stretches) return std::nullopt;
-  std::vector<double> values;
-  for (const StretchStatistic& s : *stretches) values.push_back(s.value);
+  const std::size_t n = in_order.size();
+  if (n / kPersistenceStretches < std::max<std::size_t>(min_samples, 2)) return std::nullopt;
+  std::vector<double> values, stretch;
+  for (std::size_t k = 0; k < kPersistenceStretches; ++k) {
+    const std::size_t begin = k * n / kPersistenceStretches, end = (k + 1) * n / kPersistenceStretches;
+    stretch.assign(in_order.begin() + static_cast<std::ptrdiff_t>(begin),
+                   in_order.begin() + static_cast<std::ptrdiff_t>(end));
+    std::sort(stretch.begin(), stretch.end());
+    std::optional<double> v = statistic_of_sorted(stretch, name);
+    if (!v || !std::isfinite(*v)) return std::nullopt;
+    values.push_back(*v);
+  }
   return median(std::move(values));
 }
 

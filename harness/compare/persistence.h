@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace harness {
@@ -38,12 +39,19 @@ struct StretchStatistic {
 std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const double> in_order,
                                                                 std::optional<double> q, std::size_t min_samples);
 
-// A run's value of the statistic that a disturbance of up to two of its five
-// stretches does not move: the median of the stretches' values. It is what
-// the spread between a baseline set's runs is taken of, for the new run too,
-// so that one baseline night disturbed for a while does not widen the spread
-// a change must exceed. Nothing as for stretch_statistics.
-std::optional<double> undisturbed_value(std::span<const double> in_order, std::optional<double> q,
+// A statistic of sorted samples by the name a metric gives it after its set's
+// ("latency_p90" -> "p90"): "median", "p<N>", "mean", "stddev", "min", "max",
+// "p<A>_over_p<B>". Nothing for another name, or a ratio over a zero.
+std::optional<double> statistic_of_sorted(std::span<const double> sorted, std::string_view name);
+
+// A run's value of the statistic `name` that a disturbance of up to two of its
+// five stretches does not move: the median of the stretches' values. It is
+// what the spread between a baseline set's runs is taken of, for the new run
+// too, so that one baseline night disturbed for a while does not widen the
+// spread a change must exceed, and a new run disturbed for a while does not
+// leave it. Nothing when a stretch would hold fewer than `min_samples`, or the
+// statistic is not one of statistic_of_sorted's.
+std::optional<double> undisturbed_value(std::span<const double> in_order, std::string_view name,
                                         std::size_t min_samples);
 
 // `in_order`: the new run's samples in the order they were taken; `current`

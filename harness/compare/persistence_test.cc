@@ -79,14 +79,41 @@ TEST(Persistence, NoiseInAStretchDoesNotVetoAChange) {
 TEST(Persistence, TheUndisturbedValueIgnoresTwoDisturbedStretches) {
   std::vector<double> calm = iterations(4000, 226e-6);
   std::vector<double> disturbed = iterations(4000, 226e-6, 0.6, 1.0, 1.7);  // the last two stretches
-  const double a = *undisturbed_value(calm, 0.9, 10), b = *undisturbed_value(disturbed, 0.9, 10);
+  const double a = *undisturbed_value(calm, "p90", 10), b = *undisturbed_value(disturbed, "p90", 10);
   EXPECT_NEAR(b / a, 1.0, 0.02);
   std::vector<double> sorted = disturbed;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_GT(percentile_sorted(sorted, 90) / a, 1.6);  // the whole run's p90 is in the slow part
   // Three disturbed stretches of five are the run's level.
-  EXPECT_GT(*undisturbed_value(iterations(4000, 226e-6, 0.4, 1.0, 1.7), 0.5, 10) / a, 1.5);
-  EXPECT_FALSE(undisturbed_value(iterations(40, 1), 0.5, 10));
+  EXPECT_GT(*undisturbed_value(iterations(4000, 226e-6, 0.4, 1.0, 1.7), "median", 10) / a, 1.5);
+  EXPECT_FALSE(undisturbed_value(iterations(40, 1), "median", 10));
+  // Statistics with no test of their own too: a slow stretch sets the whole
+  // run's maximum and spread, not the typical stretch's.
+  std::vector<double> one_slow = iterations(4000, 226e-6, 0.2, 0.4, 1.7);
+  for (const char* stat : {"max", "stddev", "p95_over_p50", "mean"}) {
+    std::vector<double> all = one_slow;
+    std::sort(all.begin(), all.end());
+    const double whole = *statistic_of_sorted(all, stat), calm_value = *undisturbed_value(calm, stat, 10);
+    EXPECT_NEAR(*undisturbed_value(one_slow, stat, 10) / calm_value, 1.0, 0.1) << stat;
+    EXPECT_GT(whole / calm_value, 1.1) << stat;
+  }
+  EXPECT_FALSE(undisturbed_value(calm, "p95_ci_low", 10));  // not a statistic it knows
+}
+
+TEST(Persistence, StatisticsByTheNamesMetricsGiveThem) {
+  const std::vector<double> sorted = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "median"), 5.5);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p50"), 5.5);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p90"), 9.1);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p99.9"), 9.991);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "mean"), 5.5);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "max"), 10);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "min"), 1);
+  EXPECT_NEAR(*statistic_of_sorted(sorted, "stddev"), 3.0277, 1e-4);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p90_over_p50"), 9.1 / 5.5);
+  for (const char* bad : {"", "p", "p100", "p0", "p5x", "p50_over_", "_over_p50", "p50_ci_low", "throughput"})
+    EXPECT_FALSE(statistic_of_sorted(sorted, bad)) << bad;
+  EXPECT_FALSE(statistic_of_sorted(std::vector<double>{}, "max"));
 }
 
 TEST(Persistence, NothingWhereAStretchCannotShowTheStatistic) {
