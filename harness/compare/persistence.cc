@@ -9,33 +9,51 @@
 
 namespace harness {
 
-std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const double> in_order,
-                                                                std::optional<double> q, std::size_t min_samples) {
+namespace {
+
+// Calls `take` with each of the kPersistenceStretches consecutive stretches of
+// `in_order`, sorted; false as soon as `take` returns false.
+template <class Take>
+bool each_sorted_stretch(std::span<const double> in_order, Take&& take) {
   const std::size_t n = in_order.size();
-  const std::size_t shortest = n / kPersistenceStretches;
-  if (shortest < std::max<std::size_t>(min_samples, 2)) return std::nullopt;
-  if (q && !quantile_interval_ranks(shortest, *q, kPersistenceConfidence)) return std::nullopt;
-  std::vector<StretchStatistic> out;
-  out.reserve(kPersistenceStretches);
   std::vector<double> stretch;
   for (std::size_t k = 0; k < kPersistenceStretches; ++k) {
     const std::size_t begin = k * n / kPersistenceStretches, end = (k + 1) * n / kPersistenceStretches;
     stretch.assign(in_order.begin() + static_cast<std::ptrdiff_t>(begin),
                    in_order.begin() + static_cast<std::ptrdiff_t>(end));
+    std::sort(stretch.begin(), stretch.end());
+    if (!take(std::span<const double>(stretch))) return false;
+  }
+  return true;
+}
+
+bool stretches_hold(std::size_t n, std::size_t min_samples) {
+  return n / kPersistenceStretches >= std::max<std::size_t>(min_samples, 2);
+}
+
+}  // namespace
+
+std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const double> in_order,
+                                                                std::optional<double> q, std::size_t min_samples) {
+  if (!stretches_hold(in_order.size(), min_samples)) return std::nullopt;
+  std::vector<StretchStatistic> out;
+  out.reserve(kPersistenceStretches);
+  const bool all = each_sorted_stretch(in_order, [&](std::span<const double> sorted) {
     StretchStatistic s;
     if (q) {
-      std::sort(stretch.begin(), stretch.end());
-      s.value = percentile_sorted(stretch, 100 * *q);
-      std::optional<QuantileInterval> ci = quantile_interval_sorted(stretch, *q, kPersistenceConfidence);
-      if (!ci) return std::nullopt;
+      std::optional<QuantileInterval> ci = quantile_interval_sorted(sorted, *q, kPersistenceConfidence);
+      if (!ci) return false;
+      s.value = percentile_sorted(sorted, 100 * *q);
       s.low = ci->low, s.high = ci->high;
     } else {
-      s.value = mean(stretch);
-      const double half = 2.576 * stddev(stretch) / std::sqrt(static_cast<double>(stretch.size()));
+      s.value = mean(sorted);
+      const double half = 2.576 * stddev(sorted) / std::sqrt(static_cast<double>(sorted.size()));
       s.low = s.value - half, s.high = s.value + half;
     }
     out.push_back(s);
-  }
+    return true;
+  });
+  if (!all) return std::nullopt;
   return out;
 }
 
@@ -68,18 +86,15 @@ std::optional<double> statistic_of_sorted(std::span<const double> sorted, std::s
 
 std::optional<double> undisturbed_value(std::span<const double> in_order, std::string_view name,
                                         std::size_t min_samples) {
-  const std::size_t n = in_order.size();
-  if (n / kPersistenceStretches < std::max<std::size_t>(min_samples, 2)) return std::nullopt;
-  std::vector<double> values, stretch;
-  for (std::size_t k = 0; k < kPersistenceStretches; ++k) {
-    const std::size_t begin = k * n / kPersistenceStretches, end = (k + 1) * n / kPersistenceStretches;
-    stretch.assign(in_order.begin() + static_cast<std::ptrdiff_t>(begin),
-                   in_order.begin() + static_cast<std::ptrdiff_t>(end));
-    std::sort(stretch.begin(), stretch.end());
-    std::optional<double> v = statistic_of_sorted(stretch, name);
-    if (!v || !std::isfinite(*v)) return std::nullopt;
+  if (!stretches_hold(in_order.size(), min_samples)) return std::nullopt;
+  std::vector<double> values;
+  const bool all = each_sorted_stretch(in_order, [&](std::span<const double> sorted) {
+    std::optional<double> v = statistic_of_sorted(sorted, name);
+    if (!v || !std::isfinite(*v)) return false;
     values.push_back(*v);
-  }
+    return true;
+  });
+  if (!all) return std::nullopt;
   return median(std::move(values));
 }
 
