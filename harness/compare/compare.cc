@@ -463,12 +463,17 @@ class Judge {
         r.stretches = held->stretches;
         r.stretches_showing = held->showing;
         if (!held->holds()) {
+          // Not a change of the workload as far as the run shows: a
+          // disturbance of the host, or a change that sets in part-way
+          // (throttling once hot); no verdict either way.
+          r.verdict = Change::cannot_tell;
           r.decided_by = "persistence";
           r.reason += fmt::format(
               "{}{} is beyond the ±{:g} % threshold and significant ({}), but not throughout the new run: of its {} "
               "stretches in the order they ran, {} show it; the others ran within half the threshold of the "
-              "baseline, clearly short of the whole run (a disturbance of the host comes and goes; a change of the "
-              "workload shows in every stretch)",
+              "baseline, clearly short of the whole run (a disturbance of the host comes and goes, a change of the "
+              "workload shows in every stretch; one that sets in part-way, such as throttling once hot, looks the "
+              "same)",
               what, percent(rel), 100 * r.threshold, evidence, held->stretches, held->showing);
           continue;
         }
