@@ -115,7 +115,7 @@ TEST_P(CompareCliTest, ABaselineOfSeveralRunsIsJudgedByTheirSpread) {
   EXPECT_NE(out_.find("run 6 against baseline 'nightly' (runs 2, 3, 4, 5), scenario npu, rig lab-a"),
             std::string::npos)
       << out_;
-  EXPECT_NE(out_.find("between-run spread of 4 baseline runs (each run's median of its 5 stretches) p = "),
+  EXPECT_NE(out_.find("between-run spread of 4 baseline runs (each run's best of its 5 stretches) p = "),
             std::string::npos)
       << out_;
   EXPECT_NE(out_.find(" [decided by: between-run spread]\n"), std::string::npos) << out_;

@@ -375,8 +375,8 @@ class Judge {
   }
 
   // For a statistic of repeated iterations in order: each baseline run's and
-  // the new run's value as the median of their stretches' (persistence.h), so
-  // that a baseline night disturbed for a while does not widen the spread.
+  // the new run's value as their best stretch's (persistence.h), so that a
+  // baseline night disturbed for a while does not widen the spread.
   // Nothing unless every run with the set has enough samples for it.
   struct UndisturbedValues {
     std::vector<double> members;
@@ -391,14 +391,14 @@ class Judge {
     const CatalogueEntry* e = find_catalogue_entry(current.level, current.name, Series::samples);
     if (!e || !e->repetitions_in_order) return std::nullopt;
     UndisturbedValues out;
-    std::optional<double> now = undisturbed_value(current.values, stat->second.name, config_.min_samples);
+    std::optional<double> now = undisturbed_value(current.values, stat->second.name, r.better, config_.min_samples);
     if (!now) return std::nullopt;
     out.current = *now;
     for (const Analysis* a : members_) {
       for (const SampleSet& s : a->samples) {
         if (s.name != current.name || s.values.empty()) continue;
         if (!same_kind_of_evidence(s.provenance, current.provenance)) continue;
-        std::optional<double> v = undisturbed_value(s.values, stat->second.name, config_.min_samples);
+        std::optional<double> v = undisturbed_value(s.values, stat->second.name, r.better, config_.min_samples);
         if (!v) return std::nullopt;
         out.members.push_back(*v);
       }
@@ -518,7 +518,7 @@ class Judge {
     if (r.p_between) {
       parts.push_back(fmt::format("between-run spread of {} baseline runs{}{} p {}", r.between_runs,
                                   r.between_undisturbed
-                                      ? fmt::format(" (each run's median of its {} stretches)", kPersistenceStretches)
+                                      ? fmt::format(" (each run's best of its {} stretches)", kPersistenceStretches)
                                       : "",
                                   floor_text(r), p_text(*r.p_between)));
     }

@@ -67,8 +67,8 @@ struct MetricComparison {
   std::size_t history_runs = 0;
   std::optional<double> p_between;  // against the spread between a baseline set's runs
   std::size_t between_runs = 0;     // the baseline's runs that have the metric
-  // The between-run spread was taken of each run's median of its stretches
-  // (a statistic of level 4's iterations; persistence.h), the new run's too.
+  // The between-run spread was taken of each run's best stretch (a statistic
+  // of level 4's iterations; persistence.h), the new run's too.
   bool between_undisturbed = false;
   // The noise band or the between-run spread was a count's Poisson spread,
   // larger than the runs' own (noise_band.h).

@@ -278,7 +278,7 @@ TEST(Compare, ABaselineSetHoldsAChangeAgainstTheSpreadBetweenItsRuns) {
   ASSERT_TRUE(r.p_between);
   EXPECT_GT(*r.p_between, 0.05);
   EXPECT_EQ(r.decided_by, "between-run spread");
-  EXPECT_NE(r.reason.find("between-run spread of 5 baseline runs (each run's median of its 5 stretches) p = "),
+  EXPECT_NE(r.reason.find("between-run spread of 5 baseline runs (each run's best of its 5 stretches) p = "),
             std::string::npos)
       << r.reason;
   EXPECT_EQ(row(c, "ceiling").verdict, Change::unchanged);
@@ -389,7 +389,7 @@ TEST(Compare, AChangeOfIterationsMustHoldThroughoutTheNewRun) {
 TEST(Compare, ABaselineNightDisturbedForAWhileDoesNotWidenTheSpread) {
   // Five baseline nights of iterations in order; the third ran its last 40 %
   // 25 % slower (a neighbour on a shared host), which lifts its p90 by about
-  // as much as the change to be found. Each run's median of its five stretches
+  // as much as the change to be found. Each run's best of its five stretches
   // is what the spread is taken of, so the workload made 20 % slower stands out.
   auto run = [](double median, std::uint64_t seed, double slow_from = 2, double factor = 1) {
     std::vector<double> v = lognormal(4000, median, 0.02, seed);
@@ -411,7 +411,7 @@ TEST(Compare, ABaselineNightDisturbedForAWhileDoesNotWidenTheSpread) {
   const MetricComparison& p90 = row(c, "latency_p90");
   EXPECT_EQ(p90.verdict, Change::regressed) << p90.reason;
   EXPECT_TRUE(p90.between_undisturbed);
-  EXPECT_NE(p90.reason.find("between-run spread of 5 baseline runs (each run's median of its 5 stretches) p"),
+  EXPECT_NE(p90.reason.find("between-run spread of 5 baseline runs (each run's best of its 5 stretches) p"),
             std::string::npos)
       << p90.reason;
   // An identical night is no change.

@@ -84,7 +84,7 @@ std::optional<double> statistic_of_sorted(std::span<const double> sorted, std::s
   return std::nullopt;
 }
 
-std::optional<double> undisturbed_value(std::span<const double> in_order, std::string_view name,
+std::optional<double> undisturbed_value(std::span<const double> in_order, std::string_view name, Better better,
                                         std::size_t min_samples) {
   if (!stretches_hold(in_order.size(), min_samples)) return std::nullopt;
   std::vector<double> values;
@@ -95,6 +95,8 @@ std::optional<double> undisturbed_value(std::span<const double> in_order, std::s
     return true;
   });
   if (!all) return std::nullopt;
+  if (better == Better::lower) return *std::min_element(values.begin(), values.end());
+  if (better == Better::higher) return *std::max_element(values.begin(), values.end());
   return median(std::move(values));
 }
 
