@@ -390,15 +390,18 @@ class Judge {
     const SampleSet& current = *set->second.set;
     const CatalogueEntry* e = find_catalogue_entry(current.level, current.name, Series::samples);
     if (!e || !e->repetitions_in_order) return std::nullopt;
+    // A stretch of one repetition holds its median (level 1's five rounds);
+    // other statistics want the samples a test would.
+    const std::size_t per_stretch = stat->second.name == "median" ? 1 : config_.min_samples;
     UndisturbedValues out;
-    std::optional<double> now = undisturbed_value(current.values, stat->second.name, r.better, config_.min_samples);
+    std::optional<double> now = undisturbed_value(current.values, stat->second.name, r.better, per_stretch);
     if (!now) return std::nullopt;
     out.current = *now;
     for (const Analysis* a : members_) {
       for (const SampleSet& s : a->samples) {
         if (s.name != current.name || s.values.empty()) continue;
         if (!same_kind_of_evidence(s.provenance, current.provenance)) continue;
-        std::optional<double> v = undisturbed_value(s.values, stat->second.name, r.better, config_.min_samples);
+        std::optional<double> v = undisturbed_value(s.values, stat->second.name, r.better, per_stretch);
         if (!v) return std::nullopt;
         out.members.push_back(*v);
       }

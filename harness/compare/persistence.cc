@@ -28,14 +28,14 @@ bool each_sorted_stretch(std::span<const double> in_order, Take&& take) {
 }
 
 bool stretches_hold(std::size_t n, std::size_t min_samples) {
-  return n / kPersistenceStretches >= std::max<std::size_t>(min_samples, 2);
+  return n / kPersistenceStretches >= std::max<std::size_t>(min_samples, 1);
 }
 
 }  // namespace
 
 std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const double> in_order,
                                                                 std::optional<double> q, std::size_t min_samples) {
-  if (!stretches_hold(in_order.size(), min_samples)) return std::nullopt;
+  if (!stretches_hold(in_order.size(), std::max<std::size_t>(min_samples, 2))) return std::nullopt;
   std::vector<StretchStatistic> out;
   out.reserve(kPersistenceStretches);
   const bool all = each_sorted_stretch(in_order, [&](std::span<const double> sorted) {

@@ -99,6 +99,10 @@ TEST(Persistence, TheUndisturbedValueIsTheBestStretchs) {
   EXPECT_EQ(*undisturbed_value(rising, "median", Better::lower, 10), 0);
   EXPECT_EQ(*undisturbed_value(rising, "median", Better::none, 10), 2);
   EXPECT_FALSE(undisturbed_value(iterations(40, 1), "median", Better::lower, 10));
+  // Level 1's five rounds, a repetition a stretch: the best round.
+  const std::vector<double> rounds = {9.04e9, 8.85e9, 4.10e9, 4.09e9, 5.95e9};
+  EXPECT_EQ(*undisturbed_value(rounds, "median", Better::higher, 1), 9.04e9);
+  EXPECT_FALSE(undisturbed_value(std::vector<double>{9e9, 8e9, 7e9, 6e9}, "median", Better::higher, 1));
   // Statistics with no test of their own too: a slow stretch sets the whole
   // run's maximum and spread, not the best stretch's.
   std::vector<double> one_slow = iterations(4000, 226e-6, 0.2, 0.4, 1.7);
