@@ -11,9 +11,12 @@
 #include <thread>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/store/store.h"
 #include "probes/process.h"
 #include "tests/support/store_engines.h"
 
@@ -110,6 +113,67 @@ TEST_P(StoreCliTest, ARoundTripKeepsEveryRunAndItsArtifactsAndASecondPushCopiesN
   CommandResult home = harness({"store", "push", back_, rig_});
   ASSERT_EQ(home.exit_code, 0) << home.err;
   EXPECT_EQ(home.out, "nothing to copy: " + rig_ + " already has the 2 runs of " + back_ + "\n");
+}
+
+// A rig's baseline and its acknowledged regressions reach the lab's server
+// with the runs, and the server's reach a laptop that pulls them, so that
+// `compare --baseline` means the same in every store; a baseline of that name
+// set otherwise in the destination is kept.
+TEST_P(StoreCliTest, BaselinesAndTheirAcknowledgementsTravelWithTheirRuns) {
+  const std::string middle = middle_->target();
+  for (const char* day : {"day1", "day6"}) {
+    CommandResult r = harness({"--db", rig_, "replay", std::string(HARNESS_SOURCE_DIR) + "/fixtures/case-study/" + day});
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+  }
+  ASSERT_EQ(harness({"--db", rig_, "baseline", "set", "nightly", "1", "2"}).exit_code, 0);
+  CommandResult acked = harness({"--db", rig_, "baseline", "ack", "nightly", "ddr.bandwidth", "--reason",
+                                 "new DRAM timings, expected", "--by", "tester"});
+  ASSERT_EQ(acked.exit_code, 0) << acked.err;
+  CommandResult listed = harness({"--json", "--db", rig_, "baseline", "list"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const nlohmann::json original = nlohmann::json::parse(listed.out).at(0);
+  const std::string what = fmt::format("'nightly' of scenario '{}' on rig '{}'", original["scenario"].get<std::string>(),
+                                       original["rig"].get<std::string>());
+
+  CommandResult pushed = harness({"--db", rig_, "store", "push", middle});
+  ASSERT_EQ(pushed.exit_code, 0) << pushed.err;
+  EXPECT_THAT(pushed.out, ::testing::HasSubstr("baseline " + what + " copied\n1 acknowledged regression copied with "
+                                               "its baseline\n"));
+  CommandResult again = harness({"--db", rig_, "store", "push", middle});
+  EXPECT_EQ(again.out, "nothing to copy: " + middle + " already has the 2 runs of " + rig_ + "\n");
+  CommandResult pulled = harness({"--json", "--db", back_, "store", "pull", middle});
+  ASSERT_EQ(pulled.exit_code, 0) << pulled.err;
+  nlohmann::json summary = nlohmann::json::parse(pulled.out)["baselines"];
+  EXPECT_EQ(summary["copied"], nlohmann::json::array({what}));
+  EXPECT_EQ(summary["acknowledgements"], 1);
+
+  for (const std::string& db : {middle, back_}) {
+    CommandResult there = harness({"--json", "--db", db, "baseline", "list"});
+    ASSERT_EQ(there.exit_code, 0) << there.err;
+    nlohmann::json b = nlohmann::json::parse(there.out).at(0);
+    EXPECT_EQ(b["runs"], nlohmann::json::array({1, 2})) << db;  // the runs were copied in order
+    EXPECT_EQ(b["set_at"], original["set_at"]) << db;
+    Result<Store> store = Store::open(db);
+    ASSERT_TRUE(store) << store.error().message;
+    Result<std::vector<Acknowledgement>> acks =
+        store->acknowledgements("nightly", original["scenario"], original["rig"]);
+    ASSERT_TRUE(acks) << acks.error().message;
+    ASSERT_EQ(acks->size(), 1u) << db;
+    EXPECT_EQ((*acks)[0].metric, "ddr.bandwidth");
+    EXPECT_EQ((*acks)[0].by, "tester");
+    EXPECT_EQ((*acks)[0].reason, "new DRAM timings, expected");
+    EXPECT_EQ((*acks)[0].baseline_run, 2);
+  }
+
+  // The laptop names its own 'nightly': the rig's does not replace it.
+  ASSERT_EQ(harness({"--db", back_, "baseline", "set", "nightly", "2"}).exit_code, 0);
+  CommandResult kept = harness({"--db", rig_, "store", "push", back_});
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_EQ(kept.out, "nothing to copy: " + back_ + " already has the 2 runs of " + rig_ + "\nbaseline " + what +
+                          ": " + back_ + " has another baseline of that name, kept as it is (set it there with "
+                          "'harness baseline set')\n");
+  CommandResult mine = harness({"--json", "--db", back_, "baseline", "list"});
+  EXPECT_EQ(nlohmann::json::parse(mine.out).at(0)["runs"], nlohmann::json::array({2}));
 }
 
 // Two rigs' CI jobs (or a retry beside a slow first attempt) pushing the same

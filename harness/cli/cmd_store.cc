@@ -1,6 +1,7 @@
 // harness store push [SRC] DST | pull SRC [DST]: copies runs with their
-// artifacts between stores (an SQLite file, a PostgreSQL server), keyed by
-// run UUID, so a repeated copy copies nothing. push sends this store (--db)
+// artifacts, then the baselines of those runs with their acknowledgements,
+// between stores (an SQLite file, a PostgreSQL server), keyed by run UUID, so
+// a repeated copy copies nothing. push sends this store (--db)
 // to DST, e.g. a rig's file to the lab's server once the network is back;
 // pull fetches SRC into this store, e.g. the server's runs for offline work.
 #include <fmt/format.h>
@@ -50,6 +51,8 @@ Action setup_store(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!destination) return destination.error();
     Result<TransferSummary> done = copy_runs(*source, *destination);
     if (!done) return done.error();
+    Result<BaselineTransferSummary> baselines = copy_baselines(*source, *destination);
+    if (!baselines) return baselines.error();
 
     if (global.json) {
       nlohmann::json j = {{"source", source->path()},
@@ -58,7 +61,13 @@ Action setup_store(CLI::App& app, const GlobalOptions& global, Io io) {
                           {"already_there", done->already_there},
                           {"unfinished", done->unfinished},
                           {"artifacts", done->artifacts},
-                          {"artifact_bytes", done->artifact_bytes}};
+                          {"artifact_bytes", done->artifact_bytes},
+                          {"baselines",
+                           {{"copied", baselines->copied},
+                            {"already_there", baselines->already_there},
+                            {"kept", baselines->kept},
+                            {"left", baselines->left},
+                            {"acknowledgements", baselines->acknowledgements}}}};
       io.out << j.dump(2) << "\n";
       return ExitCode::ok;
     }
@@ -73,6 +82,21 @@ Action setup_store(CLI::App& app, const GlobalOptions& global, Io io) {
     }
     if (!done->unfinished.empty()) {
       io.out << fmt::format("left behind: {} (running or abandoned)\n", run_ids_text(done->unfinished));
+    }
+    for (const std::string& b : baselines->copied) io.out << fmt::format("baseline {} copied\n", b);
+    if (baselines->acknowledgements > 0) {
+      io.out << fmt::format("{} acknowledged regression{} copied with {}\n", baselines->acknowledgements,
+                            baselines->acknowledgements == 1 ? "" : "s",
+                            baselines->copied.size() + baselines->already_there == 1 ? "its baseline"
+                                                                                     : "their baselines");
+    }
+    for (const std::string& b : baselines->kept) {
+      io.out << fmt::format("baseline {}: {} has another baseline of that name, kept as it is (set it there with "
+                            "'harness baseline set')\n",
+                            b, destination->path());
+    }
+    for (const std::string& b : baselines->left) {
+      io.out << fmt::format("baseline {} not copied: not all of its runs are in {}\n", b, destination->path());
     }
     return ExitCode::ok;
   };

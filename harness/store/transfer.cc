@@ -1,5 +1,8 @@
 #include "harness/store/transfer.h"
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 
 namespace harness {
@@ -46,6 +49,66 @@ Result<TransferSummary> copy_runs(const Store& source, Store& destination) {
       summary.copied.push_back(id);
     } else {
       ++summary.already_there;
+    }
+  }
+  return summary;
+}
+
+Result<BaselineTransferSummary> copy_baselines(const Store& source, Store& destination) {
+  Result<std::vector<Baseline>> baselines = source.list_baselines();
+  if (!baselines) return baselines.error();
+  Result<std::vector<std::pair<std::int64_t, std::string>>> runs = source.run_uuids();
+  if (!runs) return runs.error();
+  const std::map<std::int64_t, std::string> uuid_of(runs->begin(), runs->end());
+  BaselineTransferSummary summary;
+  for (const Baseline& b : *baselines) {
+    const std::string what = fmt::format("'{}' of scenario '{}' on rig '{}'", b.name, b.scenario_name, b.rig);
+    // The members' ids in the destination, oldest first as in the source.
+    std::vector<std::int64_t> members;
+    for (std::int64_t id : b.runs) {
+      auto uuid = uuid_of.find(id);
+      if (uuid == uuid_of.end()) break;
+      Result<std::optional<std::int64_t>> there = destination.find_run(uuid->second);
+      if (!there) return there.error();
+      if (!*there) break;
+      members.push_back(**there);
+    }
+    if (members.size() != b.runs.size()) {
+      summary.left.push_back(what);
+      continue;
+    }
+    std::sort(members.begin(), members.end());
+    Result<std::vector<Baseline>> same_name = destination.list_baselines(b.name);
+    if (!same_name) return same_name.error();
+    auto existing = std::find_if(same_name->begin(), same_name->end(), [&](const Baseline& d) {
+      return d.scenario_name == b.scenario_name && d.rig == b.rig;
+    });
+    if (existing != same_name->end() && existing->runs != members) {
+      summary.kept.push_back(what);
+      continue;
+    }
+    if (existing == same_name->end()) {
+      Result<std::optional<std::int64_t>> set = destination.set_baseline(b.name, members, b.set_at);
+      if (!set) return set.error().within("baseline " + what + " not copied");
+      summary.copied.push_back(what);
+    } else {
+      ++summary.already_there;
+    }
+    // The acknowledgements that hold for the source's baseline hold for the
+    // same baseline in the destination: its newest run there.
+    Result<std::vector<Acknowledgement>> acks = source.acknowledgements(b.name, b.scenario_name, b.rig);
+    if (!acks) return acks.error();
+    Result<std::vector<Acknowledgement>> held = destination.acknowledgements(b.name, b.scenario_name, b.rig);
+    if (!held) return held.error();
+    for (Acknowledgement a : *acks) {
+      a.baseline_run = members.back();
+      const bool there = std::any_of(held->begin(), held->end(), [&](const Acknowledgement& h) {
+        return h.metric == a.metric && h.by == a.by && h.at == a.at && h.reason == a.reason;
+      });
+      if (there) continue;
+      Status stored = destination.acknowledge(a);
+      if (!stored) return stored.error().within("acknowledgement of " + a.metric + " against " + what);
+      ++summary.acknowledgements;
     }
   }
   return summary;
