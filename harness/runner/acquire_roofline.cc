@@ -34,6 +34,11 @@ struct Repeated {
   std::function<void()> warm;    // before its first repetition (may be empty)
   std::function<double()> take;  // one repetition's value
   std::vector<double>* values;   // where the values go
+  // Warm before every repetition, for what back to back the repetition before
+  // it left: a working set that fits the caches (the L2 read, a kernel's
+  // data), the clock's frequency (FMA). The reads of the large buffer leave
+  // nothing a round undoes; they warm once.
+  bool warm_each = false;
 };
 
 // This host's "bandwidth" and "compute" tables (seed 001): sequential reads
@@ -81,9 +86,9 @@ Status plan_host(const RooflineConfig& c, Clock& clock, std::vector<std::unique_
     out.ceilings.back().source =
         fmt::format("membw:seq_read {} 1 thread, {} KiB buffer x {} passes", isa, half->size() >> 10, passes);
     steps.push_back([&clock, half, passes](CeilingSamples& s) {
-      return Repeated{s.name, [&clock, half, passes] { (void)sequential_read(*half, clock, 1, passes); },
+      return Repeated{s.name, [&clock, half, passes] { (void)sequential_read(*half, clock, 1, 1); },
                       [&clock, half, passes] { return sequential_read(*half, clock, 1, passes).bytes_per_second(); },
-                      &s.values};
+                      &s.values, true};
     });
   }
 
@@ -116,7 +121,7 @@ Status plan_host(const RooflineConfig& c, Clock& clock, std::vector<std::unique_
       return Repeated{s.name,
                       [&clock, t, iterations] { (void)fma_fp32_peak(clock, iterations / 8, t); },  // the clock settles
                       [&clock, t, iterations] { return fma_fp32_peak(clock, iterations, t).ops_per_second(); },
-                      &s.values};
+                      &s.values, true};
     });
   }
   for (std::size_t i = 0; i < steps.size(); ++i)
@@ -141,13 +146,14 @@ Status plan_kernels(const RooflineConfig& c, Clock& clock, std::vector<std::uniq
     KernelTiming& timing = out.kernels[first + i];
     KernelInstance* kernel = instances[i];
     plan.push_back(Repeated{"kernel " + timing.name,
-                            [kernel] { kernel->run(); },  // first-touch page faults are not the kernel's time
+                            // First-touch page faults, and a round of other work, are not its time.
+                            [kernel] { kernel->run(); },
                             [&clock, kernel] {
                               const std::uint64_t t0 = clock.now_ns();
                               kernel->run();
                               return static_cast<double>(clock.now_ns() - t0) * 1e-9;
                             },
-                            &timing.seconds});
+                            &timing.seconds, true});
   }
   return ok();
 }
@@ -196,7 +202,7 @@ Status acquire_roofline(const AcquireContext& ctx, RooflineRecording& out) {
       Repeated& m = plan[i];
       if (ctx.stop.stop_requested()) return interrupted_error();
       steps.retitle(m.name);
-      if (round == 1 && m.warm) m.warm();
+      if ((round == 1 || m.warm_each) && m.warm) m.warm();
       m.values->push_back(m.take());
       steps.advance(static_cast<std::int64_t>(i + 1));
     }
