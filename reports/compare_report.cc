@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/units.h"
+#include "harness/compare/persistence.h"
 #include "reports/console.h"
 #include "reports/json.h"
 #include "reports/markdown.h"
@@ -43,10 +44,12 @@ std::string method_line(const Comparison& c) {
   return fmt::format(
       "method: {} over {} tests at alpha {:g}; thresholds: single values ±{:g} %, from samples ±{:g} % "
       "(U test, quantile test or Welch t by statistic, >= {} samples); noise band from the last {} measured runs up to the "
-      "baseline once {} exist; a baseline of several runs: the between-run spread of its runs (>= {})",
+      "baseline once {} exist; a baseline of several runs: the between-run spread of its runs (>= {}), each run's "
+      "best of {} stretches for repeated iterations; a count of events at least its Poisson spread; a change of "
+      "repeated iterations must show in each of the new run's {} stretches",
       correction_description(c.config.method), c.tests, c.config.alpha, 100 * c.config.default_threshold,
       100 * c.config.sample_threshold, c.config.min_samples, c.config.history_runs, c.config.min_history_runs,
-      c.config.min_baseline_runs);
+      c.config.min_baseline_runs, kPersistenceStretches, kPersistenceStretches);
 }
 
 std::string summary_line(const Comparison& c) {
