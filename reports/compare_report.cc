@@ -168,7 +168,7 @@ nlohmann::json compare_to_json(const CompareReport& r) {
     if (!m.baseline_text.empty()) row["baseline_text"] = m.baseline_text;
     if (!m.current_text.empty()) row["current_text"] = m.current_text;
     if (m.counting_floor) row["counting_floor"] = true;  // the spread was a count's Poisson spread
-    if (m.between_undisturbed) row["between_undisturbed"] = true;  // each run's median of its stretches
+    if (m.between_undisturbed) row["between_undisturbed"] = true;  // each run's best stretch
     if (m.stretches) {  // persistence.h: the new run's stretches, and those showing the change
       row["stretches"] = m.stretches;
       row["stretches_showing"] = m.stretches_showing;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <set>
 
 #include <boost/sort/spreadsort/float_sort.hpp>
@@ -122,6 +121,13 @@ class Judge {
   }
 
  private:
+  // The sample set and statistic behind a row: its name ("median", "p90",
+  // "mean", "stddev", "max", "p95_over_p50", ...).
+  struct Statistic {
+    std::string set;
+    std::string name;
+  };
+
   // Mann-Whitney p of a pair of sets, once per set.
   double samples_p(const std::string& set) {
     auto it = p_cache_.find(set);
@@ -247,7 +253,7 @@ class Judge {
     }
     r.p_samples = samples_p(name);
     r.sample_test = "U test";
-    statistic_[name] = Statistic{name, "median", 0.5};  // the row shows the medians
+    statistic_[name] = Statistic{name, "median"};  // the row shows the medians
     numeric(r, *r.baseline, *r.current, true);
     if (r.verdict == Change::cannot_tell) return r;
     if (*r.baseline != 0) {
@@ -270,13 +276,8 @@ class Judge {
     r.baseline_samples = x.size();
     r.current_samples = y.size();
     const std::string stat = r.name == set ? "" : r.name.substr(set.size() + 1);
-    std::optional<double> q;  // a quantile in (0, 1)
-    if (stat == "median") q = 0.5;
-    if (stat.size() > 1 && stat[0] == 'p' && stat.find_first_not_of("0123456789.", 1) == std::string::npos) {
-      double percent = std::atof(stat.c_str() + 1);
-      if (percent > 0 && percent < 100) q = percent / 100;
-    }
-    statistic_[r.name] = Statistic{set, stat.empty() ? "median" : stat, stat.empty() ? std::optional<double>(0.5) : q};
+    std::optional<double> q = quantile_of(stat);  // in (0, 1)
+    statistic_[r.name] = Statistic{set, stat.empty() ? "median" : stat};
     if (!stat.empty() && !q && stat != "mean") {
       needs_history = true;
       return fmt::format("'{}' of sample set '{}' has no test of its own", stat, set);
@@ -383,25 +384,21 @@ class Judge {
     double current = 0;
   };
   std::optional<UndisturbedValues> undisturbed_values(const MetricComparison& r) const {
-    auto stat = statistic_.find(r.name);
-    if (stat == statistic_.end()) return std::nullopt;
-    auto set = cur_sets_.find(stat->second.set);
-    if (set == cur_sets_.end()) return std::nullopt;
-    const SampleSet& current = *set->second.set;
-    const CatalogueEntry* e = find_catalogue_entry(current.level, current.name, Series::samples);
-    if (!e || !e->repetitions_in_order) return std::nullopt;
+    const Statistic* stat = nullptr;
+    const SampleSet* current = repetitions_behind(r, stat);
+    if (!current) return std::nullopt;
     // A stretch of one repetition holds its median (level 1's five rounds);
     // other statistics want the samples a test would.
-    const std::size_t per_stretch = stat->second.name == "median" ? 1 : config_.min_samples;
+    const std::size_t per_stretch = stat->name == "median" ? 1 : config_.min_samples;
     UndisturbedValues out;
-    std::optional<double> now = undisturbed_value(current.values, stat->second.name, r.better, per_stretch);
+    std::optional<double> now = undisturbed_value(current->values, stat->name, r.better, per_stretch);
     if (!now) return std::nullopt;
     out.current = *now;
     for (const Analysis* a : members_) {
       for (const SampleSet& s : a->samples) {
-        if (s.name != current.name || s.values.empty()) continue;
-        if (!same_kind_of_evidence(s.provenance, current.provenance)) continue;
-        std::optional<double> v = undisturbed_value(s.values, stat->second.name, r.better, per_stretch);
+        if (s.name != current->name || s.values.empty()) continue;
+        if (!same_kind_of_evidence(s.provenance, current->provenance)) continue;
+        std::optional<double> v = undisturbed_value(s.values, stat->name, r.better, per_stretch);
         if (!v) return std::nullopt;
         out.members.push_back(*v);
       }
@@ -493,15 +490,34 @@ class Judge {
   // Whether a significant change of a statistic of repeated iterations holds
   // in every stretch of the new run; nothing for other metrics and sets.
   std::optional<Persistence> persistence_of(const MetricComparison& r) const {
-    auto stat = statistic_.find(r.name);
-    if (stat == statistic_.end() || !r.baseline || !r.current) return std::nullopt;
-    if (!stat->second.q && stat->second.name != "mean") return std::nullopt;  // no interval for it
-    auto set = cur_sets_.find(stat->second.set);
-    if (set == cur_sets_.end()) return std::nullopt;
-    const SampleSet& s = *set->second.set;
-    const CatalogueEntry* e = find_catalogue_entry(s.level, s.name, Series::samples);
-    if (!e || !e->repetitions_in_order) return std::nullopt;
-    return persistence(s.values, stat->second.q, *r.baseline, *r.current, r.threshold, config_.min_samples);
+    const Statistic* stat = nullptr;
+    const SampleSet* s = repetitions_behind(r, stat);
+    if (!s || !r.baseline || !r.current) return std::nullopt;
+    std::optional<double> q = quantile_of(stat->name);
+    if (!q && stat->name != "mean") return std::nullopt;  // no interval for it
+    return persistence(s->values, q, *r.baseline, *r.current, r.threshold, config_.min_samples);
+  }
+
+  // The new run's sample set behind row `r` when it holds repetitions in the
+  // order they ran (the catalogue's repetitions_in_order), and the statistic
+  // the row takes of it; null for any other row.
+  const SampleSet* repetitions_behind(const MetricComparison& r, const Statistic*& stat) const {
+    auto found = statistic_.find(r.name);
+    if (found == statistic_.end()) return nullptr;
+    auto set = cur_sets_.find(found->second.set);
+    if (set == cur_sets_.end()) return nullptr;
+    const SampleSet* s = set->second.set;
+    const CatalogueEntry* e = find_catalogue_entry(s->level, s->name, Series::samples);
+    if (!e || !e->repetitions_in_order) return nullptr;
+    stat = &found->second;
+    return s;
+  }
+
+  // The quantile in (0, 1) a statistic's name stands for ("median", "p95").
+  static std::optional<double> quantile_of(std::string_view name) {
+    std::optional<double> percent = percentile_of_statistic(name);
+    if (!percent) return std::nullopt;
+    return *percent / 100;
   }
 
   static std::string_view floor_text(const MetricComparison& r) {
@@ -542,13 +558,6 @@ class Judge {
   const std::vector<const Analysis*>& members_;
   std::map<std::string, SortedSamples, std::less<>> base_sets_, cur_sets_;
   std::map<std::string, double> p_cache_;
-  // The sample set and statistic behind a row: its name ("median", "p90",
-  // "mean", "stddev", "max", "p95_over_p50", ...) and, for a quantile, q.
-  struct Statistic {
-    std::string set;
-    std::string name;
-    std::optional<double> q;
-  };
   std::map<std::string, Statistic> statistic_;
 };
 

@@ -1,11 +1,13 @@
 #include "harness/compare/persistence.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <vector>
 
+#include <boost/math/distributions/normal.hpp>
+
 #include "harness/base/stats.h"
+#include "harness/compare/sample_statistics.h"
 
 namespace harness {
 
@@ -36,6 +38,8 @@ bool stretches_hold(std::size_t n, std::size_t min_samples) {
 std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const double> in_order,
                                                                 std::optional<double> q, std::size_t min_samples) {
   if (!stretches_hold(in_order.size(), std::max<std::size_t>(min_samples, 2))) return std::nullopt;
+  // The normal interval's half width in standard errors at kPersistenceConfidence.
+  const double z = boost::math::quantile(boost::math::normal(), 0.5 + kPersistenceConfidence / 2);
   std::vector<StretchStatistic> out;
   out.reserve(kPersistenceStretches);
   const bool all = each_sorted_stretch(in_order, [&](std::span<const double> sorted) {
@@ -47,7 +51,7 @@ std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const 
       s.low = ci->low, s.high = ci->high;
     } else {
       s.value = mean(sorted);
-      const double half = 2.576 * stddev(sorted) / std::sqrt(static_cast<double>(sorted.size()));
+      const double half = z * stddev(sorted) / std::sqrt(static_cast<double>(sorted.size()));
       s.low = s.value - half, s.high = s.value + half;
     }
     out.push_back(s);
@@ -55,33 +59,6 @@ std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const 
   });
   if (!all) return std::nullopt;
   return out;
-}
-
-std::optional<double> statistic_of_sorted(std::span<const double> sorted, std::string_view name) {
-  if (sorted.empty()) return std::nullopt;
-  // "p<N>" as a percentile in (0, 100), or nothing.
-  auto percent = [](std::string_view p) -> std::optional<double> {
-    if (p.size() < 2 || p[0] != 'p' || p.find_first_not_of("0123456789.", 1) != std::string_view::npos)
-      return std::nullopt;
-    double v = 0;
-    auto [end, ec] = std::from_chars(p.data() + 1, p.data() + p.size(), v);
-    if (ec != std::errc() || end != p.data() + p.size() || !(v > 0 && v < 100)) return std::nullopt;
-    return v;
-  };
-  if (name == "median") return percentile_sorted(sorted, 50);
-  if (name == "mean") return mean(sorted);
-  if (name == "stddev") return sorted.size() > 1 ? std::optional<double>(stddev(sorted)) : std::nullopt;
-  if (name == "min") return sorted.front();
-  if (name == "max") return sorted.back();
-  if (std::optional<double> p = percent(name)) return percentile_sorted(sorted, *p);
-  if (std::size_t over = name.find("_over_"); over != std::string_view::npos) {
-    std::optional<double> a = percent(name.substr(0, over)), b = percent(name.substr(over + 6));
-    if (!a || !b) return std::nullopt;
-    const double denominator = percentile_sorted(sorted, *b);
-    if (denominator == 0) return std::nullopt;
-    return percentile_sorted(sorted, *a) / denominator;
-  }
-  return std::nullopt;
 }
 
 std::optional<double> undisturbed_value(std::span<const double> in_order, std::string_view name, Better better,

@@ -41,11 +41,6 @@ struct StretchStatistic {
 std::optional<std::vector<StretchStatistic>> stretch_statistics(std::span<const double> in_order,
                                                                 std::optional<double> q, std::size_t min_samples);
 
-// A statistic of sorted samples by the name a metric gives it after its set's
-// ("latency_p90" -> "p90"): "median", "p<N>", "mean", "stddev", "min", "max",
-// "p<A>_over_p<B>". Nothing for another name, or a ratio over a zero.
-std::optional<double> statistic_of_sorted(std::span<const double> sorted, std::string_view name);
-
 // A run's value of the statistic `name` that a disturbance for a while does
 // not move: its best stretch's (the lowest where lower is better, the highest
 // where higher is; the median of the five with no better side). A disturbance
@@ -60,7 +55,7 @@ std::optional<double> statistic_of_sorted(std::span<const double> sorted, std::s
 // others' 223 us, in three of its five stretches; level 1's five rounds of
 // bandwidth.burst_64B read 9.0 8.9 4.1 4.1 6.0 GB/s in one night. Nothing when
 // a stretch would hold fewer than `min_samples` (at least 1), or the statistic
-// is not one of statistic_of_sorted's.
+// is not one of statistic_of_sorted's (sample_statistics.h).
 std::optional<double> undisturbed_value(std::span<const double> in_order, std::string_view name, Better better,
                                         std::size_t min_samples);
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/base/stats.h"
+#include "harness/compare/sample_statistics.h"
 
 namespace harness {
 namespace {
@@ -115,22 +116,6 @@ TEST(Persistence, TheUndisturbedValueIsTheBestStretchs) {
     EXPECT_GT(whole / calm_value, 1.1) << stat;
   }
   EXPECT_FALSE(undisturbed_value(calm, "p95_ci_low", Better::lower, 10));  // not a statistic it knows
-}
-
-TEST(Persistence, StatisticsByTheNamesMetricsGiveThem) {
-  const std::vector<double> sorted = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "median"), 5.5);
-  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p50"), 5.5);
-  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p90"), 9.1);
-  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p99.9"), 9.991);
-  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "mean"), 5.5);
-  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "max"), 10);
-  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "min"), 1);
-  EXPECT_NEAR(*statistic_of_sorted(sorted, "stddev"), 3.0277, 1e-4);
-  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p90_over_p50"), 9.1 / 5.5);
-  for (const char* bad : {"", "p", "p100", "p0", "p5x", "p50_over_", "_over_p50", "p50_ci_low", "throughput"})
-    EXPECT_FALSE(statistic_of_sorted(sorted, bad)) << bad;
-  EXPECT_FALSE(statistic_of_sorted(std::vector<double>{}, "max"));
 }
 
 TEST(Persistence, NothingWhereAStretchCannotShowTheStatistic) {

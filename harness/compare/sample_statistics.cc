@@ -1,6 +1,7 @@
 #include "harness/compare/sample_statistics.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include <boost/math/distributions/normal.hpp>
@@ -53,6 +54,34 @@ std::optional<double> welch_t_p(std::span<const double> x, std::span<const doubl
   const double df = (vx + vy) * (vx + vy) / (vx * vx / (nx - 1) + vy * vy / (ny - 1));
   const boost::math::students_t dist(df);
   return std::clamp(2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))), 0.0, 1.0);
+}
+
+std::optional<double> percentile_of_statistic(std::string_view name) {
+  if (name == "median") return 50.0;
+  if (name.size() < 2 || name[0] != 'p' || name.find_first_not_of("0123456789.", 1) != std::string_view::npos)
+    return std::nullopt;
+  double v = 0;
+  auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), v);
+  if (ec != std::errc() || end != name.data() + name.size() || !(v > 0 && v < 100)) return std::nullopt;
+  return v;
+}
+
+std::optional<double> statistic_of_sorted(std::span<const double> sorted, std::string_view name) {
+  if (sorted.empty()) return std::nullopt;
+  if (std::optional<double> p = percentile_of_statistic(name)) return percentile_sorted(sorted, *p);
+  if (name == "mean") return mean(sorted);
+  if (name == "stddev") return sorted.size() > 1 ? std::optional<double>(stddev(sorted)) : std::nullopt;
+  if (name == "min") return sorted.front();
+  if (name == "max") return sorted.back();
+  if (std::size_t over = name.find("_over_"); over != std::string_view::npos) {
+    std::optional<double> a = percentile_of_statistic(name.substr(0, over));
+    std::optional<double> b = percentile_of_statistic(name.substr(over + 6));
+    if (!a || !b) return std::nullopt;
+    const double denominator = percentile_sorted(sorted, *b);
+    if (denominator == 0) return std::nullopt;
+    return percentile_sorted(sorted, *a) / denominator;
+  }
+  return std::nullopt;
 }
 
 }  // namespace harness

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <span>
+#include <string_view>
 
 namespace harness {
 
@@ -21,5 +22,14 @@ std::optional<double> quantile_difference_p(std::span<const double> x_sorted, st
 // Welch's unequal-variances t test of the means, two-sided: the same p as
 // SciPy's ttest_ind(x, y, equal_var=False). Nothing below 2 values a side.
 std::optional<double> welch_t_p(std::span<const double> x, std::span<const double> y);
+
+// A statistic of a sample set by the name a metric gives it after its set's
+// ("latency_p90" -> "p90"). The percentile a name stands for, in (0, 100):
+// "median" 50, "p<N>" N; nothing for another name.
+std::optional<double> percentile_of_statistic(std::string_view name);
+// Its value over sorted samples: a percentile as above, "mean", "stddev",
+// "min", "max", "p<A>_over_p<B>". Nothing for another name, too few samples
+// (stddev wants 2), or a ratio over a zero.
+std::optional<double> statistic_of_sorted(std::span<const double> sorted, std::string_view name);
 
 }  // namespace harness

@@ -40,5 +40,26 @@ TEST(QuantileTest, NeedsSamplesInTheTail) {
 
 TEST(WelchT, TooFewValues) { EXPECT_FALSE(welch_t_p(std::vector<double>{1}, std::vector<double>{1, 2})); }
 
+TEST(SampleStatistics, StatisticsByTheNamesMetricsGiveThem) {
+  EXPECT_EQ(percentile_of_statistic("median"), 50.0);
+  EXPECT_EQ(percentile_of_statistic("p95"), 95.0);
+  EXPECT_EQ(percentile_of_statistic("p99.9"), 99.9);
+  EXPECT_FALSE(percentile_of_statistic("p9.9.9"));
+  EXPECT_FALSE(percentile_of_statistic("mean"));
+  const std::vector<double> sorted = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "median"), 5.5);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p50"), 5.5);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p90"), 9.1);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p99.9"), 9.991);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "mean"), 5.5);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "max"), 10);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "min"), 1);
+  EXPECT_NEAR(*statistic_of_sorted(sorted, "stddev"), 3.0277, 1e-4);
+  EXPECT_DOUBLE_EQ(*statistic_of_sorted(sorted, "p90_over_p50"), 9.1 / 5.5);
+  for (const char* bad : {"", "p", "p100", "p0", "p5x", "p50_over_", "_over_p50", "p50_ci_low", "throughput"})
+    EXPECT_FALSE(statistic_of_sorted(sorted, bad)) << bad;
+  EXPECT_FALSE(statistic_of_sorted(std::vector<double>{}, "max"));
+}
+
 }  // namespace
 }  // namespace harness

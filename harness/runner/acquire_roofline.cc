@@ -57,39 +57,36 @@ Status plan_host(const RooflineConfig& c, Clock& clock, std::vector<std::unique_
   const std::string pages = huge ? fmt::format("{} of {} MiB on huge pages", *huge >> 20, buffer->size() >> 20)
                                  : "huge pages unknown";
   const std::string isa = bandwidth_instruction_set();
-  // The ceilings first, so that the plan's pointers into out.ceilings stay valid.
-  const std::size_t first = out.ceilings.size();
-  std::vector<std::function<Repeated(CeilingSamples&)>> steps;
+  // Each ceiling with how to measure it; the plan points at the ceilings'
+  // values once all are in place.
+  std::vector<std::pair<std::size_t, Repeated>> measured;  // index into out.ceilings
+  auto add = [&](CeilingSamples ceiling, std::function<void()> warm, std::function<double()> take, bool warm_each) {
+    measured.emplace_back(out.ceilings.size(), Repeated{ceiling.name, std::move(warm), std::move(take), nullptr,
+                                                        warm_each});
+    out.ceilings.push_back(std::move(ceiling));
+  };
 
   for (int t = 1; t <= threads; ++t) {
-    out.ceilings.push_back({fmt::format("bandwidth.seq_read.{}t", t), "B/s",
-                            fmt::format("membw:seq_read {} {} thread{}, {}", isa, t, t == 1 ? "" : "s", pages), {}, ""});
-    steps.push_back([&clock, buffer, t](CeilingSamples& s) {
-      return Repeated{s.name,
-                      [&clock, buffer, t] { (void)sequential_read(*buffer, clock, t); },  // TLB, page tables, prefetchers
-                      [&clock, buffer, t] { return sequential_read(*buffer, clock, t).bytes_per_second(); },
-                      &s.values};
-    });
+    add({fmt::format("bandwidth.seq_read.{}t", t), "B/s",
+         fmt::format("membw:seq_read {} {} thread{}, {}", isa, t, t == 1 ? "" : "s", pages), {}, ""},
+        [&clock, buffer, t] { (void)sequential_read(*buffer, clock, t); },  // TLB, page tables, prefetchers
+        [&clock, buffer, t] { return sequential_read(*buffer, clock, t).bytes_per_second(); }, false);
   }
 
   // The on-chip ceiling: sequential reads of half the L2, many passes (a
   // rig's "l2" memory ceiling measured on a host).
-  out.ceilings.push_back({"bandwidth.l2", "B/s", "", {}, ""});
   if (Result<std::size_t> l2 = cache_bytes(2); !l2) {
-    out.ceilings.back().unavailable = l2.error().message;
-    steps.push_back(nullptr);
+    out.ceilings.push_back({"bandwidth.l2", "B/s", "", {}, l2.error().message});
   } else {
     Result<BandwidthBuffer> small = BandwidthBuffer::allocate(*l2 / 2);
     if (!small) return small.error();
     BandwidthBuffer* half = buffers.emplace_back(std::make_unique<BandwidthBuffer>(std::move(*small))).get();
     const int passes = static_cast<int>(std::max<std::size_t>(1, (64u << 20) / half->size()));
-    out.ceilings.back().source =
-        fmt::format("membw:seq_read {} 1 thread, {} KiB buffer x {} passes", isa, half->size() >> 10, passes);
-    steps.push_back([&clock, half, passes](CeilingSamples& s) {
-      return Repeated{s.name, [&clock, half, passes] { (void)sequential_read(*half, clock, 1, 1); },
-                      [&clock, half, passes] { return sequential_read(*half, clock, 1, passes).bytes_per_second(); },
-                      &s.values, true};
-    });
+    add({"bandwidth.l2", "B/s",
+         fmt::format("membw:seq_read {} 1 thread, {} KiB buffer x {} passes", isa, half->size() >> 10, passes), {},
+         ""},
+        [&clock, half] { (void)sequential_read(*half, clock, 1, 1); },
+        [&clock, half, passes] { return sequential_read(*half, clock, 1, passes).bytes_per_second(); }, true);
   }
 
   // Random reads: the 4 KiB block of seed 000 (52 vs 8.3 GB/s), then the
@@ -97,35 +94,28 @@ Status plan_host(const RooflineConfig& c, Clock& clock, std::vector<std::unique_
   std::vector<std::pair<std::string, std::int64_t>> blocks = {{"bandwidth.random_4k", 4096}};
   for (std::int64_t b : c.bursts) blocks.emplace_back(fmt::format("bandwidth.burst_{}B", b), b);
   for (const auto& [name, bytes] : blocks) {
-    out.ceilings.push_back(
-        {name, "B/s", fmt::format("membw:random_read {} blocks of {} B, {}", isa, bytes, pages), {}, ""});
     const auto block = static_cast<std::size_t>(bytes);
     const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(1, c.random_bytes / bytes));
-    steps.push_back([&clock, buffer, block, count](CeilingSamples& s) {
-      // A new seed per repetition: each reads a different random set.
-      return Repeated{s.name, nullptr,
-                      [&clock, buffer, block, count, seed = std::uint64_t{0}]() mutable {
-                        return random_block_read(*buffer, clock, block, count, ++seed).bytes_per_second();
-                      },
-                      &s.values};
-    });
+    // A new seed per repetition: each reads a different random set.
+    add({name, "B/s", fmt::format("membw:random_read {} blocks of {} B, {}", isa, bytes, pages), {}, ""}, nullptr,
+        [&clock, buffer, block, count, seed = std::uint64_t{0}]() mutable {
+          return random_block_read(*buffer, clock, block, count, ++seed).bytes_per_second();
+        },
+        false);
   }
 
+  const std::int64_t iterations = c.fma_iterations;
   for (int t = 1; t <= threads; ++t) {
-    out.ceilings.push_back({fmt::format("compute.fma_fp32.{}t", t), "op/s",
-                            fmt::format("fma_peak {} x{} chains, {} thread{}", fma_instruction_set(), kFmaChains, t,
-                                        t == 1 ? "" : "s"),
-                            {}, ""});
-    const std::int64_t iterations = c.fma_iterations;
-    steps.push_back([&clock, t, iterations](CeilingSamples& s) {
-      return Repeated{s.name,
-                      [&clock, t, iterations] { (void)fma_fp32_peak(clock, iterations / 8, t); },  // the clock settles
-                      [&clock, t, iterations] { return fma_fp32_peak(clock, iterations, t).ops_per_second(); },
-                      &s.values, true};
-    });
+    add({fmt::format("compute.fma_fp32.{}t", t), "op/s",
+         fmt::format("fma_peak {} x{} chains, {} thread{}", fma_instruction_set(), kFmaChains, t, t == 1 ? "" : "s"),
+         {}, ""},
+        [&clock, t, iterations] { (void)fma_fp32_peak(clock, iterations / 8, t); },  // the clock settles
+        [&clock, t, iterations] { return fma_fp32_peak(clock, iterations, t).ops_per_second(); }, true);
   }
-  for (std::size_t i = 0; i < steps.size(); ++i)
-    if (steps[i]) plan.push_back(steps[i](out.ceilings[first + i]));
+  for (auto& [index, m] : measured) {
+    m.values = &out.ceilings[index].values;
+    plan.push_back(std::move(m));
+  }
   return ok();
 }
 
