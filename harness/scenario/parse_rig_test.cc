@@ -57,6 +57,16 @@ TEST(ScenarioRig, WrongTransportKeysAreNamed) {
   EXPECT_THAT(error_of(scenario("heartbeat_timeout = \"1 s\"")), ::testing::HasSubstr("at least 2 s"));
 }
 
+// Found by scenario_fuzz: once an earlier key of [rig] is in error, the
+// reader hands out no more nodes; the window's keys read after it must not
+// take one for granted.
+TEST(ScenarioRig, AnErrorBeforeTheWindowKeysIsTheOneReported) {
+  EXPECT_EQ(error_of(scenario("heartbeat_timeout = \"15 sA\"\nwindow = \"latency\"\nwindow_condition = \"none\"")),
+            error_of(scenario("heartbeat_timeout = \"15 sA\"")));
+  EXPECT_THAT(error_of(scenario("heartbeat_timeout = \"15 sA\"\nwindow = \"latency\"")),
+              ::testing::HasSubstr("s.toml:5:21: [rig] heartbeat_timeout"));
+}
+
 TEST(ScenarioRig, TheWindowConditionMustBeALoadCondition) {
   EXPECT_THAT(error_of(scenario("window_condition = \"stress\"",
                                 "[latency]\nload = [\"none\", \"stress-ng --cpu 1\"]\n")),

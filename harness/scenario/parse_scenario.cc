@@ -66,7 +66,7 @@ void read_rig_transport(TableReader& r, Rig& rig) {
   if (auto v = r.quantity("clock_tolerance", Dimension::time)) rig.clock_tolerance_s = *v;
   if (rig.heartbeat_timeout_s < 2) r.fail_at("heartbeat_timeout", "must be at least 2 s (the agent beats every second)");
   for (const char* key : {"window", "window_condition"})
-    if (r.has(key)) rig.window.where = r.context().where(r.node(key)->source());
+    if (const toml::node* n = r.has(key) ? r.node(key) : nullptr) rig.window.where = r.context().where(n->source());
   rig.window.level = r.choice("window", {"latency", "counters", "none"}).value_or("latency");
   rig.window.condition = r.string("window_condition").value_or("");
   if (r.ok() && !rig.window.condition.empty() && rig.window.level != "latency") {
