@@ -378,7 +378,10 @@ class Judge {
   // For a statistic of repeated iterations in order: each baseline run's and
   // the new run's value as their best stretch's (persistence.h), so that a
   // baseline night disturbed for a while does not widen the spread.
-  // Nothing unless every run with the set has enough samples for it.
+  // Nothing unless every run with the set has enough samples for it, and
+  // nothing for a count of events: its best stretch would drop most of the
+  // few events a small count has, and the count's Poisson floor already
+  // judges its whole-run value (noise_band.h).
   struct UndisturbedValues {
     std::vector<double> members;
     double current = 0;
@@ -386,7 +389,7 @@ class Judge {
   std::optional<UndisturbedValues> undisturbed_values(const MetricComparison& r) const {
     const Statistic* stat = nullptr;
     const SampleSet* current = repetitions_behind(r, stat);
-    if (!current) return std::nullopt;
+    if (!current || noise_floor_of_unit(r.unit) == NoiseFloor::counting) return std::nullopt;
     // A stretch of one repetition holds its median (level 1's five rounds);
     // other statistics want the samples a test would.
     const std::size_t per_stretch = stat->name == "median" ? 1 : config_.min_samples;

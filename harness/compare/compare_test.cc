@@ -427,5 +427,55 @@ TEST(Compare, ABaselineNightDisturbedForAWhileDoesNotWidenTheSpread) {
   EXPECT_EQ(max.decided_by, "between-run spread");
 }
 
+TEST(Compare, ACounterReadInWindowsIsJudgedByItsBestStretchBetweenRuns) {
+  // Level 2 read in 10 windows (harness/levels/counters.h): each window's
+  // task clock scaled to the run. A night whose last four windows ran 60 %
+  // slower (a neighbour taking the core's caches) is not a change of the
+  // workload; one 20 % slower in every window is.
+  auto night = [](double seconds, std::uint64_t seed, std::size_t slow_from = 10, double factor = 1,
+                  double switches = 3) {
+    std::vector<double> windows = lognormal(10, seconds, 0.005, seed);
+    for (std::size_t k = slow_from; k < windows.size(); ++k) windows[k] *= factor;
+    Analysis a;
+    Metric clock = value("counter.TASK_CLOCK", mean(windows));
+    clock.level = Level::counters;
+    a.metrics.push_back(clock);
+    a.samples.push_back({Level::counters, "counter.TASK_CLOCK", "s", Provenance::measured, "test", Better::lower,
+                         windows});
+    // A few context switches, each one window's count x 10.
+    std::vector<double> counted(10, 0.0);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(switches); ++k) counted[(seed + 3 * k) % 10] += 10;
+    Metric m = value("counter.CONTEXT_SWITCHES", switches);
+    m.level = Level::counters;
+    m.unit = std::string("events");
+    a.metrics.push_back(m);
+    a.samples.push_back({Level::counters, "counter.CONTEXT_SWITCHES", "events", Provenance::measured, "test",
+                         Better::lower, counted});
+    return a;
+  };
+  std::vector<Analysis> nights;
+  for (std::uint64_t i = 0; i < 5; ++i) nights.push_back(night(44.6e-3, 40 + i));
+  std::vector<const Analysis*> set;
+  for (const Analysis& a : nights) set.push_back(&a);
+
+  Comparison c = compare_analyses(nights.back(), night(44.6e-3, 50, 6, 1.6), CompareConfig{}, {}, set);
+  const MetricComparison& disturbed = row(c, "counter.TASK_CLOCK");
+  EXPECT_GT(*disturbed.effect, 0.2);
+  EXPECT_EQ(disturbed.verdict, Change::unchanged) << disturbed.reason;
+  EXPECT_TRUE(disturbed.between_undisturbed);
+
+  c = compare_analyses(nights.back(), night(53.5e-3, 51), CompareConfig{}, {}, set);
+  EXPECT_EQ(row(c, "counter.TASK_CLOCK").verdict, Change::regressed) << row(c, "counter.TASK_CLOCK").reason;
+
+  // A count of events is judged on the whole run against its Poisson floor:
+  // a best stretch of two windows would keep one event in five. Ten context
+  // switches in every window where the nights counted three in all.
+  c = compare_analyses(nights.back(), night(44.6e-3, 52, 10, 1, 100), CompareConfig{}, {}, set);
+  const MetricComparison& switches = row(c, "counter.CONTEXT_SWITCHES");
+  EXPECT_FALSE(switches.between_undisturbed);
+  EXPECT_TRUE(switches.counting_floor);
+  EXPECT_EQ(switches.verdict, Change::regressed) << switches.reason;
+}
+
 }  // namespace
 }  // namespace harness

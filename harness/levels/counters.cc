@@ -28,6 +28,7 @@ void to_json(nlohmann::json& j, const CountersRecording& r) {
   j = nlohmann::json::object();
   j["unavailable"] = r.unavailable;
   j["iterations"] = r.iterations;
+  j["windows"] = r.windows;
   j["groups"] = nlohmann::json::array();
   for (const RecordedCounterGroup& g : r.groups) {
     j["groups"].push_back({{"name", g.name}, {"path", g.path}, {"sha256", g.sha256}});
@@ -39,6 +40,10 @@ void to_json(nlohmann::json& j, const CountersRecording& r) {
     put(e, "before", c.before);
     put(e, "after", c.after);
     e["between"] = c.between;
+    if (!c.enabled_between.empty()) {
+      e["enabled_between"] = c.enabled_between;
+      e["running_between"] = c.running_between;
+    }
     put(e, "delta", c.delta);
     put(e, "enabled_before", c.enabled_before);
     put(e, "enabled_after", c.enabled_after);
@@ -51,6 +56,7 @@ void to_json(nlohmann::json& j, const CountersRecording& r) {
 void from_json(const nlohmann::json& j, CountersRecording& r) {
   r.unavailable = j.value("unavailable", "");
   r.iterations = j.value("iterations", std::int64_t{0});
+  r.windows = j.value("windows", std::int64_t{0});
   if (j.contains("groups")) {
     for (const auto& g : j.at("groups")) {
       r.groups.push_back({g.value("name", ""), g.value("path", ""), g.value("sha256", "")});
@@ -67,6 +73,10 @@ void from_json(const nlohmann::json& j, CountersRecording& r) {
     get(e, "before", c.before);
     get(e, "after", c.after);
     if (e.contains("between")) c.between = e.at("between").get<std::vector<std::uint64_t>>();
+    if (e.contains("enabled_between")) {
+      c.enabled_between = e.at("enabled_between").get<std::vector<std::uint64_t>>();
+      c.running_between = e.at("running_between").get<std::vector<std::uint64_t>>();
+    }
     get(e, "delta", c.delta);
     get(e, "enabled_before", c.enabled_before);
     get(e, "enabled_after", c.enabled_after);
@@ -75,6 +85,35 @@ void from_json(const nlohmann::json& j, CountersRecording& r) {
     r.readings.push_back(c);
   }
 }
+
+std::int64_t window_end(std::int64_t iterations, std::int64_t windows, std::int64_t k) {
+  return (k + 1) * iterations / windows;
+}
+
+namespace {
+
+// A perf counter's factor enabled / running over one step of its readings;
+// nothing when it never ran in that step, an error text when the times went
+// backwards.
+struct Multiplexing {
+  double factor = 1;
+  bool never_ran = false;
+  bool backwards = false;
+};
+Multiplexing multiplexing(std::uint64_t enabled_from, std::uint64_t enabled_to, std::uint64_t running_from,
+                          std::uint64_t running_to) {
+  Multiplexing m;
+  if (enabled_to < enabled_from || running_to < running_from) {
+    m.backwards = true;
+    return m;
+  }
+  const std::uint64_t enabled = enabled_to - enabled_from, running = running_to - running_from;
+  if (running == 0) m.never_ran = true;
+  else if (running < enabled) m.factor = static_cast<double>(enabled) / static_cast<double>(running);
+  return m;
+}
+
+}  // namespace
 
 CounterDelta counter_delta(const CounterReading& c) {
   CounterDelta out;
@@ -85,6 +124,7 @@ CounterDelta counter_delta(const CounterReading& c) {
     return out;
   };
   std::uint64_t raw = 0;
+  std::vector<std::uint64_t> steps;  // the change between consecutive readings
   if (c.delta) {
     if (*c.delta > max) return too_wide(*c.delta);
     raw = *c.delta;
@@ -98,8 +138,8 @@ CounterDelta counter_delta(const CounterReading& c) {
                                     c.unavailable.empty() ? "no reading after the workload" : c.unavailable);
       return out;
     }
-    // before, the readings between iterations, after: each step is checked
-    // on its own, so a counter may wrap once per step.
+    // before, the readings between windows, after: each step is checked on
+    // its own, so a counter may wrap once per step.
     std::vector<std::uint64_t> values{*c.before};
     values.insert(values.end(), c.between.begin(), c.between.end());
     values.push_back(*c.after);
@@ -131,33 +171,106 @@ CounterDelta counter_delta(const CounterReading& c) {
         return out;
       }
       raw += step;
+      steps.push_back(step);
     }
     if (wraps == 1) out.note = fmt::format("wrapped around at {} bits", width);
     if (wraps > 1) out.note = fmt::format("wrapped around {} times at {} bits", wraps, width);
   }
   double value = static_cast<double>(raw);
+  double run_factor = 1;
   if (c.enabled_before && c.enabled_after && c.running_before && c.running_after) {
-    std::uint64_t enabled = *c.enabled_after - *c.enabled_before;
-    std::uint64_t running = *c.running_after - *c.running_before;
-    if (*c.enabled_after < *c.enabled_before || *c.running_after < *c.running_before) {
+    const Multiplexing m = multiplexing(*c.enabled_before, *c.enabled_after, *c.running_before, *c.running_after);
+    if (m.backwards) {
       out.unavailable = "the perf event's enabled/running times went backwards: not used";
       return out;
     }
-    if (running == 0) {
+    if (m.never_ran) {
       out.unavailable = "never counted during the run: the kernel did not schedule the event on the PMU "
                         "(multiplexed out)";
       return out;
     }
-    if (running < enabled) {
-      double factor = static_cast<double>(enabled) / static_cast<double>(running);
-      value *= factor;
-      out.note = fmt::format("scaled x{:.3g} for multiplexing (counted {:.0f} % of the time)", factor,
-                             100.0 / factor);
+    if (m.factor != 1) {
+      run_factor = m.factor;
+      value *= m.factor;
+      out.note = fmt::format("scaled x{:.3g} for multiplexing (counted {:.0f} % of the time)", m.factor,
+                             100.0 / m.factor);
     }
   }
   out.value = value * c.scale;
+  if (steps.size() >= 2) {
+    // Each window by its own multiplexing where the times were read between
+    // the windows too.
+    const bool own_times = c.enabled_before && c.running_before && c.enabled_after && c.running_after &&
+                           c.enabled_between.size() == c.between.size() &&
+                           c.running_between.size() == c.between.size();
+    std::vector<std::uint64_t> enabled, running;
+    if (own_times) {
+      enabled = {*c.enabled_before}, running = {*c.running_before};
+      enabled.insert(enabled.end(), c.enabled_between.begin(), c.enabled_between.end());
+      running.insert(running.end(), c.running_between.begin(), c.running_between.end());
+      enabled.push_back(*c.enabled_after), running.push_back(*c.running_after);
+    }
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      double factor = run_factor;
+      if (own_times) {
+        const Multiplexing m = multiplexing(enabled[k], enabled[k + 1], running[k], running[k + 1]);
+        if (m.backwards || m.never_ran) {
+          out.windows.clear();
+          break;
+        }
+        factor = m.factor;
+      }
+      out.windows.push_back(static_cast<double>(steps[k]) * factor * c.scale);
+    }
+  }
   return out;
 }
+
+namespace {
+
+// Each window's change scaled to the whole run: change x iterations / the
+// window's iterations; nothing unless the recording's windows match the
+// readings between them.
+std::vector<double> per_run_windows(const CountersRecording& rec, const std::vector<double>& windows) {
+  const std::int64_t n = static_cast<std::int64_t>(windows.size());
+  // A recording older than `windows` read after every iteration.
+  const std::int64_t recorded = rec.windows > 0 ? rec.windows : n;
+  if (n < 2 || recorded != n || rec.iterations < n) return {};
+  std::vector<double> out;
+  out.reserve(windows.size());
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::int64_t length = window_end(rec.iterations, n, k) - (k == 0 ? 0 : window_end(rec.iterations, n, k - 1));
+    out.push_back(windows[static_cast<std::size_t>(k)] * static_cast<double>(rec.iterations) /
+                  static_cast<double>(length));
+  }
+  return out;
+}
+
+// A formula evaluated in each window, over the counters' windows; nothing
+// unless every window has a value.
+std::vector<double> formula_windows(const Formula& formula, const std::map<std::string, std::vector<double>>& windows) {
+  std::size_t n = 0;
+  for (const auto& [name, w] : windows) n = std::max(n, w.size());
+  std::vector<double> out;
+  for (std::size_t k = 0; k < n; ++k) {
+    Formula::Value v = formula.evaluate([&](const std::string& name) -> Formula::Value {
+      auto it = windows.find(name);
+      if (it == windows.end() || it->second.size() != n) return {std::nullopt, "not read in windows"};
+      return {it->second[k], ""};
+    });
+    if (!v.value || !std::isfinite(*v.value)) return {};
+    out.push_back(*v.value);
+  }
+  return out;
+}
+
+std::string windows_source(std::size_t windows, std::int64_t iterations) {
+  return fmt::format("{} windows of the {} iterations in the order they ran, each window's change x iterations / "
+                     "its iterations",
+                     windows, iterations);
+}
+
+}  // namespace
 
 void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Provenance measured,
                       Analysis& out) {
@@ -166,6 +279,7 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
     return;
   }
   std::map<std::string, Formula::Value> values;
+  std::map<std::string, std::vector<double>> windows;  // per counter, scaled to the run
   std::string not_read = "not read in this run";
   if (!rec || rec->readings.empty()) {
     std::string why = rec && !rec->unavailable.empty() ? rec->unavailable : "no counter readings recorded";
@@ -182,13 +296,20 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
       }
       std::string source = c.delta             ? c.source + ": delta reported by the source"
                            : c.between.empty() ? c.source + ": after - before"
-                                               : fmt::format("{}: sum of {} steps read after every iteration",
+                                               : fmt::format("{}: sum of {} steps read between windows of the "
+                                                             "iterations",
                                                              c.source, c.between.size() + 1);
       if (!d.note.empty()) source += ", " + d.note;
       if (c.scale != 1) source += fmt::format(", x {}", number(c.scale));
       out.metrics.push_back(
           catalogued_metric(Level::counters, name, *d.value, measured, source, {}, c.unit, Better::lower));
       values[c.name] = {d.value, ""};
+      if (std::vector<double> w = per_run_windows(*rec, d.windows); !w.empty()) {
+        out.samples.push_back(catalogued_samples(Level::counters, name, measured,
+                                                 c.source + ": " + windows_source(w.size(), rec->iterations), w,
+                                                 c.unit, Better::lower));
+        windows[c.name] = std::move(w);
+      }
     }
   }
   auto lookup = [&](const std::string& n) -> Formula::Value {
@@ -214,10 +335,14 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
         out.metrics.push_back(catalogued_missing(Level::counters, name, v.unavailable, dm.unit, dm.better));
         continue;
       }
-      const Metric m = catalogued_metric(Level::counters, name, *v.value, measured,
-                                         fmt::format("formula {} = {} (group {})", dm.name, dm.formula.text(), g.name),
-                                         {}, dm.unit, dm.better);
+      const std::string formula = fmt::format("formula {} = {} (group {})", dm.name, dm.formula.text(), g.name);
+      const Metric m = catalogued_metric(Level::counters, name, *v.value, measured, formula, {}, dm.unit, dm.better);
       out.metrics.push_back(m);
+      if (std::vector<double> w = formula_windows(dm.formula, windows); !w.empty()) {
+        out.samples.push_back(catalogued_samples(Level::counters, name, measured,
+                                                 formula + " in each of " + windows_source(w.size(), rec->iterations),
+                                                 std::move(w), dm.unit, dm.better));
+      }
       if (dm.name == "bytes" && rec && rec->iterations > 0) {
         // Level 1 places one run of the workload: bytes per iteration.
         out.metrics.push_back(catalogued_metric(

@@ -28,8 +28,15 @@ struct CountersRecording {
   std::vector<CounterReading> readings;
   std::vector<RecordedCounterGroup> groups;
   std::int64_t iterations = 0;  // workload iterations between the readings
-  std::string unavailable;      // why the level has no readings at all
+  // The windows the iterations were read in (window_end); 0 in a recording
+  // older than windows, whose readings between came after every iteration.
+  std::int64_t windows = 0;
+  std::string unavailable;  // why the level has no readings at all
 };
+
+// Iterations done at the end of window `k` (from 0) of `windows` over
+// `iterations`: consecutive windows of nearly equal length.
+std::int64_t window_end(std::int64_t iterations, std::int64_t windows, std::int64_t k);
 
 void to_json(nlohmann::json& j, const CountersRecording& r);
 void from_json(const nlohmann::json& j, CountersRecording& r);
@@ -39,6 +46,10 @@ struct CounterDelta {
   std::optional<double> value;  // scaled
   std::string unavailable;
   std::string note;  // "wrapped at 48 bits", "scaled x1.25 for multiplexing"
+  // With readings between windows: each window's change, scaled like the
+  // value (a perf counter by its own window's enabled / running time when
+  // recorded, else the run's); empty when a window never counted.
+  std::vector<double> windows;
 };
 // Deltas done right: a value wider than the counter is refused; after <
 // before is a wrap-around only when the wrapped delta is below half the
@@ -47,6 +58,12 @@ struct CounterDelta {
 // during the run; perf counters are scaled by time_enabled / time_running.
 CounterDelta counter_delta(const CounterReading& reading);
 
+// Metrics counter.<NAME> (each counter's delta) and counter.<metric> (each
+// group formula over the deltas). A run read in two or more windows also gets
+// a sample set of the same name per counter and formula: each window's value
+// scaled to the run's iterations (change x iterations / the window's
+// iterations), in the order they ran, so that compare can tell a change of
+// the workload (every window) from a disturbance of the host (some).
 void analyse_counters(const Scenario& scenario, const CountersRecording* recording,
                       Provenance measured, Analysis& out);
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/levels/analyse.h"
+#include "harness/model/metric_catalogue.h"
 
 namespace harness {
 namespace {
@@ -91,6 +92,33 @@ TEST(CounterDeltas, MultiplexedPerfCountersAreScaledByEnabledOverRunning) {
             "never counted during the run: the kernel did not schedule the event on the PMU (multiplexed out)");
 }
 
+TEST(CounterDeltas, EachWindowKeepsItsOwnChangeAndItsOwnMultiplexing) {
+  // A 32-bit counter read in three windows, wrapping in the second.
+  CounterReading r = reading(4'000'000'000u, 600'000'000u, 32);
+  r.between = {4'100'000'000u, 300'000'000u};
+  r.scale = 2;
+  r.enabled_before = 0, r.running_before = 0;
+  r.enabled_between = {100, 300};
+  r.running_between = {100, 200};  // the second window counted half its time
+  r.enabled_after = 400, r.running_after = 300;
+  CounterDelta d = counter_delta(r);
+  ASSERT_EQ(d.windows.size(), 3u);
+  EXPECT_EQ(d.windows[0], 100e6 * 2);
+  EXPECT_EQ(d.windows[1], (4294967296.0 - 4.1e9 + 300e6) * 2 * 2);  // wrapped, then x2 for multiplexing
+  EXPECT_EQ(d.windows[2], 300e6 * 2);
+  // Without the times between windows, each window takes the run's factor.
+  r.enabled_between.clear(), r.running_between.clear();
+  EXPECT_EQ(counter_delta(r).windows[0], 100e6 * 2 * (400.0 / 300.0));
+  // A window that never counted leaves no windows; the run's value stands.
+  r.enabled_between = {100, 300}, r.running_between = {100, 100};
+  r.running_after = 200;
+  CounterDelta silent = counter_delta(r);
+  EXPECT_TRUE(silent.value);
+  EXPECT_TRUE(silent.windows.empty());
+  // Read around the run only: one step, no windows.
+  EXPECT_TRUE(counter_delta(reading(1, 5)).windows.empty());
+}
+
 TEST(CounterDeltas, SourcesReportingDeltas) {
   CounterReading r;
   r.delta = 5000;
@@ -106,8 +134,12 @@ TEST(CountersRecordingJson, RoundTripsEveryField) {
   r.enabled_after = 2;
   r.running_before = 3;
   r.running_after = 4;
+  r.between = {(std::uint64_t{1} << 63) + 2};
+  r.enabled_between = {1};
+  r.running_between = {3};
   r.scale = 64;
   rec.readings.push_back(r);
+  rec.windows = 2;
   CounterReading d;
   d.name = "D";
   d.delta = 9;
@@ -118,6 +150,15 @@ TEST(CountersRecordingJson, RoundTripsEveryField) {
   EXPECT_EQ(nlohmann::json(back), nlohmann::json(rec));
   EXPECT_EQ(back.readings[0].before, std::uint64_t{1} << 63);  // no rounding through double
   EXPECT_EQ(back.iterations, 7);
+  EXPECT_EQ(back.windows, 2);
+}
+
+TEST(CounterWindows, ConsecutiveOfNearlyEqualLengthEndingWithTheRun) {
+  EXPECT_EQ(window_end(7, 3, 0), 2);
+  EXPECT_EQ(window_end(7, 3, 1), 4);
+  EXPECT_EQ(window_end(7, 3, 2), 7);
+  EXPECT_EQ(window_end(200, 10, 0), 20);
+  EXPECT_EQ(window_end(5, 5, 2), 3);
 }
 
 Scenario npu_scenario() {
@@ -168,6 +209,77 @@ TEST(CountersAnalysis, CountersDerivedMetricsAndBytesForTheRoofline) {
   EXPECT_EQ(v->status, VerdictStatus::pass);
   EXPECT_EQ(find_verdict(replay(s, "seed-day1-baseline").verdicts, "counters.expect.mem_stall_ratio_max")->status,
             VerdictStatus::fail);
+}
+
+// The seed's day-6 recording read in `windows` windows over 5 iterations,
+// each counter moving at the same rate throughout, except MEM_STALL_CYCLES,
+// whose last window stalls twice as much per iteration.
+CountersRecording in_windows(std::int64_t windows) {
+  std::ifstream in(std::string(HARNESS_SOURCE_DIR) + "/tests/data/counters/seed-day6-pass.json");
+  CountersRecording rec = nlohmann::json::parse(in).get<CountersRecording>();
+  rec.iterations = 5;
+  rec.windows = windows;
+  for (CounterReading& c : rec.readings) {
+    const double total = *counter_delta(c).value / c.scale;
+    const std::uint64_t mask = (std::uint64_t{1} << c.width) - 1;
+    for (std::int64_t k = 0; k + 1 < windows; ++k) {
+      double done = total * static_cast<double>(window_end(5, windows, k)) / 5;
+      if (c.name == "MEM_STALL_CYCLES") done = total * static_cast<double>(window_end(5, windows, k)) / 6;
+      c.between.push_back((*c.before + static_cast<std::uint64_t>(done)) & mask);
+    }
+  }
+  return rec;
+}
+
+TEST(CountersAnalysis, ARunReadInWindowsHasASetPerCounterAndFormulaScaledToTheRun) {
+  Scenario s = npu_scenario();
+  Analysis a;
+  CountersRecording rec = in_windows(2);  // windows of 2 and 3 iterations
+  analyse_counters(s, &rec, Provenance::measured, a);
+  const SampleSet* cycles = a.find_samples("counter.CYCLES");
+  ASSERT_TRUE(cycles);
+  // Each window's change x 5 iterations / its iterations: the run's rate.
+  ASSERT_EQ(cycles->values.size(), 2u);
+  EXPECT_NEAR(cycles->values[0], 712e6, 1);  // across the 48-bit wrap-around
+  EXPECT_NEAR(cycles->values[1], 712e6, 1);
+  EXPECT_EQ(cycles->unit, "cycles");
+  EXPECT_EQ(cycles->better, Better::lower);
+  EXPECT_EQ(cycles->provenance, Provenance::measured);
+  EXPECT_EQ(cycles->source,
+            "text_file:/sys/kernel/debug/npu0/pmu_stats: 2 windows of the 5 iterations in the order they ran, each "
+            "window's change x iterations / its iterations");
+  EXPECT_EQ(*a.find_metric("counter.CYCLES")->value, 712e6);  // the run's value is the sum, as before
+  const SampleSet* stalls = a.find_samples("counter.MEM_STALL_CYCLES");
+  ASSERT_TRUE(stalls);
+  EXPECT_NEAR(stalls->values[0], 412960000.0 * 5 / 6, 1);  // 2/6 of the stalls in 2 of 5 iterations
+  EXPECT_NEAR(stalls->values[1], 412960000.0 * 4 / 6 * 5 / 3, 1);
+  // A formula is evaluated in each window.
+  const SampleSet* ratio = a.find_samples("counter.mem_stall_ratio");
+  ASSERT_TRUE(ratio);
+  EXPECT_NEAR(ratio->values[0], stalls->values[0] / 712e6, 1e-6);
+  EXPECT_NEAR(ratio->values[1], stalls->values[1] / 712e6, 1e-6);
+  EXPECT_EQ(ratio->unit, "1");
+  EXPECT_TRUE(a.find_samples("counter.bytes"));
+  EXPECT_FALSE(a.find_samples("counter.bytes_per_iteration"));
+  EXPECT_TRUE(catalogue_violations(a).empty());
+
+  // Read around the run only (the recorded seed), or with readings that do
+  // not match the windows recorded: metrics, no sets.
+  Analysis around = replay(s, "seed-day6-pass");
+  EXPECT_TRUE(around.samples.empty());
+  CountersRecording odd = in_windows(2);
+  odd.windows = 3;
+  Analysis mismatched;
+  analyse_counters(s, &odd, Provenance::measured, mismatched);
+  EXPECT_TRUE(mismatched.samples.empty());
+  EXPECT_EQ(*mismatched.find_metric("counter.CYCLES")->value, 712e6);
+  // A recording older than `windows` (0) read after every iteration: one per iteration.
+  CountersRecording each = in_windows(5);
+  each.windows = 0;
+  Analysis old;
+  analyse_counters(s, &each, Provenance::replayed, old);
+  ASSERT_TRUE(old.find_samples("counter.CYCLES"));
+  EXPECT_EQ(old.find_samples("counter.CYCLES")->values.size(), 5u);
 }
 
 TEST(CountersAnalysis, BaselineExpectationsNeedABaselineInAPlainRun) {

@@ -55,4 +55,10 @@ const Metric* Analysis::find_metric(std::string_view name) const {
   return nullptr;
 }
 
+const SampleSet* Analysis::find_samples(std::string_view name) const {
+  for (const SampleSet& s : samples)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
 }  // namespace harness

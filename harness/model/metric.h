@@ -110,6 +110,7 @@ struct Analysis {
   std::vector<std::string> hints;  // diagnostics for people (seed's rules)
 
   const Metric* find_metric(std::string_view name) const;
+  const SampleSet* find_samples(std::string_view name) const;
 };
 
 }  // namespace harness

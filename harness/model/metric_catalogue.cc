@@ -105,7 +105,8 @@ const CatalogueEntry kCountersMetrics[] = {
      "of the workload"},
     {"counter.<name>", "*", B::none, true, "<name>", kExpectBounds | kExpectBaselineChange, "[counters.expect]", "",
      "a counter's delta over the counted iterations (better: lower) or a group's derived metric (unit and "
-     "direction from the group file)"},
+     "direction from the group file); read in windows, also each window's value scaled to the run's iterations",
+     Series::both, true},
 };
 
 // ---- Level 3: DDR (a logic-analyzer capture of the DRAM bus, decoded) ----
@@ -444,7 +445,7 @@ Metric catalogued_missing(Level level, std::string name, std::string reason, std
 }
 
 SampleSet catalogued_samples(Level level, std::string name, Provenance provenance, std::string source,
-                             std::vector<double> values, std::string_view unit) {
+                             std::vector<double> values, std::string_view unit, std::optional<Better> better) {
   const CatalogueEntry& e = entry_or_throw(level, name, Series::samples);
   SampleSet s;
   s.level = level;
@@ -452,7 +453,7 @@ SampleSet catalogued_samples(Level level, std::string name, Provenance provenanc
   s.name = std::move(name);
   s.provenance = provenance;
   s.source = std::move(source);
-  s.better = e.better;
+  s.better = resolve_better(e, better);
   s.values = std::move(values);
   return s;
 }

@@ -116,7 +116,8 @@ Metric catalogued_metric(Level level, std::string name, double value, Provenance
 Metric catalogued_missing(Level level, std::string name, std::string reason, std::string_view unit = {},
                           std::optional<Better> better = std::nullopt);
 SampleSet catalogued_samples(Level level, std::string name, Provenance provenance, std::string source,
-                             std::vector<double> values, std::string_view unit = {});
+                             std::vector<double> values, std::string_view unit = {},
+                             std::optional<Better> better = std::nullopt);
 
 // Every metric and sample set of an analysis that the catalogue lacks, or
 // whose unit or direction differs from its entry: "ddr: ddr.foo (not in the

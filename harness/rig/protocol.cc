@@ -96,15 +96,28 @@ json to_wire(const CountersConfig& c) {
     groups.push_back({{"name", g.name}, {"path", g.path}, {"sha256", g.sha256}, {"sources", sources},
                       {"counters", counters}});
   }
-  return {{"groups", groups}, {"iterations", c.iterations}, {"read_each_iteration", c.read_each_iteration}};
+  // read_each_iteration for an agent older than `windows`, which reads
+  // around the run or after every iteration.
+  return {{"groups", groups},
+          {"iterations", c.iterations},
+          {"windows", c.windows},
+          {"read_each_iteration", c.windows == c.iterations && c.iterations > 1}};
 }
 
 Result<CountersConfig> counters_from_wire(const json& j) {
   return guarded("counters", [&]() -> Result<CountersConfig> {
     CountersConfig c;
     json_read(j.at("iterations"), c.iterations);
-    json_read(j.at("read_each_iteration"), c.read_each_iteration);
+    if (j.contains("windows")) {
+      json_read(j.at("windows"), c.windows);
+    } else {  // a host older than `windows`
+      bool each = false;
+      json_read(j.at("read_each_iteration"), each);
+      c.windows = each ? c.iterations : 1;
+    }
     if (c.iterations < 1) return Error::input("agent protocol: counters need at least one iteration");
+    if (c.windows < 1 || c.windows > c.iterations)
+      return Error::input("agent protocol: counters need 1 to iterations windows");
     for (const json& g : j.at("groups")) {
       CounterGroup group;
       json_read(g.at("name"), group.name);

@@ -109,6 +109,7 @@ TEST(AgentProtocol, AStepOfLevelOneCrossesAndAMalformedOneIsRefused) {
 TEST(AgentProtocol, CounterGroupsCrossWithoutTheirFormulas) {
   CountersConfig c;
   c.iterations = 7;
+  c.windows = 3;
   CounterGroup g;
   g.name = "npu";
   g.sources.push_back({"stats", "text_file", "/sys/kernel/debug/npu/stats", {}, false, 10, 32, "g.toml:3:1"});
@@ -117,10 +118,31 @@ TEST(AgentProtocol, CounterGroupsCrossWithoutTheirFormulas) {
   Result<CountersConfig> back = protocol::counters_from_wire(protocol::to_wire(c));
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->iterations, 7);
+  EXPECT_EQ(back->windows, 3);
   ASSERT_EQ(back->groups.size(), 1u);
   EXPECT_EQ(back->groups[0].sources[0].path, "/sys/kernel/debug/npu/stats");
   EXPECT_EQ(back->groups[0].sources[0].width, 32);
   EXPECT_EQ(back->groups[0].counters[0].key, "mem_stall");
+}
+
+// A host older than `windows` sends read_each_iteration only; an agent older
+// than it reads read_each_iteration, which says one window per iteration.
+TEST(AgentProtocol, CounterWindowsCrossWithHostsAndAgentsOlderThanThem) {
+  CountersConfig c;
+  c.iterations = 5;
+  nlohmann::json wire = protocol::to_wire(c);
+  EXPECT_EQ(wire.at("read_each_iteration"), false);
+  wire.erase("windows");
+  wire["read_each_iteration"] = true;
+  Result<CountersConfig> each = protocol::counters_from_wire(wire);
+  ASSERT_TRUE(each) << each.error().message;
+  EXPECT_EQ(each->windows, 5);
+  c.windows = 5;
+  EXPECT_EQ(protocol::to_wire(c).at("read_each_iteration"), true);
+  nlohmann::json too_many = protocol::to_wire(c);
+  too_many["windows"] = 6;
+  ASSERT_FALSE(protocol::counters_from_wire(too_many));
+  EXPECT_THAT(protocol::counters_from_wire(too_many).error().message, HasSubstr("windows"));
 }
 
 TEST(AgentProtocol, MalformedRequestsAreErrorsNotCrashes) {

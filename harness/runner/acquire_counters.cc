@@ -7,8 +7,9 @@
 
 namespace harness {
 
-// Counters are read once before and once after `iterations` runs of the
-// workload. A counter that cannot be read, or that vanished or went
+// Counters are read before and after `iterations` runs of the workload, and
+// between its `windows` (consecutive, of nearly equal length: window k ends
+// after iteration floor((k + 1) * iterations / windows)). A counter that cannot be read, or that vanished or went
 // backwards during the run, is recorded with its reason and reported as
 // unavailable by the analysis; the run goes on with the other counters.
 // Only a broken workload or a wrong source setting aborts the run.
@@ -48,14 +49,19 @@ Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
   StepProgress steps(ctx.progress, ctx.clock, Level::counters, 1, "iterations");
   steps.begin("workload", cfg.iterations);
   session->read_before();
+  std::int64_t window = 0;
   for (std::int64_t i = 0; i < cfg.iterations; ++i) {
     if (ctx.stop.stop_requested()) return interrupted_error();
     HARNESS_TRY(iteration());
-    if (cfg.read_each_iteration && i + 1 < cfg.iterations) session->read_between(i + 1);
+    if (i + 1 < cfg.iterations && i + 1 == window_end(cfg.iterations, cfg.windows, window)) {
+      session->read_between(i + 1);
+      ++window;
+    }
     steps.advance(i + 1);
   }
   session->read_after();
   out.iterations = cfg.iterations;
+  out.windows = cfg.windows;
   for (const CounterGroup& g : cfg.groups) out.groups.push_back({g.name, g.path, g.sha256});
   out.readings = session->readings();
   if (out.readings.empty()) out.unavailable = "the counter groups define no counters";

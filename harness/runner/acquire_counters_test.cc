@@ -300,12 +300,42 @@ TEST_F(FakeSysfs, ReadingEveryIterationFollowsACounterAcrossSeveralWraps) {
   EXPECT_NE(counter_delta(around).value, 6e9);
 }
 
+// Windows of 2, 2 and 3 iterations: readings between them after the 2nd and
+// the 4th, each window's count scaled to the run's 7 iterations.
+TEST_F(FakeSysfs, WindowsAreReadAtTheirEnds) {
+  std::ofstream(dir_ / "pmu" / "busy") << 100 << "\n";
+  std::string file = (dir_ / "pmu" / "busy").string();
+  std::string step = "v=$(cat " + file + "); echo $(( v + 1 )) > " + file + ".tmp && mv " + file + ".tmp " + file;
+  write_group(dir_, "busy.toml",
+              "name = \"busy\"\n[sources.pmu]\nkind = \"text_file\"\npath = \"" + (dir_ / "pmu").string() +
+                  "\"\n[counters.BUSY]\nkey = \"busy\"\n");
+  std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"sh\", \"-c\", \"" + step +
+                     "\"]\n[counters]\ngroups = [\"busy.toml\"]\niterations = 7\nwindows = 3\n";
+  Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
+  ASSERT_TRUE(s) << s.error().message;
+  MonotonicClock clock;
+  std::stop_source stop;
+  Recording rec;
+  rec.counters.emplace();
+  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token(), {}}, *rec.counters));
+  EXPECT_EQ(rec.counters->windows, 3);
+  const CounterReading& busy = rec.counters->readings.at(0);
+  EXPECT_EQ(busy.before, 100u);
+  EXPECT_EQ(busy.between, (std::vector<std::uint64_t>{102, 104}));
+  EXPECT_EQ(busy.after, 107u);
+  Analysis a = analyse(*s, rec, Provenance::measured);
+  EXPECT_EQ(*a.find_metric("counter.BUSY")->value, 7);
+  ASSERT_TRUE(a.find_samples("counter.BUSY"));
+  EXPECT_EQ(a.find_samples("counter.BUSY")->values, (std::vector<double>{7, 7, 7}));
+}
+
 // The real perf path end to end with the shipped Linux group: software
 // events count a built-in kernel; hardware events say why they cannot.
 TEST(AcquireCounters, TheHostScenarioCountsSoftwareEventsForReal) {
   Result<Scenario> s = load_scenario(std::string(HARNESS_SOURCE_DIR) + "/scenarios/host.toml");
   ASSERT_TRUE(s) << s.error().message;
   s->counters->iterations = 3;
+  s->counters->windows = 3;
   MonotonicClock clock;
   std::stop_source stop;
   CountersRecording rec;
@@ -323,7 +353,14 @@ TEST(AcquireCounters, TheHostScenarioCountsSoftwareEventsForReal) {
   EXPECT_GT(*clock_ns->value, 0);
   EXPECT_LE(*clock_ns->value, wall_s) << "one thread cannot run longer than the wall clock around it";
   EXPECT_EQ(clock_ns->unit, "s");
-  EXPECT_EQ(clock_ns->source, "perf_event:perf: after - before, x 1e-09");
+  EXPECT_EQ(clock_ns->source, "perf_event:perf: sum of 3 steps read between windows of the iterations, x 1e-09");
+  // Each window by its own enabled and running time; the sum is the run's.
+  EXPECT_EQ(rec.readings.at(0).enabled_between.size(), 2u);
+  const SampleSet* windows = a.find_samples("counter.TASK_CLOCK");
+  ASSERT_TRUE(windows);
+  ASSERT_EQ(windows->values.size(), 3u);
+  EXPECT_NEAR((windows->values[0] + windows->values[1] + windows->values[2]) / 3, *clock_ns->value,
+              1e-9 * *clock_ns->value);
   const Metric* cycles = a.find_metric("counter.CYCLES");
   ASSERT_TRUE(cycles);
   if (!cycles->value) {

@@ -51,7 +51,11 @@ struct BaselineCounterExpectation {
 struct CountersConfig {
   std::vector<CounterGroup> groups;
   std::int64_t iterations = 1;  // workload iterations between the before and after readings
-  bool read_each_iteration = false;  // also read after every iteration: each step checked, one wrap per step
+  // The iterations are read in this many consecutive windows of (nearly)
+  // equal length: readings between them, each step checked (one wrap per
+  // step), and each window's count a sample of the run (1..iterations;
+  // read_each_iteration = true is windows = iterations).
+  std::int64_t windows = 1;
   std::vector<Expectation> expectations;  // absolute: "mem_stall_ratio_max = 0.6"
   std::vector<BaselineCounterExpectation> baseline_expectations;
 

@@ -289,13 +289,32 @@ void read_baseline_expectations(TableReader& r, const std::vector<std::string>& 
   }
 }
 
+// `windows`, or `read_each_iteration = true` for as many windows as iterations.
+void read_windows(TableReader& r, CountersConfig& c) {
+  const std::optional<bool> each = r.boolean("read_each_iteration");
+  const std::optional<std::int64_t> windows = r.integer("windows", 1, 1'000'000);
+  if (!r.ok()) return;
+  if (each && *each && windows && *windows != c.iterations) {
+    r.fail_at("windows", fmt::format("is {} but read_each_iteration = true reads {} windows, one per iteration: "
+                                     "set one of the two",
+                                     *windows, c.iterations));
+    return;
+  }
+  if (windows && *windows > c.iterations) {
+    r.fail_at("windows", fmt::format("is {}, more than the {} iteration{} to read them over", *windows, c.iterations,
+                                     c.iterations == 1 ? "" : "s"));
+    return;
+  }
+  c.windows = each && *each ? c.iterations : windows.value_or(1);
+}
+
 }  // namespace
 
 CountersConfig read_counters_section(TableReader& r) {
   CountersConfig c;
   load_groups(r, c);
   if (auto n = r.integer("iterations", 1, 1'000'000)) c.iterations = *n;
-  c.read_each_iteration = r.boolean("read_each_iteration").value_or(false);
+  read_windows(r, c);
   apply_source_overrides(r, c);
   // The keys are the catalogue's ("counter.<name>": <name>_min, _max and
   // the baseline forms) for every counter and derived metric of the groups.

@@ -74,5 +74,31 @@ TEST(ParseCounters, AnUnknownKeyNamesItsLineAndTheClosestKey) {
             "<counter>_rise_max or <counter>_follows); did you mean 'L2_MISS_rise_max'?");
 }
 
+TEST(ParseCounters, WindowsDefaultToOneAndReadEachIterationIsOnePerIteration) {
+  Result<Scenario> plain = parse("iterations = 20\n");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->counters->windows, 1);
+  Result<Scenario> ten = parse("iterations = 200\nwindows = 10\n");
+  ASSERT_TRUE(ten) << ten.error().message;
+  EXPECT_EQ(ten->counters->windows, 10);
+  Result<Scenario> each = parse("iterations = 7\nread_each_iteration = true\n");
+  ASSERT_TRUE(each) << each.error().message;
+  EXPECT_EQ(each->counters->windows, 7);
+  Result<Scenario> both = parse("iterations = 7\nread_each_iteration = true\nwindows = 7\n");
+  ASSERT_TRUE(both) << both.error().message;
+  EXPECT_EQ(both->counters->windows, 7);
+}
+
+TEST(ParseCounters, MoreWindowsThanIterationsOrAConflictNamesTheLine) {
+  EXPECT_EQ(error_of("iterations = 5\nwindows = 6\n"),
+            "t.toml:11:11: [counters] windows: is 6, more than the 5 iterations to read them over");
+  EXPECT_EQ(error_of("windows = 2\n"),
+            "t.toml:10:11: [counters] windows: is 2, more than the 1 iteration to read them over");
+  EXPECT_EQ(error_of("iterations = 5\nread_each_iteration = true\nwindows = 2\n"),
+            "t.toml:12:11: [counters] windows: is 2 but read_each_iteration = true reads 5 windows, one per "
+            "iteration: set one of the two");
+  EXPECT_EQ(error_of("iterations = 5\nwindows = 0\n").substr(0, 38), "t.toml:11:11: [counters] windows must ");
+}
+
 }  // namespace
 }  // namespace harness

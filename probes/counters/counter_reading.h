@@ -18,13 +18,15 @@ struct CounterReading {
   double scale = 1;    // the delta is multiplied by it
   std::optional<std::uint64_t> before;
   std::optional<std::uint64_t> after;
-  // Readings after each iteration but the last ([counters]
-  // read_each_iteration): every step is checked, and a counter may wrap
-  // once per step rather than once per run.
+  // Readings between the windows of the run ([counters] windows; after each
+  // iteration but the last with read_each_iteration): every step is checked,
+  // and a counter may wrap once per step rather than once per run.
   std::vector<std::uint64_t> between;
   std::optional<std::uint64_t> delta;  // a source that reports the delta itself
-  // perf_event: time enabled and running at each reading, for multiplexing.
+  // perf_event: time enabled and running at each reading, for multiplexing
+  // (the _between ones beside `between`, when the source gives them).
   std::optional<std::uint64_t> enabled_before, enabled_after, running_before, running_after;
+  std::vector<std::uint64_t> enabled_between, running_between;
   std::string unavailable;  // why a reading is missing (an errno text, a vanished file...)
 };
 

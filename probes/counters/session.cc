@@ -65,6 +65,10 @@ void CounterSession::read_between(std::int64_t iteration) {
         continue;
       }
       r.between.push_back(*s.value);
+      if (s.enabled_ns && s.running_ns) {
+        r.enabled_between.push_back(*s.enabled_ns);
+        r.running_between.push_back(*s.running_ns);
+      }
     }
   }
 }

@@ -22,7 +22,7 @@ class CounterSession {
                                      const CounterSourceOptions& options);
 
   void read_before();
-  // A reading between two iterations (read_each_iteration). A counter that
+  // A reading between two windows of iterations ([counters] windows). A counter that
   // cannot be read there is lost for the rest of the run, with the reason.
   void read_between(std::int64_t iteration);
   void read_after();
