@@ -73,10 +73,8 @@ void from_json(const nlohmann::json& j, CountersRecording& r) {
     get(e, "before", c.before);
     get(e, "after", c.after);
     if (e.contains("between")) c.between = e.at("between").get<std::vector<std::uint64_t>>();
-    if (e.contains("enabled_between")) {
-      c.enabled_between = e.at("enabled_between").get<std::vector<std::uint64_t>>();
-      c.running_between = e.at("running_between").get<std::vector<std::uint64_t>>();
-    }
+    if (e.contains("enabled_between")) c.enabled_between = e.at("enabled_between").get<std::vector<std::uint64_t>>();
+    if (e.contains("running_between")) c.running_between = e.at("running_between").get<std::vector<std::uint64_t>>();
     get(e, "delta", c.delta);
     get(e, "enabled_before", c.enabled_before);
     get(e, "enabled_after", c.enabled_after);
