@@ -158,7 +158,9 @@ const Metric* best_with_prefix(const std::map<std::string, Metric>& tables, cons
 // ceiling X is the figure "bandwidth.X" (a vendor tool's); for "dram" on a
 // host, the fastest sequential read. Likewise compute X is "compute.X", and
 // "fp32" on a host the fastest FMA run.
-Metric ceiling_metric(const Ceiling& c, bool memory, const std::map<std::string, Metric>& tables) {
+// `copied` is set to the name of the figure a measured ceiling copies.
+Metric ceiling_metric(const Ceiling& c, bool memory, const std::map<std::string, Metric>& tables,
+                      std::string& copied) {
   const std::string name = fmt::format("ceiling.{}.{}", memory ? "memory" : "compute", c.name);
   const std::string unit = memory ? "B/s" : "op/s";
   if (!c.measure) {
@@ -186,7 +188,54 @@ Metric ceiling_metric(const Ceiling& c, bool memory, const std::map<std::string,
     }
     return catalogued_missing(Level::roofline, name, reason, unit);
   }
+  copied = m->name;
   return derived(name, *m->value, m->provenance, fmt::format("{}: {}", m->name, m->source), {}, unit);
+}
+
+// A measured ceiling's repetitions, one per round of level 1 (in the order
+// they ran), keyed by the ceiling's metric name ("ceiling.memory.dram");
+// none for a declared ceiling or a vendor tool's figure.
+using CeilingRounds = std::map<std::string, std::vector<double>>;
+
+// The roofline figures of one kernel in each round of level 1, from its time
+// and the ceilings' values in that round (a ceiling without rounds is the
+// same in all), as sample sets of the metrics' names, so that compare judges
+// them as it judges the time: a round disturbed by the host slows the kernel
+// and the ceilings measured beside it, a change of the kernel shows in every
+// round. Nothing unless the time has two or more rounds and every ceiling
+// with rounds has as many.
+void kernel_rounds(const std::string& pre, double flops, double bytes, const std::vector<double>& seconds,
+                   Provenance achieved_p, const Metric* P, const Metric* B, Provenance place_p,
+                   const CeilingRounds& rounds, Analysis& out) {
+  const std::size_t n = seconds.size();
+  if (n < 2) return;
+  for (double t : seconds)
+    if (!(t > 0)) return;
+  std::vector<double> achieved;
+  for (double t : seconds) achieved.push_back(flops / t);
+  out.samples.push_back(catalogued_samples(Level::roofline, pre + "achieved", achieved_p,
+                                           "flops / the time of each round", achieved));
+  if (!P || !B) return;
+  auto in_round = [&](const Metric& ceiling) -> const std::vector<double>* {
+    auto it = rounds.find(ceiling.name);
+    return it == rounds.end() ? nullptr : &it->second;
+  };
+  const std::vector<double>* p_rounds = in_round(*P);
+  const std::vector<double>* b_rounds = in_round(*B);
+  if (!p_rounds && !b_rounds) return;  // the roof is the same in every round
+  if ((p_rounds && p_rounds->size() != n) || (b_rounds && b_rounds->size() != n)) return;
+  std::vector<double> attainable, utilisation;
+  for (std::size_t r = 0; r < n; ++r) {
+    const double peak = p_rounds ? (*p_rounds)[r] : *P->value;
+    const double bandwidth = b_rounds ? (*b_rounds)[r] : *B->value;
+    attainable.push_back(place_on_roofline(flops, bytes, peak, bandwidth).attainable);
+    utilisation.push_back(achieved[r] / attainable.back());
+  }
+  const std::string which = fmt::format("min({}, {} x intensity)", P->name, B->name);
+  out.samples.push_back(catalogued_samples(Level::roofline, pre + "attainable", place_p,
+                                           which + " with the ceilings of each round", attainable));
+  out.samples.push_back(catalogued_samples(Level::roofline, pre + "utilisation", weakest(achieved_p, place_p),
+                                           "achieved / attainable in each round", utilisation));
 }
 
 struct Bytes {
@@ -236,7 +285,7 @@ Bytes kernel_bytes(const RooflineKernel& k, const Analysis& so_far) {
 
 void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Provenance measured,
                     const std::map<std::string, Metric>& compute, const std::map<std::string, Metric>& memory,
-                    Analysis& out) {
+                    const CeilingRounds& rounds, Analysis& out) {
   const std::string pre = k.name + ".";
   double flops = 0;
   Provenance flops_p = Provenance::declared;
@@ -294,16 +343,20 @@ void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Prove
     out.metrics.push_back(catalogued_missing(Level::roofline, pre + "bytes", bytes.missing));
     out.metrics.push_back(catalogued_missing(Level::roofline, pre + "intensity", bytes.missing));
   }
+  const std::vector<double> no_rounds;
+  const std::vector<double>& times = timing && !k.time ? timing->seconds : no_rounds;
   if (!missing.empty()) {
     for (const char* name : {"attainable", "utilisation", "ridge_distance", "bound", "binding_ceiling"}) {
       out.metrics.push_back(catalogued_missing(Level::roofline, pre + name, missing));
     }
+    kernel_rounds(pre, flops, 0, times, weakest(time_p, flops_p), nullptr, nullptr, flops_p, rounds, out);
     return;
   }
   const Metric& P = p_it->second;
   const Metric& B = b_it->second;
   const Provenance ai_p = weakest(flops_p, bytes.provenance);
   const Provenance place_p = weakest(ai_p, weakest(P.provenance, B.provenance));
+  kernel_rounds(pre, flops, *bytes.value, times, weakest(time_p, flops_p), &P, &B, place_p, rounds, out);
   RooflinePlacement place = place_on_roofline(flops, *bytes.value, *P.value, *B.value);
   const Metric& binding = place.memory_bound ? B : P;
   out.metrics.push_back(
@@ -378,14 +431,22 @@ void analyse_roofline(const Scenario& scenario, const RooflineRecording* rec, Pr
   std::map<std::string, Metric> tables = benchmark_tables(config, rec, measured, out);
 
   std::map<std::string, Metric> compute, memory;
-  for (const Ceiling& c : scenario.rig.compute) {
-    compute[c.name] = ceiling_metric(c, false, tables);
-    out.metrics.push_back(compute[c.name]);
-  }
-  for (const Ceiling& c : scenario.rig.memory) {
-    memory[c.name] = ceiling_metric(c, true, tables);
-    out.metrics.push_back(memory[c.name]);
-  }
+  CeilingRounds rounds;
+  auto add_ceiling = [&](const Ceiling& c, bool is_memory, std::map<std::string, Metric>& into) {
+    std::string figure;
+    const Metric& m = into[c.name] = ceiling_metric(c, is_memory, tables, figure);
+    out.metrics.push_back(m);
+    // The microbenchmark's repetitions behind the figure (a vendor tool's
+    // figure has none).
+    const SampleSet* figure_rounds = figure.empty() ? nullptr : out.find_samples(figure);
+    if (!figure_rounds) return;
+    rounds[m.name] = figure_rounds->values;
+    out.samples.push_back(catalogued_samples(Level::roofline, m.name, m.provenance,
+                                             fmt::format("{}: each repetition, in rounds", figure),
+                                             figure_rounds->values, m.unit));
+  };
+  for (const Ceiling& c : scenario.rig.compute) add_ceiling(c, false, compute);
+  for (const Ceiling& c : scenario.rig.memory) add_ceiling(c, true, memory);
   for (auto& [pname, p] : compute) {
     for (auto& [bname, b] : memory) {
       std::string name = fmt::format("ridge.{}.{}", pname, bname);
@@ -399,7 +460,7 @@ void analyse_roofline(const Scenario& scenario, const RooflineRecording* rec, Pr
     }
   }
 
-  for (const RooflineKernel& k : config.kernels) analyse_kernel(k, rec, measured, compute, memory, out);
+  for (const RooflineKernel& k : config.kernels) analyse_kernel(k, rec, measured, compute, memory, rounds, out);
   if (config.profile) analyse_profile(config, rec, measured, compute, memory, out);
 
   for (const KernelBaselineExpectation& e : config.baseline_expectations) {

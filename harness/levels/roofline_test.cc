@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/levels/analyse.h"
+#include "harness/model/metric_catalogue.h"
 #include "probes/kernels.h"
 
 namespace harness {
@@ -207,6 +208,50 @@ TEST(Roofline, MeasuredCeilingsAreTheBestThreadCountAndKeepTheirSamples) {
   EXPECT_DOUBLE_EQ(value(a, "vector_add.utilisation"), (1048576 / 0.002) / (34e9 / 12));
   EXPECT_EQ(verdict(a, "vector_add.expect.bound")->status, VerdictStatus::pass);
   EXPECT_EQ(verdict(a, "vector_add.expect.utilisation_min")->status, VerdictStatus::fail);
+}
+
+TEST(Roofline, EachRoundPlacesTheKernelWithThatRoundsCeilings) {
+  Scenario s = scenario(kHostRig, kHostKernels);
+  Recording rec;
+  rec.roofline = host_recording();
+  Analysis a = analyse(s, rec, Provenance::measured);
+  auto set = [&](const std::string& name) -> std::vector<double> {
+    const SampleSet* found = a.find_samples(name);
+    EXPECT_TRUE(found) << name;
+    return found ? found->values : std::vector<double>{};
+  };
+  // The ceilings' sets are the repetitions of the figure each copies.
+  EXPECT_EQ(set("ceiling.memory.dram"), (std::vector<double>{33e9, 34e9, 35e9}));
+  EXPECT_EQ(set("ceiling.compute.fp32"), (std::vector<double>{180e9, 200e9, 190e9}));
+  EXPECT_EQ(a.find_samples("ceiling.memory.dram")->source, "bandwidth.seq_read.2t: each repetition, in rounds");
+  const std::vector<double> achieved = set("vector_add.achieved");
+  ASSERT_EQ(achieved.size(), 3u);
+  EXPECT_DOUBLE_EQ(achieved[1], 1048576 / 0.001);
+  // Round 2 placed under round 2's DRAM roof (memory-bound: 34 GB/s / 12 B per op).
+  const std::vector<double> attainable = set("vector_add.attainable");
+  ASSERT_EQ(attainable.size(), 3u);
+  EXPECT_DOUBLE_EQ(attainable[1], 34e9 / 12);
+  EXPECT_DOUBLE_EQ(attainable[2], 35e9 / 12);
+  const std::vector<double> utilisation = set("vector_add.utilisation");
+  ASSERT_EQ(utilisation.size(), 3u);
+  EXPECT_DOUBLE_EQ(utilisation[2], (1048576 / 0.003) / (35e9 / 12));
+  // The metrics stay the run's: medians of the repetitions.
+  EXPECT_DOUBLE_EQ(value(a, "vector_add.achieved"), 1048576 / 0.002);
+  EXPECT_TRUE(catalogue_violations(a).empty());
+
+  // Declared roofs are the same in every round: no attainable or utilisation
+  // sets; a roof measured with fewer rounds than the kernel gives none either.
+  Analysis declared = analyse(scenario("[rig.compute]\nfp32 = \"200 GFLOPS\"\n[rig.memory]\ndram = \"30 GB/s\"\n",
+                                       kHostKernels),
+                              rec, Provenance::measured);
+  EXPECT_TRUE(declared.find_samples("vector_add.achieved"));
+  EXPECT_FALSE(declared.find_samples("vector_add.attainable"));
+  EXPECT_FALSE(declared.find_samples("ceiling.memory.dram"));
+  rec.roofline->ceilings[1].values.pop_back();
+  rec.roofline->ceilings[0].values.pop_back();
+  Analysis uneven = analyse(s, rec, Provenance::measured);
+  EXPECT_TRUE(uneven.find_samples("ceiling.memory.dram"));
+  EXPECT_FALSE(uneven.find_samples("vector_add.utilisation"));
 }
 
 TEST(Roofline, AnUnmeasuredCeilingSaysWhyAndNothingIsPlaced) {
