@@ -85,14 +85,15 @@ void from_json(const nlohmann::json& j, CountersRecording& r) {
 }
 
 std::int64_t window_end(std::int64_t iterations, std::int64_t windows, std::int64_t k) {
-  return (k + 1) * iterations / windows;
+  // floor((k + 1) x iterations / windows) without the product, which a
+  // recording's iterations could overflow.
+  return (k + 1) * (iterations / windows) + (k + 1) * (iterations % windows) / windows;
 }
 
 namespace {
 
-// A perf counter's factor enabled / running over one step of its readings;
-// nothing when it never ran in that step, an error text when the times went
-// backwards.
+// A perf counter's factor enabled / running over one step of its readings,
+// or that it never ran in the step, or that its times went backwards.
 struct Multiplexing {
   double factor = 1;
   bool never_ran = false;

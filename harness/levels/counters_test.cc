@@ -1,6 +1,7 @@
 #include "harness/levels/counters.h"
 
 #include <fstream>
+#include <limits>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -159,6 +160,10 @@ TEST(CounterWindows, ConsecutiveOfNearlyEqualLengthEndingWithTheRun) {
   EXPECT_EQ(window_end(7, 3, 2), 7);
   EXPECT_EQ(window_end(200, 10, 0), 20);
   EXPECT_EQ(window_end(5, 5, 2), 3);
+  // A recording's iteration count near the largest integer does not overflow.
+  const std::int64_t huge = std::numeric_limits<std::int64_t>::max() - 1;
+  EXPECT_EQ(window_end(huge, 2, 1), huge);
+  EXPECT_EQ(window_end(huge, 2, 0), huge / 2);
 }
 
 Scenario npu_scenario() {
