@@ -265,28 +265,44 @@ TEST_F(FakeSysfs, RecordedReadingsReplayTheSeedsDay6Counters) {
   EXPECT_EQ(a.verdicts[0].status, VerdictStatus::pass);
 }
 
+// A one-number counter file "busy" at `start` that the workload advances by
+// `by` per iteration (modulo 2^width), read by a group of its own; the
+// counters' settings are `counters` (iterations, windows...). Returns the
+// recording of level 2 and the scenario it ran.
+struct BusyRun {
+  Scenario scenario;
+  Recording recording;
+};
+BusyRun run_busy_counter(const std::filesystem::path& dir, std::uint64_t start, std::uint64_t by, int width,
+                         const std::string& counters) {
+  const std::string file = (dir / "pmu" / "busy").string();
+  std::ofstream(file) << start << "\n";
+  const std::string step = "v=$(cat " + file + "); echo $(( (v + " + std::to_string(by) + ") % " +
+                           std::to_string(std::uint64_t{1} << width) + " )) > " + file + ".tmp && mv " + file +
+                           ".tmp " + file;
+  write_group(dir, "busy.toml",
+              "name = \"busy\"\n[sources.pmu]\nkind = \"text_file\"\npath = \"" + (dir / "pmu").string() +
+                  "\"\nwidth = " + std::to_string(width) + "\n[counters.BUSY]\nkey = \"busy\"\n");
+  const std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"sh\", \"-c\", \"" +
+                           step + "\"]\n[counters]\ngroups = [\"busy.toml\"]\n" + counters;
+  Result<Scenario> s = parse_scenario(text, (dir / "scenario.toml").string());
+  EXPECT_TRUE(s) << s.error().message;
+  BusyRun run{*s, {}};
+  MonotonicClock clock;
+  std::stop_source stop;
+  run.recording.counters.emplace();
+  EXPECT_TRUE(acquire_counters({run.scenario, clock, stop.get_token(), {}}, *run.recording.counters));
+  return run;
+}
+
 // A 32-bit counter that the workload itself advances by 2e9 per iteration:
 // over 3 iterations it moves 6e9, more than its range, which only readings
 // after every iteration can tell.
 TEST_F(FakeSysfs, ReadingEveryIterationFollowsACounterAcrossSeveralWraps) {
-  std::ofstream(dir_ / "pmu" / "busy") << 4000000000u << "\n";
-  std::string file = (dir_ / "pmu" / "busy").string();
-  std::string step = "v=$(cat " + file + "); echo $(( (v + 2000000000) % 4294967296 )) > " + file + ".tmp && mv " +
-                     file + ".tmp " + file;
-  write_group(dir_, "busy.toml",
-              "name = \"busy\"\n[sources.pmu]\nkind = \"text_file\"\npath = \"" + (dir_ / "pmu").string() +
-                  "\"\nwidth = 32\n[counters.BUSY_CYCLES]\nkey = \"busy\"\n");
   auto run = [&](bool each) {
-    std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"sh\", \"-c\", \"" +
-                       step + "\"]\n[counters]\ngroups = [\"busy.toml\"]\niterations = 3\nread_each_iteration = " +
-                       (each ? "true" : "false") + "\n";
-    Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
-    EXPECT_TRUE(s) << s.error().message;
-    MonotonicClock clock;
-    std::stop_source stop;
-    CountersRecording rec;
-    EXPECT_TRUE(acquire_counters({*s, clock, stop.get_token(), {}}, rec));
-    return rec.readings.at(0);
+    return run_busy_counter(dir_, 4000000000u, 2000000000u, 32,
+                            std::string("iterations = 3\nread_each_iteration = ") + (each ? "true" : "false") + "\n")
+        .recording.counters->readings.at(0);
   };
   CounterReading each = run(true);
   EXPECT_EQ(each.between.size(), 2u);
@@ -294,7 +310,6 @@ TEST_F(FakeSysfs, ReadingEveryIterationFollowsACounterAcrossSeveralWraps) {
   EXPECT_EQ(d.value, 6e9);
   EXPECT_EQ(d.note, "wrapped around 2 times at 32 bits");
   // Read only around the run, the same counter cannot be told from a small delta.
-  std::ofstream(dir_ / "pmu" / "busy") << 4000000000u << "\n";
   CounterReading around = run(false);
   EXPECT_TRUE(around.between.empty());
   EXPECT_NE(counter_delta(around).value, 6e9);
@@ -303,27 +318,13 @@ TEST_F(FakeSysfs, ReadingEveryIterationFollowsACounterAcrossSeveralWraps) {
 // Windows of 2, 2 and 3 iterations: readings between them after the 2nd and
 // the 4th, each window's count scaled to the run's 7 iterations.
 TEST_F(FakeSysfs, WindowsAreReadAtTheirEnds) {
-  std::ofstream(dir_ / "pmu" / "busy") << 100 << "\n";
-  std::string file = (dir_ / "pmu" / "busy").string();
-  std::string step = "v=$(cat " + file + "); echo $(( v + 1 )) > " + file + ".tmp && mv " + file + ".tmp " + file;
-  write_group(dir_, "busy.toml",
-              "name = \"busy\"\n[sources.pmu]\nkind = \"text_file\"\npath = \"" + (dir_ / "pmu").string() +
-                  "\"\n[counters.BUSY]\nkey = \"busy\"\n");
-  std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"sh\", \"-c\", \"" + step +
-                     "\"]\n[counters]\ngroups = [\"busy.toml\"]\niterations = 7\nwindows = 3\n";
-  Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
-  ASSERT_TRUE(s) << s.error().message;
-  MonotonicClock clock;
-  std::stop_source stop;
-  Recording rec;
-  rec.counters.emplace();
-  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token(), {}}, *rec.counters));
-  EXPECT_EQ(rec.counters->windows, 3);
-  const CounterReading& busy = rec.counters->readings.at(0);
+  BusyRun run = run_busy_counter(dir_, 100, 1, 32, "iterations = 7\nwindows = 3\n");
+  EXPECT_EQ(run.recording.counters->windows, 3);
+  const CounterReading& busy = run.recording.counters->readings.at(0);
   EXPECT_EQ(busy.before, 100u);
   EXPECT_EQ(busy.between, (std::vector<std::uint64_t>{102, 104}));
   EXPECT_EQ(busy.after, 107u);
-  Analysis a = analyse(*s, rec, Provenance::measured);
+  Analysis a = analyse(run.scenario, run.recording, Provenance::measured);
   EXPECT_EQ(*a.find_metric("counter.BUSY")->value, 7);
   ASSERT_TRUE(a.find_samples("counter.BUSY"));
   EXPECT_EQ(a.find_samples("counter.BUSY")->values, (std::vector<double>{7, 7, 7}));

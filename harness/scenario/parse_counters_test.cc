@@ -75,18 +75,17 @@ TEST(ParseCounters, AnUnknownKeyNamesItsLineAndTheClosestKey) {
 }
 
 TEST(ParseCounters, WindowsDefaultToOneAndReadEachIterationIsOnePerIteration) {
-  Result<Scenario> plain = parse("iterations = 20\n");
-  ASSERT_TRUE(plain) << plain.error().message;
-  EXPECT_EQ(plain->counters->windows, 1);
-  Result<Scenario> ten = parse("iterations = 200\nwindows = 10\n");
-  ASSERT_TRUE(ten) << ten.error().message;
-  EXPECT_EQ(ten->counters->windows, 10);
-  Result<Scenario> each = parse("iterations = 7\nread_each_iteration = true\n");
-  ASSERT_TRUE(each) << each.error().message;
-  EXPECT_EQ(each->counters->windows, 7);
-  Result<Scenario> both = parse("iterations = 7\nread_each_iteration = true\nwindows = 7\n");
-  ASSERT_TRUE(both) << both.error().message;
-  EXPECT_EQ(both->counters->windows, 7);
+  const std::pair<const char*, std::int64_t> cases[] = {
+      {"iterations = 20\n", 1},
+      {"iterations = 200\nwindows = 10\n", 10},
+      {"iterations = 7\nread_each_iteration = true\n", 7},
+      {"iterations = 7\nread_each_iteration = true\nwindows = 7\n", 7},
+  };
+  for (const auto& [keys, windows] : cases) {
+    Result<Scenario> s = parse(keys);
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_EQ(s->counters->windows, windows) << keys;
+  }
 }
 
 TEST(ParseCounters, MoreWindowsThanIterationsOrAConflictNamesTheLine) {
