@@ -212,7 +212,10 @@ void kernel_rounds(const std::string& pre, double flops, double bytes, const std
   for (double t : seconds)
     if (!(t > 0)) return;
   std::vector<double> achieved;
-  for (double t : seconds) achieved.push_back(flops / t);
+  for (double t : seconds) {
+    achieved.push_back(flops / t);
+    if (!std::isfinite(achieved.back())) return;
+  }
   out.samples.push_back(catalogued_samples(Level::roofline, pre + "achieved", achieved_p,
                                            "flops / the time of each round", achieved));
   if (!P || !B) return;
@@ -228,8 +231,10 @@ void kernel_rounds(const std::string& pre, double flops, double bytes, const std
   for (std::size_t r = 0; r < n; ++r) {
     const double peak = p_rounds ? (*p_rounds)[r] : *P->value;
     const double bandwidth = b_rounds ? (*b_rounds)[r] : *B->value;
-    attainable.push_back(place_on_roofline(flops, bytes, peak, bandwidth).attainable);
-    utilisation.push_back(achieved[r] / attainable.back());
+    const double roof = place_on_roofline(flops, bytes, peak, bandwidth).attainable;
+    if (!(roof > 0) || !std::isfinite(roof)) return;  // a roof of 0, or no flops, places nothing
+    attainable.push_back(roof);
+    utilisation.push_back(achieved[r] / roof);
   }
   const std::string which = fmt::format("min({}, {} x intensity)", P->name, B->name);
   out.samples.push_back(catalogued_samples(Level::roofline, pre + "attainable", place_p,

@@ -247,6 +247,14 @@ TEST(Roofline, EachRoundPlacesTheKernelWithThatRoundsCeilings) {
   EXPECT_TRUE(declared.find_samples("vector_add.achieved"));
   EXPECT_FALSE(declared.find_samples("vector_add.attainable"));
   EXPECT_FALSE(declared.find_samples("ceiling.memory.dram"));
+  // A round that read a roof of 0 (a hostile or broken recording) places nothing.
+  RooflineRecording zero = host_recording();
+  zero.ceilings[1].values[1] = 0;
+  rec.roofline = zero;
+  Analysis broken = analyse(s, rec, Provenance::measured);
+  EXPECT_TRUE(broken.find_samples("vector_add.achieved"));
+  EXPECT_FALSE(broken.find_samples("vector_add.utilisation"));
+  rec.roofline = host_recording();
   rec.roofline->ceilings[1].values.pop_back();
   rec.roofline->ceilings[0].values.pop_back();
   Analysis uneven = analyse(s, rec, Provenance::measured);
