@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -318,8 +319,16 @@ Result<std::optional<Quantization>> quantization_of(const nlohmann::json& j, con
   if (q.zero_point.size() != q.scale.size())
     return Error::input(fmt::format("{}: {} scales but {} zero points", where, q.scale.size(), q.zero_point.size()));
   if (has_axis) {
-    if (!j["axis"].is_number_integer()) return Error::input(where + ": 'axis' must be an integer");
-    q.axis = json_integer<int>(j["axis"]);
+    const nlohmann::json& axis = j["axis"];
+    if (!axis.is_number_integer()) return Error::input(where + ": 'axis' must be an integer");
+    // A tensor has far fewer dimensions than an int counts; a larger axis is
+    // an error of the file, not a number to wrap.
+    const bool fits = axis.is_number_unsigned()
+                          ? axis.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())
+                          : axis.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                axis.get<std::int64_t>() <= std::numeric_limits<int>::max();
+    if (!fits) return Error::input(fmt::format("{}: 'axis' {} is out of range", where, axis.dump()));
+    q.axis = json_integer<int>(axis);
   } else if (q.scale.size() > 1) {
     return Error::input(fmt::format("{}: {} scales (per channel) need an 'axis'", where, q.scale.size()));
   }

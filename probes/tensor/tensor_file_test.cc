@@ -175,6 +175,11 @@ TEST(TensorFiles, SidecarErrorsNameTheSidecar) {
   std::string sc = d.write("a.json", R"({"shape": [2, 3], "dtype": "int8", "scale": [0.5, 2.0, 1.0], "axis": 0})");
   EXPECT_EQ(list_tensor_set(d.str()).error().message,
             sc + ": 3 per-channel scales, but axis 0 of shape (2, 3) has 2 channels");
+  // An axis beyond any int (found by tensor_sidecar_fuzz: it threw out of the parser).
+  for (const char* axis : {"-688380341810", "2147483648", "18446744073709551615"}) {
+    d.write("a.json", std::string(R"({"shape": [2, 3], "dtype": "int8", "scale": [0.5, 2.0], "axis": )") + axis + "}");
+    EXPECT_EQ(list_tensor_set(d.str()).error().message, sc + ": 'axis' " + axis + " is out of range");
+  }
   d.write("a.json", R"({"shape": [2, 3], "dtype": "int8", "scales": 1})");
   EXPECT_EQ(list_tensor_set(d.str()).error().message,
             sc + ": unknown key 'scales' (name, data, shape, dtype, byte_order, scale, zero_point, axis)");
