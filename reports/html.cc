@@ -24,12 +24,6 @@ std::optional<double> finite_value(const Metric* m) {
   return *m->value;
 }
 
-const SampleSet* find_samples(const Analysis& a, std::string_view name) {
-  for (const SampleSet& s : a.samples)
-    if (s.name == name) return &s;
-  return nullptr;
-}
-
 // Each level's section opens with the level table's heading (harness/levels/level_table.cc).
 std::string section_heading(Level level) {
   return fmt::format("<h2>{}</h2>\n", escape_xml(level_row(level).report_section));
@@ -336,7 +330,7 @@ std::string ddr_section(const ReportInput& in) {
   std::vector<std::string> notes;
   for (const SampleSet& s : a.samples) {
     if (s.level != Level::ddr) continue;
-    const SampleSet* b = base ? find_samples(*base, s.name) : nullptr;
+    const SampleSet* b = base ? base->find_samples(s.name) : nullptr;
     if (falls_under(s.level, s.name, "ddr.read_interval", Series::samples)) {
       svg::HistogramSpec spec;
       spec.title = "read-command interval (" + s.name + ")";
@@ -616,7 +610,7 @@ LatencyPanels latency_panels(const Analysis& a, const Analysis* base) {
     std::size_t from = at + marker.size(), to = s.source.find('"', from);
     return "under load: " + s.source.substr(from, to == std::string::npos ? std::string::npos : to - from);
   };
-  if (const SampleSet* s = find_samples(a, named("latency"))) panels.push_back({title_of(*s), s->name, ""});
+  if (const SampleSet* s = a.find_samples(named("latency"))) panels.push_back({title_of(*s), s->name, ""});
   for (const SampleSet& s : a.samples) {
     if (falls_under(s.level, s.name, "load.<load>.latency", Series::samples))
       panels.push_back({title_of(s), s.name, *placeholder_value(named("load.<load>.latency"), s.name)});
@@ -626,7 +620,7 @@ LatencyPanels latency_panels(const Analysis& a, const Analysis* base) {
   // side, scaled to this run's samples (see ScaledRange): a slow baseline's
   // tail must not squeeze this run's distributions into a corner.
   std::vector<const std::vector<double>*> own;
-  for (const Panel& p : panels) own.push_back(&find_samples(a, p.samples)->values);
+  for (const Panel& p : panels) own.push_back(&a.find_samples(p.samples)->values);
   const ScaledRange range = scaled_range(own);
   const double lo = range.lo, hi = range.hi;
   std::size_t beyond = range.beyond;
@@ -634,9 +628,9 @@ LatencyPanels latency_panels(const Analysis& a, const Analysis* base) {
   for (const Panel& p : panels) {
     svg::HistogramSpec spec;
     spec.title = p.title;
-    spec.values = find_samples(a, p.samples)->values;
+    spec.values = a.find_samples(p.samples)->values;
     if (base)
-      if (const SampleSet* b = find_samples(*base, p.samples)) spec.baseline = within(range, b->values, drawn.baseline_outside);
+      if (const SampleSet* b = base->find_samples(p.samples)) spec.baseline = within(range, b->values, drawn.baseline_outside);
     if (std::isfinite(lo) && std::isfinite(hi)) spec.range = std::make_pair(lo, hi);
     spec.x_title = "latency";
     spec.bins = bins;
