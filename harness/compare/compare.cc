@@ -398,13 +398,11 @@ class Judge {
     if (!now) return std::nullopt;
     out.current = *now;
     for (const Analysis* a : members_) {
-      for (const SampleSet& s : a->samples) {
-        if (s.name != current->name || s.values.empty()) continue;
-        if (!same_kind_of_evidence(s.provenance, current->provenance)) continue;
-        std::optional<double> v = undisturbed_value(s.values, stat->name, r.better, per_stretch);
-        if (!v) return std::nullopt;
-        out.members.push_back(*v);
-      }
+      const SampleSet* s = a->find_samples(current->name);
+      if (!s || s->values.empty() || !same_kind_of_evidence(s->provenance, current->provenance)) continue;
+      std::optional<double> v = undisturbed_value(s->values, stat->name, r.better, per_stretch);
+      if (!v) return std::nullopt;
+      out.members.push_back(*v);
     }
     return out;
   }

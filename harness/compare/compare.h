@@ -68,13 +68,15 @@ struct MetricComparison {
   std::optional<double> p_between;  // against the spread between a baseline set's runs
   std::size_t between_runs = 0;     // the baseline's runs that have the metric
   // The between-run spread was taken of each run's best stretch (a statistic
-  // of level 4's iterations; persistence.h), the new run's too.
+  // of repetitions in order: level 4's iterations, level 1's rounds, level 2's
+  // windows; persistence.h), the new run's too.
   bool between_undisturbed = false;
   // The noise band or the between-run spread was a count's Poisson spread,
   // larger than the runs' own (noise_band.h).
   bool counting_floor = false;
-  // For a statistic of level 4's iterations: the new run cut into stretches,
-  // and how many of them show the change (persistence.h); 0 and 0 unchecked.
+  // For a statistic of repetitions in order with enough of them: the new run
+  // cut into stretches, and how many show the change (persistence.h); 0 and 0
+  // unchecked.
   std::size_t stretches = 0, stretches_showing = 0;
   // The evidence that decided the verdict: "threshold" (the change was too
   // small), the test that could not reject ("U test", "between-run spread",
