@@ -37,6 +37,13 @@ SampleSet samples(const std::string& name, std::vector<double> v, Provenance p =
   return {Level::latency, name, "s", p, "test", Better::lower, std::move(v)};
 }
 
+// A baseline set of `nights`, as compare_analyses takes it.
+std::vector<const Analysis*> members(const std::vector<Analysis>& nights) {
+  std::vector<const Analysis*> out;
+  for (const Analysis& a : nights) out.push_back(&a);
+  return out;
+}
+
 const MetricComparison& row(const Comparison& c, const std::string& name) {
   for (const MetricComparison& m : c.metrics)
     if (m.name == name) return m;
@@ -262,8 +269,7 @@ TEST(Compare, ABaselineSetHoldsAChangeAgainstTheSpreadBetweenItsRuns) {
   const double medians[] = {1.00e-3, 1.12e-3, 0.93e-3, 1.05e-3, 0.97e-3};
   std::vector<Analysis> nights;
   for (int i = 0; i < 5; ++i) nights.push_back(night(medians[i], 10 + static_cast<std::uint64_t>(i)));
-  std::vector<const Analysis*> set;
-  for (const Analysis& a : nights) set.push_back(&a);
+  const std::vector<const Analysis*> set = members(nights);
   const Analysis& newest = nights.back();
 
   // An identical run 12 % above the newest night: the U test alone calls it
@@ -318,8 +324,7 @@ TEST(Compare, ACountOfEventsIsJudgedAgainstAtLeastItsPoissonSpread) {
   };
   std::vector<Analysis> nights;
   for (int i = 0; i < 5; ++i) nights.push_back(counted(2, 4.4e-3));
-  std::vector<const Analysis*> set;
-  for (const Analysis& a : nights) set.push_back(&a);
+  const std::vector<const Analysis*> set = members(nights);
   Comparison c = compare_analyses(nights.back(), counted(1, 4.4e-3), CompareConfig{}, {}, set);
   const MetricComparison& r = row(c, "counter.CONTEXT_SWITCHES");
   EXPECT_EQ(r.verdict, Change::unchanged) << r.reason;
@@ -405,8 +410,7 @@ TEST(Compare, ABaselineNightDisturbedForAWhileDoesNotWidenTheSpread) {
   std::vector<Analysis> nights;
   for (std::uint64_t i = 0; i < 5; ++i) nights.push_back(i == 2 ? run(226e-6, 20 + i, 0.6, 1.25) : run(226e-6, 20 + i));
   ASSERT_GT(*nights[2].metrics[0].value, 1.2 * *nights[0].metrics[0].value);
-  std::vector<const Analysis*> set;
-  for (const Analysis& a : nights) set.push_back(&a);
+  const std::vector<const Analysis*> set = members(nights);
   Comparison c = compare_analyses(nights.back(), run(271e-6, 30), CompareConfig{}, {}, set);
   const MetricComparison& p90 = row(c, "latency_p90");
   EXPECT_EQ(p90.verdict, Change::regressed) << p90.reason;
@@ -455,8 +459,7 @@ TEST(Compare, ACounterReadInWindowsIsJudgedByItsBestStretchBetweenRuns) {
   };
   std::vector<Analysis> nights;
   for (std::uint64_t i = 0; i < 5; ++i) nights.push_back(night(44.6e-3, 40 + i));
-  std::vector<const Analysis*> set;
-  for (const Analysis& a : nights) set.push_back(&a);
+  const std::vector<const Analysis*> set = members(nights);
 
   Comparison c = compare_analyses(nights.back(), night(44.6e-3, 50, 6, 1.6), CompareConfig{}, {}, set);
   const MetricComparison& disturbed = row(c, "counter.TASK_CLOCK");
