@@ -61,9 +61,9 @@ struct CatalogueEntry {
   std::string_view description;
   Series series = Series::metric;
   // A sample set of repetitions of the same work, in the order they ran
-  // (level 4's iterations, level 1's rounds): a change of the work shows in
-  // every stretch of it, a disturbance of the host comes and goes
-  // (harness/compare/persistence.h).
+  // (level 4's iterations, level 1's rounds, level 2's windows): a change of
+  // the work shows in every stretch of it, a disturbance of the host comes
+  // and goes (harness/compare/persistence.h).
   bool repetitions_in_order = false;
 
   bool is_pattern() const { return name.find('<') != std::string_view::npos; }
