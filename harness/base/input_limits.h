@@ -19,6 +19,10 @@ inline constexpr std::uint64_t kMaxRecordingBytes = 256ull << 20;
 // Nesting of any JSON document read from a file: the deepest the harness
 // writes is under 10; deep nesting only exhausts the parser's stack.
 inline constexpr int kMaxJsonDepth = 64;
+// A per-layer profile ([roofline.profile]): a profiler's JSON or table. An
+// ONNX Runtime profile is ~300 KB per run of a 200-node model, so this holds
+// some 200 runs; the parsed JSON costs several times the text.
+inline constexpr std::uint64_t kMaxProfileBytes = 64ull << 20;
 // An expectation file (`replay --expect`).
 inline constexpr std::uint64_t kMaxExpectationBytes = 64ull << 20;
 // A published site's .publish-manifest.json (`harness publish`): about 100

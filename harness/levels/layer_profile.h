@@ -1,6 +1,8 @@
 // Per-layer pre-analysis (seed 001, section 4): a profiler's per-layer table
-// (CSV or JSON) placed layer by layer on the rig's roofline. Accepted columns:
-// scenarios/README.md "[roofline.profile]".
+// (probes/profile: ONNX Runtime, Chrome trace, TensorFlow Lite, Vela, RKNN,
+// the project's CSV/JSON) placed layer by layer on the rig's roofline, with
+// the time shares, copies, idle gaps and CPU fallback of the whole profile.
+// Reference: scenarios/README.md "[roofline.profile]", docs/parts/roofline.md.
 #pragma once
 
 #include <optional>
@@ -10,33 +12,16 @@
 #include "harness/base/result.h"
 #include "harness/model/metric.h"
 #include "harness/scenario/roofline_config.h"
+#include "probes/profile/profile.h"
 
 namespace harness {
 
-struct ProfileLayer {
-  std::string name;
-  std::string op;                 // op type as the profiler names it ("conv", "permute")
-  double time_s = 0;              // measured time of the layer
-  std::optional<double> start_s;  // when it started, if the profile has timestamps
-  std::optional<double> flops;
-  std::optional<double> bytes;
-  bool bytes_from_shapes = false; // bytes modelled from tensor shapes, not given
-  std::string where;              // "file:line" (CSV) or "file: layers[i]" (JSON)
-};
-
-struct LayerProfile {
-  std::vector<ProfileLayer> layers;
-  bool has_start = false;  // every layer has a start time
-};
-
-// Parses the text of a profile; `path` decides the format (.csv or .json) and
-// names the file in errors ("path:line: column 'time_us': ...").
-// `element_bytes` sizes tensor shapes when a layer has no dtype.
-Result<LayerProfile> parse_layer_profile(const std::string& text, const std::string& path,
-                                         double element_bytes = 4);
-
-// Copy-like ops (permute, transpose, copy, ...): moving data, no arithmetic.
-bool is_copy_like(const std::string& op);
+// Reads a profile as the scenario configures it: `text` from `path`, and
+// when the scenario names a work file, its layers' flops and bytes joined
+// by layer name (a work file's layer that matches none is a note).
+Result<LayerProfile> read_configured_profile(const LayerProfileConfig& config, const std::string& text,
+                                             const std::string& path, const std::string* work_text = nullptr,
+                                             const std::string* work_path = nullptr);
 
 // The ceilings the layers are placed against; absent ones carry a reason.
 struct ProfileCeilings {
@@ -47,9 +32,11 @@ struct ProfileCeilings {
   Provenance provenance = Provenance::declared;
 };
 
-// Per layer: layer.<name>.{time,intensity,achieved,predicted_time,prediction_error,attainable,bound};
-// for the whole profile: profile.* (bandwidth-bound list, top by time, copy
-// share, idle gaps, calibration).
+// Per layer: layer.<name>.{time,time_share,intensity,achieved,predicted_time,
+// prediction_error,attainable,bound}; for the whole profile: profile.*
+// (runs, bandwidth-bound and unplaced lists, top by time, copy share, idle
+// gaps, synchronisation, CPU fallback, calibration). `measured` is the
+// provenance of a measured time in this run (measured, or replayed).
 void analyse_layer_profile(const LayerProfile& profile, const LayerProfileConfig& config,
                            const ProfileCeilings& ceilings, Provenance measured, Analysis& out);
 

@@ -41,6 +41,7 @@ void to_json(nlohmann::json& j, const RooflineRecording& r) {
     j["vendor"].push_back({{"tool", v.tool}, {"argv", v.argv}, {"out", v.out}, {"unavailable", v.unavailable}});
   }
   if (r.profile) j["profile"] = {{"path", r.profile->path}, {"text", r.profile->text}};
+  if (r.profile_work) j["profile_work"] = {{"path", r.profile_work->path}, {"text", r.profile_work->text}};
 }
 
 void from_json(const nlohmann::json& j, RooflineRecording& r) {
@@ -59,6 +60,21 @@ void from_json(const nlohmann::json& j, RooflineRecording& r) {
     }
   }
   if (j.contains("profile")) r.profile = ProfileText{j["profile"].at("path"), j["profile"].at("text")};
+  if (j.contains("profile_work"))
+    r.profile_work = ProfileText{j["profile_work"].at("path"), j["profile_work"].at("text")};
+}
+
+Provenance weakest(Provenance a, Provenance b) {
+  auto rank = [](Provenance p) {
+    switch (p) {
+      case Provenance::measured: return 0;
+      case Provenance::replayed: return 1;
+      case Provenance::model: return 2;
+      case Provenance::declared: return 3;
+    }
+    return 3;
+  };
+  return rank(a) >= rank(b) ? a : b;
 }
 
 RooflinePlacement place_on_roofline(double flops, double bytes, double peak, double bandwidth) {
@@ -80,18 +96,6 @@ Metric derived(const std::string& name, double value, Provenance p, const std::s
   return catalogued_metric(Level::roofline, name, value, p, source, text, unit);
 }
 
-Provenance weakest(Provenance a, Provenance b) {
-  auto rank = [](Provenance p) {
-    switch (p) {
-      case Provenance::measured: return 0;
-      case Provenance::replayed: return 1;
-      case Provenance::model: return 2;
-      case Provenance::declared: return 3;
-    }
-    return 3;
-  };
-  return rank(a) >= rank(b) ? a : b;
-}
 
 // The "bandwidth" and "compute" regression tables: vendor figures first (a
 // rig's own tool), then this host's microbenchmarks. Each is also a metric.
@@ -400,7 +404,9 @@ void analyse_profile(const RooflineConfig& config, const RooflineRecording* rec,
     return;
   }
   // The recording keeps the text; errors still name the file as written.
-  Result<LayerProfile> profile = parse_layer_profile(rec->profile->text, rec->profile->path, pc.element_bytes);
+  const ProfileText* work = rec->profile_work ? &*rec->profile_work : nullptr;
+  Result<LayerProfile> profile = read_configured_profile(pc, rec->profile->text, rec->profile->path,
+                                                         work ? &work->text : nullptr, work ? &work->path : nullptr);
   if (!profile) {
     out.metrics.push_back(catalogued_missing(Level::roofline, "profile", profile.error().message));
     return;

@@ -44,6 +44,7 @@ struct RooflineRecording {
   std::vector<KernelTiming> kernels;
   std::vector<VendorOutput> vendor;
   std::optional<ProfileText> profile;
+  std::optional<ProfileText> profile_work;  // [roofline.profile] work: the second file's text
 
   const CeilingSamples* find_ceiling(const std::string& name) const;
   const KernelTiming* find_kernel(const std::string& name) const;
@@ -60,6 +61,10 @@ struct RooflinePlacement {
   bool memory_bound = false;
   double ridge_distance_decades = 0;  // log10(AI / ridge): < 0 left of the ridge
 };
+// The weaker of two provenances (declared < model < replayed < measured):
+// what a figure computed from both can claim.
+Provenance weakest(Provenance a, Provenance b);
+
 RooflinePlacement place_on_roofline(double flops, double bytes, double peak_compute,
                                     double bandwidth);
 

@@ -5,6 +5,7 @@
 
 #include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
+#include "probes/profile/profile.h"
 #include "probes/vendor_figures.h"
 
 namespace harness {
@@ -181,19 +182,34 @@ VendorTool read_vendor(TableReader& r) {
   return v;
 }
 
+// A file of [roofline.profile], resolved against the scenario's folder.
+std::string resolve_profile_file(TableReader& r, const std::string& written) {
+  std::filesystem::path file(written);
+  if (file.is_relative()) file = std::filesystem::path(r.context().path).parent_path() / file;
+  return file.lexically_normal().string();
+}
+
+std::string read_profile_format(TableReader& r, const char* key) {
+  return r.choice(key, profile_format_names()).value_or("auto");
+}
+
 LayerProfileConfig read_profile(TableReader& r, std::vector<Expectation>& expectations) {
   LayerProfileConfig p;
   p.where = r.context().where(r.table().source());
   p.written = r.required_string("file");
-  if (r.ok()) {
-    std::string ext = std::filesystem::path(p.written).extension().string();
-    if (ext != ".csv" && ext != ".json") {
-      r.fail_at("file", fmt::format("expected a .csv or .json file, got \"{}\"", p.written));
-    }
-    std::filesystem::path file(p.written);
-    if (file.is_relative()) file = std::filesystem::path(r.context().path).parent_path() / file;
-    p.path = file.lexically_normal().string();
+  if (r.ok()) p.path = resolve_profile_file(r, p.written);
+  p.format = read_profile_format(r, "format");
+  if (auto f = r.quantity("clock", Dimension::frequency)) {
+    if (*f <= 0) r.fail_at("clock", "must be positive");
+    p.clock_hz = *f;
   }
+  if (auto n = r.integer("runs", 1, 1000000)) p.runs = static_cast<int>(*n);
+  if (auto w = r.string("work")) {
+    p.work_written = *w;
+    p.work_path = resolve_profile_file(r, *w);
+  }
+  p.work_format = read_profile_format(r, "work_format");
+  if (r.has("work_format") && p.work_written.empty() && r.ok()) r.fail_at("work_format", "needs 'work' (the file it reads)");
   p.precision = r.string("precision").value_or(p.precision);
   p.memory = r.string("memory").value_or(p.memory);
   if (auto n = r.integer("top", 1, 1000)) p.top = static_cast<int>(*n);

@@ -70,8 +70,11 @@ TEST(ParseRoofline, RejectsBadVendorFiguresAndProfiles) {
                      "[roofline.vendor.figures]\n\"compute.int8\" = { pattern = '([0-9]+)', unit = \"GB/s\" }\n"),
             "s.toml:12:49: [roofline.vendor[0].figures.\"compute.int8\"] unit: expected a compute rate such as "
             "\"30 TOPS\", got \"1 GB/s\", which is a bandwidth");
-  EXPECT_EQ(error_of("[roofline.profile]\nfile = \"layers.txt\"\n"),
-            "s.toml:9:8: [roofline.profile] file: expected a .csv or .json file, got \"layers.txt\"");
+  EXPECT_EQ(error_of("[roofline.profile]\nfile = \"layers.txt\"\nformat = \"tflight\"\n"),
+            "s.toml:10:10: [roofline.profile] format: unknown value \"tflight\" (expected one of \"auto\", "
+            "\"onnxruntime\", \"chrome-trace\", \"json\", \"tflite\", \"vela\", \"rknn\", \"csv\")");
+  EXPECT_EQ(error_of("[roofline.profile]\nfile = \"p.csv\"\nclock = \"5 GB/s\"\n").substr(0, 39),
+            "s.toml:10:9: [roofline.profile] clock: ");
   EXPECT_EQ(error_of("[roofline]\nbursts = [\"96 B\"]\n"),
             "s.toml:9:10: [roofline] bursts: \"96 B\": a burst must be a multiple of 64 B no larger than the "
             "buffer");

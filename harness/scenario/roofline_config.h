@@ -66,6 +66,11 @@ struct VendorTool {
 struct LayerProfileConfig {
   std::string path;     // resolved against the scenario file's folder
   std::string written;  // as written in the scenario
+  std::string format = "auto";       // a name of probes/profile's format table; "auto": by content
+  std::optional<double> clock_hz;    // Vela: the accelerator clock its cycles count
+  std::optional<int> runs;           // Chrome trace: inferences the trace covers
+  // A second file whose layers' work (flops, bytes) is joined by layer name.
+  std::string work_path, work_written, work_format = "auto";
   std::string precision = "fp32";  // compute ceiling the layers run at
   std::string memory = "dram";     // memory ceiling they stream from
   int top = 5;                     // how many layers the "top by time" list names
