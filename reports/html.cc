@@ -490,16 +490,18 @@ std::string accuracy_section(const ReportInput& in) {
   for (const Metric& m : a.metrics) {
     if (!falls_under(m.level, m.name, "accuracy.fp16_candidate.<layer>.latency_share") || !m.value) continue;
     std::string layer = *placeholder_value(named("accuracy.fp16_candidate.<layer>.latency_share"), m.name);
+    // Level 1's placement of the same layer: what moving it costs or frees.
+    const Metric* bound = a.find_metric(instance("layer.<layer>.bound", layer));
     rows += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1f} %</td>"
-        "<td>{}</td></tr>\n",
+        "<td>{}</td><td>{}</td></tr>\n",
         escape_xml(layer), escape_xml(text(a.find_metric(instance("accuracy.<layer>.cosine", layer)), "{:.6f}")),
         escape_xml(text(a.find_metric(instance("accuracy.<layer>.psnr_db", layer)), "{:.2f} dB")), *m.value * 100,
-        escape_xml(m.source));
+        escape_xml(bound && bound->value ? bound->text + "-bound" : "not placed"), escape_xml(m.source));
   }
   if (!rows.empty())
     out += "<h3>FP16-fallback candidates</h3>\n<table class=\"figures\">\n<tr><th>layer</th><th>cosine</th><th>PSNR</th>"
-           "<th>share of latency</th><th>latency from</th></tr>\n" + rows + "</table>\n";
+           "<th>share of latency</th><th>roofline</th><th>latency from</th></tr>\n" + rows + "</table>\n";
   else
     out += "<p class=\"meta\">FP16-fallback candidates: no layer profile with the same layer names in this run.</p>\n";
   return out;

@@ -125,7 +125,7 @@ TEST_F(AccuracyRun, Fp16CandidatesSitBesideTheLayerProfileAndTheHtmlDrawsTheBars
                            "cosine_min = 0.995\n"
                            "[rig.compute]\nint8 = \"4 TOPS\"\n[rig.memory]\ndram = \"20 GB/s\"\n"
                            "[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"" +
-                               kFixture + "layer-profile.csv\"\n");
+                               kFixture + "layer-profile.csv\"\nprecision = \"int8\"\n");
   CommandResult live = harness({"--json", "run", s});
   ASSERT_EQ(live.exit_code, 1) << live.out << live.err;
   nlohmann::json run = nlohmann::json::parse(live.out);
@@ -146,6 +146,8 @@ TEST_F(AccuracyRun, Fp16CandidatesSitBesideTheLayerProfileAndTheHtmlDrawsTheBars
   EXPECT_THAT(page, HasSubstr("cosine similarity per layer, worst first"));
   EXPECT_THAT(page, HasSubstr("<h3>FP16-fallback candidates</h3>"));
   EXPECT_THAT(page, HasSubstr("<td>head_box</td><td class=\"num\">0.993730</td>"));
+  // Level 1 joined by layer name: head_box at 16384 op / 3072 B sits below the 200 op/B ridge.
+  EXPECT_THAT(page, HasSubstr("<td class=\"num\">12.7 %</td><td>memory-bound</td>"));
   // Worst first: head_box's bar label comes before conv1's.
   EXPECT_LT(page.find(">head_box</text>"), page.find(">conv1</text>"));
 }

@@ -1,4 +1,6 @@
-#include <filesystem>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -8,43 +10,78 @@
 #include "harness/bundle/bundle.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
+#include "reports/chrome_trace.h"
 
 namespace harness {
+namespace {
+
+Result<Recording> stored_recording(const RunRecord& run) {
+  if (run.recording_json.empty()) {
+    return Error::input(fmt::format("run {} has no recording (it never finished acquiring)", run.id));
+  }
+  Result<nlohmann::json> stored =
+      parse_bounded_json(run.recording_json, fmt::format("run {}'s stored recording", run.id), kMaxJsonDepth);
+  if (!stored) return Error::infra(stored.error().message);
+  try {
+    return stored->get<Recording>();
+  } catch (const nlohmann::json::exception& e) {
+    return Error::infra(fmt::format("run {}'s stored recording is corrupt: {}", run.id, e.what()));
+  }
+}
+
+// `export RUN DIR`: the run as a recording bundle.
+Status export_bundle(Store& store, const RunRecord& run, const Recording& recording, const std::string& dir, Io io) {
+  // Every stored artifact goes out, and only as the bytes that were stored.
+  std::vector<ExtraFile> files;
+  for (const Artifact& a : run.artifacts) {
+    HARNESS_TRY(store.verify_artifact(a));
+    files.push_back({a.path, a.name, a.kind, a.sha256});
+  }
+  std::string provenance = run.origin == "live"
+                               ? fmt::format("recorded live on {} (run {} of {})", run.context.count("host") ? run.context.at("host") : "?",
+                                             run.id, store.path())
+                               : fmt::format("exported from run {} of {} ({})", run.id, store.path(), run.origin);
+  HARNESS_TRY(write_bundle(dir, run, recording, files, provenance));
+  io.out << fmt::format("run {} written to {}\n", run.id, dir);
+  return ok();
+}
+
+// `export RUN --trace FILE`: the measurement window as Chrome trace JSON.
+Status export_trace(const RunRecord& run, const Recording& recording, const std::string& path, Io io) {
+  RunTrace trace = run_trace(run, recording);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error::input(fmt::format("{}: cannot write the trace: {}", path, std::strerror(errno)));
+  out << trace.doc.dump() << '\n';
+  out.close();
+  if (!out) return Error::infra(fmt::format("{}: writing the trace failed: {}", path, std::strerror(errno)));
+  io.out << fmt::format("run {}: {} iteration slices written to {} (Chrome trace JSON: Perfetto, chrome://tracing)\n",
+                        run.id, trace.iteration_slices, path);
+  for (const std::string& note : trace.notes) io.out << "note: " << note << '\n';
+  return ok();
+}
+
+}  // namespace
 
 Action setup_export(CLI::App& app, const GlobalOptions& global, Io io) {
   auto id = std::make_shared<std::int64_t>(0);
   auto dir = std::make_shared<std::string>();
+  auto trace = std::make_shared<std::string>();
   app.add_option("run", *id, "Run id")->required();
-  app.add_option("dir", *dir, "Folder to write (must be empty or absent)")->required();
+  app.add_option("dir", *dir, "Folder to write the recording bundle to (must be empty or absent)");
+  app.add_option("--trace", *trace,
+                 "Write the run's measurement window as Chrome trace event JSON (Perfetto, chrome://tracing) to FILE");
   return [=, &global]() -> Result<ExitCode> {
+    if (dir->empty() && trace->empty()) {
+      return Error::input("export: name a folder for the recording bundle, or --trace FILE (or both)");
+    }
     Result<Store> store = Store::open(resolve_database_path(global.db));
     if (!store) return store.error();
     Result<RunRecord> run = store->load_run(*id);
     if (!run) return run.error();
-    if (run->recording_json.empty()) {
-      return Error::input(fmt::format("run {} has no recording (it never finished acquiring)", *id));
-    }
-    Result<nlohmann::json> stored =
-        parse_bounded_json(run->recording_json, fmt::format("run {}'s stored recording", *id), kMaxJsonDepth);
-    if (!stored) return Error::infra(stored.error().message);
-    Recording recording;
-    try {
-      recording = stored->get<Recording>();
-    } catch (const nlohmann::json::exception& e) {
-      return Error::infra(fmt::format("run {}'s stored recording is corrupt: {}", *id, e.what()));
-    }
-    // Every stored artifact goes out, and only as the bytes that were stored.
-    std::vector<ExtraFile> files;
-    for (const Artifact& a : run->artifacts) {
-      HARNESS_TRY(store->verify_artifact(a));
-      files.push_back({a.path, a.name, a.kind, a.sha256});
-    }
-    std::string provenance = run->origin == "live"
-                                 ? fmt::format("recorded live on {} (run {} of {})", run->context["host"], *id,
-                                               store->path())
-                                 : fmt::format("exported from run {} of {} ({})", *id, store->path(), run->origin);
-    HARNESS_TRY(write_bundle(*dir, *run, recording, files, provenance));
-    io.out << fmt::format("run {} written to {}\n", *id, *dir);
+    Result<Recording> recording = stored_recording(*run);
+    if (!recording) return recording.error();
+    if (!dir->empty()) HARNESS_TRY(export_bundle(*store, *run, *recording, *dir, io));
+    if (!trace->empty()) HARNESS_TRY(export_trace(*run, *recording, *trace, io));
     return ExitCode::ok;
   };
 }

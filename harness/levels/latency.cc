@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/bounded_json.h"
 #include "harness/base/stats.h"
 #include "harness/base/units.h"
 #include "harness/model/metric_catalogue.h"
@@ -23,6 +24,7 @@ void to_json(nlohmann::json& j, const LatencyRecording& r) {
                           {"start_s", c.start_s},
                           {"latency_s", c.latency_s},
                           {"window_s", c.window_s},
+                          {"origin_host_ns", c.origin_host_ns ? nlohmann::json(*c.origin_host_ns) : nlohmann::json()},
                           {"power",
                            {{"source", c.power.source},
                             {"quantity", c.power.quantity},
@@ -56,6 +58,7 @@ void from_json(const nlohmann::json& j, LatencyRecording& r) {
     c.start_s = e.at("start_s").get<std::vector<double>>();
     c.latency_s = e.at("latency_s").get<std::vector<double>>();
     c.window_s = e.at("window_s");
+    if (auto o = e.find("origin_host_ns"); o != e.end() && !o->is_null()) c.origin_host_ns = json_integer<std::uint64_t>(*o);
     if (e.contains("power")) {
       const nlohmann::json& p = e["power"];
       c.power.source = p.value("source", "");

@@ -5,6 +5,8 @@
 // ("load.stress-ng-cpu-1.latency_p95"). Reference: scenarios/README.md.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,10 @@ struct LatencyCondition {
   std::vector<double> start_s;    // iteration start, seconds from the window start
   std::vector<double> latency_s;  // iteration latency
   double window_s = 0;            // measured window, warm-up excluded
+  // The host's monotonic clock (ns) at the window start, where start_s
+  // counts from: puts the conditions on one timeline (harness export
+  // --trace). Absent in recordings made before it was kept.
+  std::optional<std::uint64_t> origin_host_ns;
   PowerSeries power;
 };
 

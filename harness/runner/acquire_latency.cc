@@ -136,6 +136,7 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
     last_end = std::max(last_end, end_ns[i]);
   }
   out.window_s = static_cast<double>(last_end - origin) * 1e-9;
+  out.origin_host_ns = origin;
   if (power) out.power = cover_iterations(trace, start_ns.empty() ? origin : start_ns.front(), last_end);
 
   if (window && window->record) {

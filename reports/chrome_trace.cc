@@ -1,0 +1,188 @@
+#include "reports/chrome_trace.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+
+namespace harness {
+namespace {
+
+constexpr int kPid = 1;
+
+// Events and the tracks (threads) they sit on, in the order tracks appear.
+class TraceBuilder {
+ public:
+  int track(const std::string& name) {
+    auto [it, inserted] = tracks_.emplace(name, static_cast<int>(tracks_.size()) + 1);
+    if (inserted) order_.push_back(name);
+    return it->second;
+  }
+  void slice(const std::string& track_name, const std::string& name, const std::string& cat, double ts_us,
+             double dur_us, nlohmann::json args = nlohmann::json::object()) {
+    events_.push_back({{"name", name}, {"cat", cat}, {"ph", "X"}, {"ts", ts_us}, {"dur", std::max(0.0, dur_us)},
+                       {"pid", kPid}, {"tid", track(track_name)}, {"args", std::move(args)}});
+  }
+  // A counter track: Perfetto and chrome://tracing draw one per name.
+  void counter(const std::string& name, double ts_us, const std::string& series, double value) {
+    events_.push_back({{"name", name}, {"ph", "C"}, {"ts", ts_us}, {"pid", kPid}, {"tid", 0},
+                       {"args", {{series, value}}}});
+  }
+  nlohmann::json finish(const std::string& process_name) {
+    // One order for every track: by time (stable, so equal times keep the
+    // order they were added in), metadata first.
+    std::stable_sort(events_.begin(), events_.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+      return a["ts"].get<double>() < b["ts"].get<double>();
+    });
+    nlohmann::json all = nlohmann::json::array();
+    all.push_back({{"name", "process_name"}, {"ph", "M"}, {"ts", 0}, {"pid", kPid}, {"tid", 0},
+                   {"args", {{"name", process_name}}}});
+    for (const std::string& name : order_) {
+      const int tid = tracks_.at(name);
+      all.push_back({{"name", "thread_name"}, {"ph", "M"}, {"ts", 0}, {"pid", kPid}, {"tid", tid},
+                     {"args", {{"name", name}}}});
+      all.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"ts", 0}, {"pid", kPid}, {"tid", tid},
+                     {"args", {{"sort_index", tid}}}});
+    }
+    for (nlohmann::json& e : events_) all.push_back(std::move(e));
+    return all;
+  }
+
+ private:
+  std::map<std::string, int> tracks_;
+  std::vector<std::string> order_;
+  std::vector<nlohmann::json> events_;
+};
+
+// Host-clock nanoseconds of the earliest recorded instant: the trace's 0.
+std::optional<std::uint64_t> trace_origin(const Recording& r) {
+  std::optional<std::uint64_t> t0;
+  auto consider = [&](std::uint64_t ns) { t0 = t0 ? std::min(*t0, ns) : ns; };
+  if (r.latency)
+    for (const LatencyCondition& c : r.latency->conditions)
+      if (c.origin_host_ns) consider(*c.origin_host_ns);
+  if (r.rig && r.rig->window && r.rig->window->origin_host_ns > 0) consider(r.rig->window->origin_host_ns);
+  return t0;
+}
+
+double us_between(std::uint64_t from, std::uint64_t to) {
+  return (static_cast<double>(to) - static_cast<double>(from)) * 1e-3;
+}
+
+void add_power(TraceBuilder& t, const LatencyCondition& c, double first_start_us) {
+  if (c.power.t_s.empty()) return;
+  const bool energy = c.power.quantity == "energy";
+  const std::string name = fmt::format("{} ({}): {}", energy ? "energy" : "power", energy ? "J" : "W", c.power.source);
+  for (std::size_t k = 0; k < c.power.t_s.size() && k < c.power.value.size(); ++k)
+    t.counter(name, first_start_us + c.power.t_s[k] * 1e6, energy ? "J" : "W", c.power.value[k]);
+}
+
+// Each load condition: its iterations, the load running over its window,
+// its power readings. Returns the iteration slices written.
+std::size_t add_latency(TraceBuilder& t, const Recording& r, std::optional<std::uint64_t> t0,
+                        std::vector<std::string>& notes) {
+  if (!r.latency) return 0;
+  std::size_t slices = 0;
+  double next_free_us = 0;  // where a condition without a host time is placed
+  for (const LatencyCondition& c : r.latency->conditions) {
+    double offset = next_free_us;
+    if (c.origin_host_ns && t0) {
+      offset = us_between(*t0, *c.origin_host_ns);
+    } else {
+      notes.push_back(fmt::format("condition \"{}\": the recording has no host time for it (recorded before "
+                                  "origin_host_ns was kept); placed after the condition before it",
+                                  c.name));
+    }
+    const std::string track = iteration_track_name(c.name);
+    for (std::size_t i = 0; i < c.start_s.size() && i < c.latency_s.size(); ++i) {
+      t.slice(track, "iteration", "latency", offset + c.start_s[i] * 1e6, c.latency_s[i] * 1e6,
+              {{"index", i}, {"latency_ms", c.latency_s[i] * 1e3}, {"condition", c.name}});
+      ++slices;
+    }
+    t.slice("conditions", "condition " + c.name, "latency", offset, c.window_s * 1e6,
+            {{"iterations", c.start_s.size()}});
+    if (!c.load.empty()) {
+      t.slice("background load", fmt::format("{}", fmt::join(c.load, " ")), "stress", offset, c.window_s * 1e6,
+              {{"condition", c.name}, {"ended", c.load_end},
+               {"note", "the load ran over the whole measured window (started before the warm-up)"}});
+    }
+    add_power(t, c, offset + (c.start_s.empty() ? 0 : c.start_s.front() * 1e6));
+    next_free_us = std::max(next_free_us, offset + c.window_s * 1e6);
+  }
+  return slices;
+}
+
+// The level window the host's instruments shared: its span, the iterations
+// or request inside it, the analyzer's capture, the power readings, and the
+// counter readings taken around it.
+void add_rig_window(TraceBuilder& t, const RunRecord& run, const Recording& r, std::optional<std::uint64_t> t0,
+                    std::vector<std::string>& notes) {
+  if (!r.rig || !r.rig->window || !t0) return;
+  const RigRecording::Window& w = *r.rig->window;
+  const double origin = us_between(*t0, w.origin_host_ns);
+  const std::string track = "level windows";
+  t.slice(track, fmt::format("{} window{}", w.level, w.condition.empty() ? "" : " (" + w.condition + ")"), "window",
+          origin, w.closed_s * 1e6);
+  t.slice(track, w.level == "latency" ? "measured iterations" : "workload request", "window",
+          origin + w.iterations_start_s * 1e6, (w.iterations_end_s - w.iterations_start_s) * 1e6);
+  if (w.capture_start_s && w.capture_end_s)
+    t.slice("analyzer", "capture", "ddr", origin + *w.capture_start_s * 1e6, (*w.capture_end_s - *w.capture_start_s) * 1e6);
+  if (w.power_start_s && w.power_end_s)
+    t.slice("power meter", "readings", "power", origin + *w.power_start_s * 1e6, (*w.power_end_s - *w.power_start_s) * 1e6);
+  // DQ bus activity: the timeline's windows cover the capture in order.
+  const SampleSet* dq = run.analysis.find_samples("ddr.dq_active_timeline");
+  if (dq && !dq->values.empty()) {
+    if (w.capture_start_s && w.capture_end_s) {
+      const double step = (*w.capture_end_s - *w.capture_start_s) * 1e6 / static_cast<double>(dq->values.size());
+      for (std::size_t k = 0; k < dq->values.size(); ++k)
+        t.counter("DQ bus activity", origin + *w.capture_start_s * 1e6 + k * step, "utilisation", dq->values[k]);
+    } else {
+      notes.push_back("DQ activity: the capture was not placed on the host's clock (no analyzer in the window)");
+    }
+  }
+  // Counter readings: the one before and the one after the request, whose
+  // times are its span; readings between windows carry no time of their own.
+  if (w.level == "counters" && r.counters) {
+    for (const CounterReading& c : r.counters->readings) {
+      if (!c.before || !c.after) continue;
+      const std::string name = fmt::format("counter {} ({})", c.name, c.unit.empty() ? "count" : c.unit);
+      t.counter(name, origin + w.iterations_start_s * 1e6, "value", static_cast<double>(*c.before));
+      t.counter(name, origin + w.iterations_end_s * 1e6, "value", static_cast<double>(*c.after));
+    }
+    if (r.counters->windows > 1)
+      notes.push_back("counters: readings between windows carry no time of their own; only the first and last are drawn");
+  }
+}
+
+}  // namespace
+
+std::string iteration_track_name(const std::string& condition, const std::string& side) {
+  return side.empty() ? fmt::format("iterations: {}", condition) : fmt::format("iterations: {} [{}]", condition, side);
+}
+
+RunTrace run_trace(const RunRecord& run, const Recording& recording) {
+  RunTrace out;
+  TraceBuilder t;
+  const std::optional<std::uint64_t> t0 = trace_origin(recording);
+  if (!t0 && recording.latency)
+    out.notes.push_back("the recording has no host times: conditions are laid out one after another from 0");
+  out.iteration_slices = add_latency(t, recording, t0, out.notes);
+  add_rig_window(t, run, recording, t0, out.notes);
+  if (recording.rig && recording.rig->window && !t0)
+    out.notes.push_back("the rig window has no host time: not drawn");
+  nlohmann::json other = {{"run", run.id},
+                          {"scenario", run.scenario_name},
+                          {"rig", run.rig},
+                          {"started_at", run.started_at},
+                          {"clock", "the harness host's monotonic clock, microseconds from the earliest recorded instant"},
+                          {"notes", out.notes}};
+  out.doc = {{"traceEvents", t.finish(fmt::format("harness run {}: {}", run.id, run.scenario_name))},
+             {"displayTimeUnit", "ms"},
+             {"otherData", other}};
+  return out;
+}
+
+}  // namespace harness
