@@ -64,6 +64,10 @@ TEST(ChromeTraceProfile, MalformedTracesNameTheLine) {
             "t.json:3: \"E\" event of \"a\" ends before it began (3 us < 9 us)");
   EXPECT_EQ(error("[{\"name\": \"a\", \"ph\": \"X\", \"ts\": \"soon\", \"dur\": 1}]"),
             "t.json:1: \"ts\": \"soon\" is not a number");
+  // Found by profile_chrome_trace_fuzz: a slice without a name made the
+  // metric "layer..time", which the catalogue refuses by throwing.
+  EXPECT_EQ(error("[\n{\"name\": \"a\", \"ph\": \"X\", \"ts\": 1, \"dur\": 1},\n{\"ph\": \"X\", \"ts\": 3, \"dur\": 1}\n]"),
+            "t.json:3: a layer (or slice) with no name");
   EXPECT_EQ(error("{\"traceEvents\": 3}"),
             "t.json: expected a Chrome trace: an array of events or an object with \"traceEvents\"");
 }

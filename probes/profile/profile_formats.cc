@@ -93,13 +93,14 @@ Error json_error(const Error& e, const std::string& path) {
   return e;
 }
 
-// Names become metric names (layer.<name>.time): a hostile profile's
-// megabyte-long name is refused where it stands.
+// Names become metric names (layer.<name>.time): a layer needs one, and a
+// hostile profile's megabyte-long name is refused where it stands.
 constexpr std::size_t kMaxNameBytes = 4096;
 
 Result<LayerProfile> checked(Result<LayerProfile> p) {
   if (!p) return p;
   for (const ProfileLayer& l : p->layers) {
+    if (l.name.empty()) return Error::input(fmt::format("{}: a layer (or slice) with no name", l.where));
     for (const std::string* text : {&l.name, &l.op, &l.device_text}) {
       if (text->size() > kMaxNameBytes) {
         return Error::input(fmt::format("{}: a name of {} bytes (at most {})", l.where, text->size(), kMaxNameBytes));
