@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -19,6 +20,8 @@
 
 namespace harness {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string os_error(int e) { return std::strerror(e); }
 
@@ -100,50 +103,67 @@ Status sync_filesystem(const std::string& path) {
   return ok();
 }
 
-Result<int> open_regular_file(const std::string& path, std::string_view what) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
+RegularFile& RegularFile::operator=(RegularFile&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    size_ = o.size_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+RegularFile::~RegularFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Error not_a_regular_file(const std::string& path, fs::file_type type) {
+  const char* kind = type == fs::file_type::symlink                                     ? "a symbolic link"
+                     : type == fs::file_type::directory                                 ? "a directory"
+                     : type == fs::file_type::fifo                                      ? "a FIFO"
+                     : type == fs::file_type::character || type == fs::file_type::block ? "a device"
+                     : type == fs::file_type::socket                                    ? "a socket"
+                                                                                        : nullptr;
+  if (!kind) return Error::input(fmt::format("{}: not a regular file", path));
+  return Error::input(fmt::format("{}: is {}, not a regular file", path, kind));
+}
+
+Result<RegularFile> open_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
+  int opened = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (opened < 0) {
     int e = errno;
-    if (e == ELOOP) return Error::input(fmt::format("{}: is a symbolic link, not a regular file", path));
+    if (e == ELOOP) return not_a_regular_file(path, fs::file_type::symlink);
     if (!what.empty()) return Error::input(fmt::format("{}: cannot open {}: {}", path, what, os_error(e)));
     return Error::input(fmt::format("{}: {}", path, os_error(e)));
   }
+  RegularFile file(opened, 0);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int e = errno;
-    ::close(fd);
-    return Error::input(fmt::format("{}: {}", path, os_error(e)));
-  }
+  if (::fstat(opened, &st) != 0) return Error::input(fmt::format("{}: {}", path, os_error(errno)));
   if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO"
-                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "not a regular file";
-    return Error::input(fmt::format("{}: is {}, not a regular file", path, kind));
+    const fs::file_type type = S_ISDIR(st.st_mode)    ? fs::file_type::directory
+                               : S_ISFIFO(st.st_mode) ? fs::file_type::fifo
+                               : S_ISCHR(st.st_mode)  ? fs::file_type::character
+                               : S_ISBLK(st.st_mode)  ? fs::file_type::block
+                               : S_ISSOCK(st.st_mode) ? fs::file_type::socket
+                                                      : fs::file_type::unknown;
+    return not_a_regular_file(path, type);
   }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > max_bytes) return Error::input(fmt::format("{}: {} bytes is more than the {} allowed", path, size, max_bytes));
   // Reads block from here on: O_NONBLOCK only kept the open from waiting.
-  int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  return fd;
+  int flags = ::fcntl(opened, F_GETFL);
+  if (flags >= 0) ::fcntl(opened, F_SETFL, flags & ~O_NONBLOCK);
+  return RegularFile(file.release(), size);
 }
 
 Result<std::string> read_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
-  Result<int> opened = open_regular_file(path, what);
-  if (!opened) return opened.error();
-  Fd fd{*opened};
-  struct stat st {};
-  if (::fstat(fd.fd, &st) != 0) return Error::input(fmt::format("{}: {}", path, os_error(errno)));
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (size > max_bytes) {
-    return Error::input(fmt::format("{}: {} bytes is more than the {} allowed", path, size, max_bytes));
-  }
+  Result<RegularFile> file = open_regular_file(path, max_bytes, what);
+  if (!file) return file.error();
   std::string out;
-  out.resize(static_cast<std::size_t>(size));
+  out.resize(static_cast<std::size_t>(file->size()));
   std::size_t got = 0;
   while (got < out.size()) {
-    ssize_t n = ::read(fd.fd, out.data() + got, out.size() - got);
+    ssize_t n = ::read(file->fd(), out.data() + got, out.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Error::input(fmt::format("{}: {}", path, os_error(errno)));
     if (n == 0) break;  // shrank while read: what is there
@@ -152,30 +172,48 @@ Result<std::string> read_regular_file(const std::string& path, std::uint64_t max
   out.resize(got);
   // Grown while read: the limit still holds.
   char extra = 0;
-  if (::read(fd.fd, &extra, 1) > 0) {
+  if (::read(file->fd(), &extra, 1) > 0) {
     return Error::input(fmt::format("{}: grew while being read, beyond the {} bytes allowed", path, max_bytes));
   }
   return out;
 }
 
+Result<std::string> path_inside(const std::string& root, const std::string& name, const std::string& where,
+                                std::string_view root_what) {
+  const fs::path p(name);
+  if (name.empty() || p.is_absolute())
+    return Error::input(fmt::format("{}: file path \"{}\" must be relative to {}", where, name, root_what));
+  for (const fs::path& part : p)
+    if (part == "..") return Error::input(fmt::format("{}: file path \"{}\" points outside {}", where, name, root_what));
+  std::error_code ec;
+  const fs::path real_root = fs::weakly_canonical(root, ec);
+  if (ec) return Error::input(fmt::format("{}: {}", root, ec.message()));
+  const fs::path full = fs::path(root) / p;
+  const fs::path real = fs::weakly_canonical(full, ec);
+  if (ec) return Error::input(fmt::format("{}: file path \"{}\": {}", where, name, ec.message()));
+  auto [root_end, ignored] = std::mismatch(real_root.begin(), real_root.end(), real.begin(), real.end());
+  if (root_end != real_root.end())
+    return Error::input(fmt::format("{}: file path \"{}\" points outside {}", where, name, root_what));
+  return full.string();
+}
+
 Result<std::string> sha256_regular_file(const std::string& path) {
-  Result<int> opened = open_regular_file(path);
-  if (!opened) return opened.error();
-  Fd fd{*opened};
-  return sha256_fd(fd.fd, path);
+  Result<RegularFile> file = open_regular_file(path);
+  if (!file) return file.error();
+  return sha256_fd(file->fd(), path);
 }
 
 Status copy_file_private(const std::string& source, const std::string& target) {
-  Result<int> in = open_regular_file(source);
+  Result<RegularFile> in = open_regular_file(source);
   if (!in) return in.error();
-  Fd src{*in};
+  const int src = in->fd();
   Fd dst;
   dst.fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
   if (dst.fd < 0) return Error::infra(fmt::format("{}: cannot create: {}", target, os_error(errno)));
-  if (::ioctl(dst.fd, FICLONE, src.fd) == 0) return ok();
+  if (::ioctl(dst.fd, FICLONE, src) == 0) return ok();
   std::vector<char> buffer(1 << 20);
   for (;;) {
-    ssize_t n = ::read(src.fd, buffer.data(), buffer.size());
+    ssize_t n = ::read(src, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int e = errno;

@@ -29,4 +29,10 @@ inline constexpr std::uint64_t kMaxExpectationBytes = 64ull << 20;
 // bytes per page and per run report.
 inline constexpr std::uint64_t kMaxSiteManifestBytes = 128ull << 20;
 
+// Level 5's tensor dumps (probes/tensor/): an .npy, raw or .npz file (each
+// streamed, never read whole), and what an .npz archive's entries declare
+// they inflate to, together: 64 GiB, a bundle's limit for one file.
+inline constexpr std::uint64_t kMaxTensorFileBytes = 64ull << 30;
+inline constexpr std::uint64_t kMaxTensorArchiveInflatedBytes = 64ull << 30;
+
 }  // namespace harness

@@ -24,27 +24,12 @@ namespace {
 
 Status write_text(const fs::path& path, const std::string& text) { return write_file_atomically(path.string(), text); }
 
-// A manifest path must stay inside the bundle: relative, no "..", no
-// absolute, and (after resolving symlinks) still below the directory.
+// A manifest path must stay inside the bundle (the rule for every file named
+// by data: harness/base/files.h).
 Result<fs::path> confined(const fs::path& dir, const std::string& relative) {
-  fs::path p(relative);
-  if (relative.empty() || p.is_absolute()) {
-    return Error::input(fmt::format("{}: file path \"{}\" must be relative to the bundle", dir.string(), relative));
-  }
-  for (const fs::path& part : p) {
-    if (part == "..") {
-      return Error::input(
-          fmt::format("{}: file path \"{}\" points outside the bundle", dir.string(), relative));
-    }
-  }
-  std::error_code ec;
-  fs::path root = fs::weakly_canonical(dir, ec);
-  fs::path full = fs::weakly_canonical(dir / p, ec);
-  auto [root_end, ignored] = std::mismatch(root.begin(), root.end(), full.begin(), full.end());
-  if (ec || root_end != root.end()) {
-    return Error::input(fmt::format("{}: file path \"{}\" points outside the bundle", dir.string(), relative));
-  }
-  return dir / p;
+  Result<std::string> inside = path_inside(dir.string(), relative, dir.string(), "the bundle");
+  if (!inside) return inside.error();
+  return fs::path(*inside);
 }
 
 nlohmann::json manifest_to_json(const BundleManifest& m) {
@@ -209,7 +194,7 @@ namespace {
 // A listed file, opened as a regular file (no symlink, FIFO or device) and
 // checked against the manifest's size and sha256 from that one descriptor.
 Status verify_listed_file(const fs::path& full, const BundleFile& f) {
-  Result<int> opened = open_regular_file(full.string());
+  Result<RegularFile> opened = open_regular_file(full.string());
   if (!opened) {
     std::string m = opened.error().message;
     if (m.find("not a regular file") != std::string::npos) {
@@ -219,18 +204,11 @@ Status verify_listed_file(const fs::path& full, const BundleFile& f) {
     const std::string prefix = full.string() + ": ";
     return Error::input(prefix + "listed in the manifest but " + m.substr(m.rfind(prefix, 0) == 0 ? prefix.size() : 0));
   }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{*opened};
-  struct stat st {};
-  if (::fstat(*opened, &st) != 0) return Error::input(fmt::format("{}: {}", full.string(), std::strerror(errno)));
-  const auto actual = static_cast<std::uint64_t>(st.st_size);
-  if (actual != f.size) {
+  if (opened->size() != f.size) {
     return Error::input(fmt::format("{}: {} bytes, the manifest says {} (truncated or altered)", full.string(),
-                                    actual, f.size));
+                                    opened->size(), f.size));
   }
-  Result<std::string> sha = sha256_fd(*opened, full.string());
+  Result<std::string> sha = sha256_fd(opened->fd(), full.string());
   if (!sha) return sha.error();
   if (*sha != f.sha256) {
     return Error::input(fmt::format("{}: sha256 {} does not match the manifest's {} (altered)", full.string(), *sha,

@@ -1,5 +1,6 @@
 // A direct reader of sigrok session files (.sr, "srzip"): the ZIP container
-// parsed by hand, deflated entries inflated with ISA-L, the logic samples
+// read by the one ZIP reader (probes/zip/zip_reader.h: its limits, overlap
+// and bomb checks), deflated entries inflated with ISA-L, the logic samples
 // streamed into a CaptureSink in large chunks. It replaces libsigrok's
 // load_session on the read path (about twice as fast here, no GLib main
 // loop) and delivers what the libsigrok path delivers (read_sr_libsigrok in
@@ -16,52 +17,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <string_view>
-#include <utility>
 
 #include "harness/base/result.h"
 #include "probes/capture/capture.h"
 #include "probes/capture/limits.h"
+#include "probes/zip/byte_source.h"
 
 namespace harness {
-
-// Random-access bytes: a file read with pread, or a buffer in memory.
-class ByteSource {
- public:
-  virtual ~ByteSource() = default;
-  virtual std::uint64_t size() const = 0;
-  // Reads up to `n` bytes at `offset` into `out`; returns how many were read
-  // (fewer only at the end of the source), or the OS error.
-  virtual Result<std::size_t> read_at(std::uint64_t offset, void* out, std::size_t n) = 0;
-};
-
-class MemoryByteSource : public ByteSource {
- public:
-  explicit MemoryByteSource(std::string_view bytes) : bytes_(bytes) {}
-  std::uint64_t size() const override { return bytes_.size(); }
-  Result<std::size_t> read_at(std::uint64_t offset, void* out, std::size_t n) override;
-
- private:
-  std::string_view bytes_;
-};
-
-class FileByteSource : public ByteSource {
- public:
-  // A missing file, a directory or an unreadable one is an Error::input
-  // naming the path and the OS error.
-  static Result<std::unique_ptr<FileByteSource>> open(const std::string& path);
-  ~FileByteSource() override;
-  std::uint64_t size() const override { return size_; }
-  Result<std::size_t> read_at(std::uint64_t offset, void* out, std::size_t n) override;
-
- private:
-  FileByteSource(std::string path, int fd, std::uint64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}
-  std::string path_;
-  int fd_;
-  std::uint64_t size_;
-};
 
 struct SrzipOptions {
   // Bytes read from the source at a time, and bytes of samples handed to the

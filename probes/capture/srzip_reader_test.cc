@@ -13,9 +13,12 @@
 
 #include "probes/capture/readers.h"
 #include "probes/capture/sigrok.h"
+#include "tests/support/zip_builder.h"
 
 namespace harness {
 namespace {
+
+using namespace testing_support;
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / fmt::format("harness_srzip_{}_{}", getpid(), name)).string();
@@ -120,159 +123,11 @@ std::string metadata(unsigned probes, unsigned unitsize, const std::string& samp
   return m + fmt::format("unitsize={}\n", unitsize);
 }
 
-// A ZIP written by hand, stored entries, optionally with every size and
-// offset in ZIP64 records (libzip writes ZIP64 only when it must).
-struct RawEntry {
-  RawEntry(std::string n, std::string d, std::uint16_t m = 0, std::string i = {})
-      : name(std::move(n)), data(std::move(d)), method(m), inflated(std::move(i)) {}
-  std::string name, data;
-  std::uint16_t method;
-  std::string inflated;  // for method 8: what `data` inflates to
-};
-
-// Raw deflate (no zlib header), as ZIP method 8 stores it.
-std::string deflated(const std::string& plain) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, plain.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
-  z.avail_in = static_cast<uInt>(plain.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
-template <class T>
-void put(std::string& s, T v) {
-  for (unsigned i = 0; i < sizeof v; ++i) s.push_back(static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
-}
-
-std::string raw_zip(const std::vector<RawEntry>& entries, bool zip64) {
-  std::string out, cd;
-  for (const RawEntry& e : entries) {
-    const std::uint64_t offset = out.size();
-    const std::string& plain = e.method == 8 ? e.inflated : e.data;
-    const std::uint32_t crc = static_cast<std::uint32_t>(
-        crc32(0, reinterpret_cast<const Bytef*>(plain.data()), static_cast<uInt>(plain.size())));
-    const std::uint32_t csize32 = zip64 ? 0xffffffffu : static_cast<std::uint32_t>(e.data.size());
-    const std::uint32_t usize32 = zip64 ? 0xffffffffu : static_cast<std::uint32_t>(plain.size());
-    put<std::uint32_t>(out, 0x04034b50);
-    put<std::uint16_t>(out, zip64 ? 45 : 20);
-    put<std::uint16_t>(out, 0);
-    put<std::uint16_t>(out, e.method);
-    put<std::uint32_t>(out, 0x00210000);  // time, date
-    put<std::uint32_t>(out, crc);
-    put<std::uint32_t>(out, csize32);
-    put<std::uint32_t>(out, usize32);
-    put<std::uint16_t>(out, static_cast<std::uint16_t>(e.name.size()));
-    put<std::uint16_t>(out, zip64 ? 20 : 0);
-    out += e.name;
-    if (zip64) {
-      put<std::uint16_t>(out, 1);
-      put<std::uint16_t>(out, 16);
-      put<std::uint64_t>(out, plain.size());
-      put<std::uint64_t>(out, e.data.size());
-    }
-    out += e.data;
-    put<std::uint32_t>(cd, 0x02014b50);
-    put<std::uint16_t>(cd, 45);
-    put<std::uint16_t>(cd, zip64 ? 45 : 20);
-    put<std::uint16_t>(cd, 0);
-    put<std::uint16_t>(cd, e.method);
-    put<std::uint32_t>(cd, 0x00210000);
-    put<std::uint32_t>(cd, crc);
-    put<std::uint32_t>(cd, csize32);
-    put<std::uint32_t>(cd, usize32);
-    put<std::uint16_t>(cd, static_cast<std::uint16_t>(e.name.size()));
-    put<std::uint16_t>(cd, zip64 ? 28 : 0);
-    put<std::uint16_t>(cd, 0);  // comment
-    put<std::uint16_t>(cd, 0);  // disk
-    put<std::uint16_t>(cd, 0);
-    put<std::uint32_t>(cd, 0);
-    put<std::uint32_t>(cd, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(offset));
-    cd += e.name;
-    if (zip64) {
-      put<std::uint16_t>(cd, 1);
-      put<std::uint16_t>(cd, 24);
-      put<std::uint64_t>(cd, plain.size());
-      put<std::uint64_t>(cd, e.data.size());
-      put<std::uint64_t>(cd, offset);
-    }
-  }
-  const std::uint64_t cd_offset = out.size();
-  out += cd;
-  if (zip64) {
-    const std::uint64_t eocd64 = out.size();
-    put<std::uint32_t>(out, 0x06064b50);
-    put<std::uint64_t>(out, 44);
-    put<std::uint16_t>(out, 45);
-    put<std::uint16_t>(out, 45);
-    put<std::uint32_t>(out, 0);
-    put<std::uint32_t>(out, 0);
-    put<std::uint64_t>(out, entries.size());
-    put<std::uint64_t>(out, entries.size());
-    put<std::uint64_t>(out, cd.size());
-    put<std::uint64_t>(out, cd_offset);
-    put<std::uint32_t>(out, 0x07064b50);
-    put<std::uint32_t>(out, 0);
-    put<std::uint64_t>(out, eocd64);
-    put<std::uint32_t>(out, 1);
-  }
-  put<std::uint32_t>(out, 0x06054b50);
-  put<std::uint16_t>(out, 0);
-  put<std::uint16_t>(out, 0);
-  put<std::uint16_t>(out, zip64 ? 0xffff : static_cast<std::uint16_t>(entries.size()));
-  put<std::uint16_t>(out, zip64 ? 0xffff : static_cast<std::uint16_t>(entries.size()));
-  put<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(cd.size()));
-  put<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(cd_offset));
-  put<std::uint16_t>(out, 0);
-  return out;
-}
-
-// The data offset and compressed size of an entry, found through the local
-// header that names it (test archives only: names are unique and short).
-std::pair<std::size_t, std::size_t> locate(const std::string& zip, const std::string& entry) {
-  std::string header("PK\x03\x04", 4);
-  for (std::size_t at = zip.find(header); at != std::string::npos; at = zip.find(header, at + 1)) {
-    auto u16 = [&](std::size_t p) { return static_cast<std::uint8_t>(zip[p]) | static_cast<std::uint8_t>(zip[p + 1]) << 8; };
-    std::size_t n = u16(at + 26), x = u16(at + 28);
-    if (zip.compare(at + 30, n, entry) != 0 || n != entry.size()) continue;
-    std::size_t size = u16(at + 18) | static_cast<std::size_t>(u16(at + 20)) << 16;
-    return {at + 30 + n + x, size};
-  }
-  ADD_FAILURE() << "no entry " << entry;
-  return {0, 0};
-}
-
 SrzipOptions small_blocks(std::size_t read, std::size_t sink) {
   SrzipOptions o;
   o.read_block = read;
   o.sink_block = sink;
   return o;
-}
-
-// The central directory record of `entry` (test archives only).
-std::size_t central_record(const std::string& zip, const std::string& entry) {
-  std::string header("PK\x01\x02", 4);
-  for (std::size_t at = zip.find(header); at != std::string::npos; at = zip.find(header, at + 1)) {
-    auto u16 = [&](std::size_t p) { return static_cast<std::uint8_t>(zip[p]) | static_cast<std::uint8_t>(zip[p + 1]) << 8; };
-    if (static_cast<std::size_t>(u16(at + 28)) == entry.size() && zip.compare(at + 46, entry.size(), entry) == 0) return at;
-  }
-  ADD_FAILURE() << "no central record " << entry;
-  return 0;
-}
-
-void patch32(std::string& zip, std::size_t at, std::uint32_t v) {
-  for (unsigned i = 0; i < 4; ++i) zip[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
-std::uint32_t read32(const std::string& zip, std::size_t at) {
-  std::uint32_t v = 0;
-  for (unsigned i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(zip[at + i])) << (8 * i);
-  return v;
 }
 
 TEST(SrzipReader, AgreesWithLibsigrokOnTheSrWriterOutput) {
@@ -478,7 +333,7 @@ TEST(SrzipReader, NamesAMissingFile) {
   EXPECT_EQ(s.error().message, "/nonexistent/x.sr: No such file or directory");
   s = read_sr("/tmp", c);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, "/tmp: not a regular file");
+  EXPECT_EQ(s.error().message, "/tmp: is a directory, not a regular file");
 }
 
 TEST(SrzipReader, ReadCaptureChoosesTheReader) {

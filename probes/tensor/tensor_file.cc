@@ -13,12 +13,12 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <isa-l/crc.h>
-#include <isa-l/igzip_lib.h>
 #include <nlohmann/json.hpp>
 
 #include "harness/base/bounded_json.h"
-#include "probes/capture/srzip_reader.h"  // ByteSource, FileByteSource, MemoryByteSource
+#include "harness/base/input_limits.h"
+#include "probes/zip/byte_source.h"
+#include "probes/zip/zip_reader.h"
 
 namespace harness::tensor {
 
@@ -417,11 +417,6 @@ Result<Sidecar> parse_sidecar(std::string_view text, const std::string& path) {
 
 namespace {
 
-constexpr std::uint32_t kLocalHeader = 0x04034b50, kCentralHeader = 0x02014b50, kEndOfDirectory = 0x06054b50,
-                        kZip64End = 0x06064b50, kZip64Locator = 0x07064b50;
-constexpr std::size_t kEocd = 22, kZip64EndSize = 56, kZip64LocatorSize = 20, kCentral = 46, kLocal = 30;
-constexpr std::uint64_t kMaxDirectory = std::uint64_t{16} << 20;
-
 Status read_exact(ByteSource& src, std::uint64_t offset, void* out, std::size_t n, const std::string& origin,
                   const char* what) {
   Result<std::size_t> got = src.read_at(offset, out, n);
@@ -432,242 +427,60 @@ Status read_exact(ByteSource& src, std::uint64_t offset, void* out, std::size_t 
   return ok();
 }
 
-struct ZipEntry {
-  std::string name;
-  std::uint16_t flags = 0, method = 0;
-  std::uint32_t crc = 0;
-  std::uint64_t compressed = 0, uncompressed = 0, header_offset = 0;
-};
-
-Result<std::vector<ZipEntry>> zip_directory(ByteSource& src, const std::string& name) {
-  const std::uint64_t size = src.size();
-  const std::string not_zip = name + ": no ZIP end of central directory record: not an .npz archive, or truncated";
-  if (size < kEocd) return Error::input(not_zip);
-  const std::size_t tail_len = static_cast<std::size_t>(std::min<std::uint64_t>(size, 0xffff + kEocd));
-  const std::uint64_t tail_at = size - tail_len;
-  std::vector<std::uint8_t> tail(tail_len);
-  HARNESS_TRY(read_exact(src, tail_at, tail.data(), tail_len, name, "end of central directory"));
-  std::optional<std::size_t> at;
-  for (std::size_t i = tail_len - kEocd + 1; i-- > 0;)
-    if (le32(&tail[i]) == kEndOfDirectory && i + kEocd + le16(&tail[i + 20]) == tail_len) {
-      at = i;
-      break;
-    }
-  if (!at) return Error::input(not_zip);
-  const std::uint8_t* e = &tail[*at];
-  const std::uint64_t eocd = tail_at + *at;
-  std::uint64_t entries = le16(e + 10), cd_size = le32(e + 12), cd_offset = le32(e + 16), limit = eocd;
-  if (le16(e + 4) != 0 || le16(e + 6) != 0 || le16(e + 8) != le16(e + 10))
-    return Error::input(name + ": multi-disk ZIP archives are not supported");
-  if (*at >= kZip64LocatorSize && le32(e - kZip64LocatorSize) == kZip64Locator) {
-    const std::uint64_t z64 = le64(e - kZip64LocatorSize + 8), loc = eocd - kZip64LocatorSize;
-    if (z64 > loc || loc - z64 < kZip64EndSize)
-      return Error::input(fmt::format("{}: ZIP64 end of central directory at byte offset {} lies outside the file",
-                                      name, z64));
-    std::uint8_t r[kZip64EndSize];
-    HARNESS_TRY(read_exact(src, z64, r, sizeof r, name, "ZIP64 end of central directory"));
-    if (le32(r) != kZip64End)
-      return Error::input(fmt::format("{}: byte offset {}: no ZIP64 end of central directory record there", name, z64));
-    entries = le64(r + 32);
-    cd_size = le64(r + 40);
-    cd_offset = le64(r + 48);
-    limit = z64;
-  }
-  if (cd_offset > limit || cd_size > limit - cd_offset)
-    return Error::input(fmt::format("{}: central directory ({} bytes at byte offset {}) lies outside the file (size {})",
-                                    name, cd_size, cd_offset, size));
-  if (cd_size > kMaxDirectory || entries > cd_size / kCentral)
-    return Error::input(fmt::format("{}: central directory of {} bytes with {} entries: corrupt file", name, cd_size,
-                                    entries));
-  std::vector<std::uint8_t> cd(static_cast<std::size_t>(cd_size));
-  HARNESS_TRY(read_exact(src, cd_offset, cd.data(), cd.size(), name, "central directory"));
-  std::vector<ZipEntry> list;
-  std::size_t p = 0;
-  for (std::uint64_t n = 0; n < entries; ++n) {
-    if (cd.size() - p < kCentral || le32(&cd[p]) != kCentralHeader)
-      return Error::input(fmt::format("{}: byte offset {}: central directory entry {} is not there", name,
-                                      cd_offset + p, n + 1));
-    const std::uint8_t* h = &cd[p];
-    const std::size_t name_len = le16(h + 28), extra_len = le16(h + 30), comment_len = le16(h + 32);
-    if (cd.size() - p - kCentral < name_len + extra_len + comment_len)
-      return Error::input(fmt::format("{}: byte offset {}: central directory entry {} runs past the directory", name,
-                                      cd_offset + p, n + 1));
-    ZipEntry z;
-    z.flags = le16(h + 8);
-    z.method = le16(h + 10);
-    z.crc = le32(h + 16);
-    z.compressed = le32(h + 20);
-    z.uncompressed = le32(h + 24);
-    z.header_offset = le32(h + 42);
-    z.name.assign(reinterpret_cast<const char*>(h + kCentral), name_len);
-    const bool nu = z.uncompressed == 0xffffffff, nc = z.compressed == 0xffffffff, no = z.header_offset == 0xffffffff;
-    const std::uint8_t* x = h + kCentral + name_len;
-    bool got64 = false;
-    for (std::size_t q = 0; extra_len - q >= 4;) {
-      const std::uint16_t id = le16(x + q), len = le16(x + q + 2);
-      if (extra_len - q - 4 < len) break;
-      if (id == 0x0001) {
-        const std::uint8_t* f = x + q + 4;
-        if (len < 8 * (nu + nc + no))
-          return Error::input(fmt::format("{}: entry '{}': ZIP64 extra field too short", name, z.name));
-        if (nu) z.uncompressed = le64(f), f += 8;
-        if (nc) z.compressed = le64(f), f += 8;
-        if (no) z.header_offset = le64(f);
-        got64 = true;
-      }
-      q += 4 + len;
-    }
-    if ((nu || nc || no) && !got64)
-      return Error::input(fmt::format("{}: entry '{}': 32-bit size set to 0xffffffff without a ZIP64 field", name,
-                                      z.name));
-    list.push_back(std::move(z));
-    p += kCentral + name_len + extra_len + comment_len;
-  }
-  return list;
+// What an archive's .npy entries may declare: each, and all together, at
+// most a tensor file's limit (input_limits.h). Entries sharing their bytes
+// are refused by the ZIP reader before this.
+zip::InflateLimits npz_limits() {
+  zip::InflateLimits l;
+  l.entry_bytes = kMaxTensorFileBytes;
+  l.entry_name = "limit for one tensor";
+  l.total_bytes = kMaxTensorArchiveInflatedBytes;
+  l.total_name = "limit for an archive's tensors";
+  l.group = "the .npy entries";
+  return l;
 }
 
-const char* inflate_error(int code) {
-  switch (code) {
-    case ISAL_INVALID_BLOCK: return "invalid deflate block";
-    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
-    case ISAL_INVALID_LOOKBACK: return "invalid back-reference distance";
-    default: return "inflate error";
-  }
+// One located .npy entry of an archive: its header read from its first
+// bytes, inflated if need be.
+Result<TensorInfo> npz_tensor(ByteSource& src, const std::string& archive, zip::Entry e,
+                              zip::InflateScratch& scratch) {
+  TensorInfo t;
+  t.origin = archive + ":" + e.name;
+  t.file = archive;
+  t.name = e.name.substr(0, e.name.size() - 4);
+  std::string head(static_cast<std::size_t>(std::min<std::uint64_t>(e.uncompressed, kMaxNpyHeaderBytes + 12)), '\0');
+  zip::EntryReader reader(src, e, t.origin, scratch);
+  bool ended = false;
+  Result<std::size_t> got = reader.fill(reinterpret_cast<std::uint8_t*>(head.data()), head.size(), ended);
+  if (!got) return got.error();
+  head.resize(*got);
+  Result<NpyHeader> h = parse_npy_header(head, t.origin);
+  if (!h) return h.error();
+  t.dtype = h->dtype;
+  t.big_endian = h->big_endian;
+  t.shape = h->shape;
+  t.count = h->count;
+  t.entry_header_bytes = h->header_bytes;
+  HARNESS_TRY(check_data_size(t.shape, t.dtype, e.uncompressed - h->header_bytes, t.origin));
+  t.entry = std::move(e);
+  return t;
 }
-
-// The uncompressed bytes of one entry (or of a plain file's data), streamed.
-class ByteStream {
- public:
-  ByteStream(ByteSource& src, const TensorInfo& info, std::uint64_t total_out)
-      : src_(src), info_(info), total_(total_out) {
-    if (info.deflated) {
-      inflate_ = std::make_unique<inflate_state>();
-      isal_inflate_init(inflate_.get());
-      inflate_->crc_flag = ISAL_GZIP_NO_HDR;
-      in_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(std::uint64_t{1} << 20, info.stored_bytes + 1)));
-    }
-  }
-
-  // Fills `n` bytes unless the stream ends first; returns how many.
-  Result<std::size_t> read(std::uint8_t* out, std::size_t n) {
-    n = static_cast<std::size_t>(std::min<std::uint64_t>(n, total_ - produced_));
-    if (n == 0) return std::size_t{0};
-    if (!info_.deflated) {
-      Result<std::size_t> got = src_.read_at(info_.data_offset + produced_, out, n);
-      if (!got) return got.error();
-      if (*got != n)
-        return Error::input(fmt::format("{}: the file ends at byte offset {}, {} bytes of data expected: truncated",
-                                        info_.origin, info_.data_offset + produced_ + *got,
-                                        total_));
-      if (info_.check_crc) crc_ = crc32_gzip_refl(crc_, out, n);
-      produced_ += n;
-      return n;
-    }
-    inflate_state& st = *inflate_;
-    std::size_t done = 0;
-    while (done < n) {
-      if (st.avail_in == 0 && consumed_ < info_.stored_bytes) {
-        std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(in_.size(), info_.stored_bytes - consumed_));
-        HARNESS_TRY(read_exact(src_, info_.data_offset + consumed_, in_.data(), k, info_.origin, "deflated data"));
-        consumed_ += k;
-        st.next_in = in_.data();
-        st.avail_in = static_cast<std::uint32_t>(k);
-      }
-      const std::uint32_t before_in = st.avail_in;
-      st.next_out = out + done;
-      st.avail_out = static_cast<std::uint32_t>(std::min<std::size_t>(n - done, 0x7fffffff));
-      const std::uint32_t before_out = st.avail_out;
-      int rc = isal_inflate(&st);
-      if (rc < 0) return Error::input(fmt::format("{}: {}: corrupt archive", info_.origin, inflate_error(rc)));
-      std::size_t got = before_out - st.avail_out;
-      done += got;
-      if (got == 0 && (st.block_state == ISAL_BLOCK_FINISH || (st.avail_in == before_in && consumed_ == info_.stored_bytes)))
-        break;
-    }
-    produced_ += done;
-    if (done < n)
-      return Error::input(fmt::format("{}: the deflated entry ends after {} of {} bytes: truncated or corrupt",
-                                      info_.origin, produced_, total_));
-    return done;
-  }
-
-  bool finished() const { return produced_ == total_; }
-
-  Status verify_crc() {
-    if (!info_.check_crc) return ok();
-    const std::uint32_t crc = info_.deflated ? inflate_->crc : crc_;
-    if (crc != info_.crc32)
-      return Error::input(fmt::format("{}: CRC-32 {:08x} differs from {:08x} in the archive's directory: corrupt file",
-                                      info_.origin, crc, info_.crc32));
-    return ok();
-  }
-
- private:
-  ByteSource& src_;
-  const TensorInfo& info_;
-  std::uint64_t total_, produced_ = 0, consumed_ = 0;
-  std::uint32_t crc_ = 0;
-  std::unique_ptr<inflate_state> inflate_;
-  std::vector<std::uint8_t> in_;
-};
 
 Result<std::vector<TensorInfo>> list_npz_source(ByteSource& src, const std::string& name) {
-  Result<std::vector<ZipEntry>> dir = zip_directory(src, name);
-  if (!dir) return dir.error();
+  Result<zip::Archive> archive = zip::Archive::open(src, name, "an .npz archive");
+  if (!archive) return archive.error();
+  std::vector<const zip::Entry*> tensors;
+  for (const zip::Entry& e : archive->entries())
+    if (e.name.size() > 4 && e.name.ends_with(".npy")) tensors.push_back(&e);
+  Result<std::vector<zip::Entry>> located = archive->locate_all(tensors);
+  if (!located) return located.error();
+  HARNESS_TRY(archive->check_inflated(*located, npz_limits()));
   std::vector<TensorInfo> out;
-  std::set<std::string> seen;
-  for (const ZipEntry& z : *dir) {
-    if (z.name.size() < 5 || z.name.substr(z.name.size() - 4) != ".npy") continue;
-    TensorInfo t;
-    t.origin = name + ":" + z.name;
-    t.file = name;
-    t.name = z.name.substr(0, z.name.size() - 4);
-    if (z.flags & 1) return Error::input(t.origin + ": the entry is encrypted");
-    if (z.method != 0 && z.method != 8)
-      return Error::input(fmt::format("{}: compression method {} is not supported (0, stored, and 8, deflate)",
-                                      t.origin, z.method));
-    if (z.method == 0 && z.compressed != z.uncompressed)
-      return Error::input(fmt::format("{}: stored, but its sizes differ ({} and {} bytes)", t.origin, z.compressed,
-                                      z.uncompressed));
-    const std::uint64_t size = src.size();
-    if (z.header_offset > size || size - z.header_offset < kLocal)
-      return Error::input(fmt::format("{}: local header at byte offset {} lies outside the file (size {})", t.origin,
-                                      z.header_offset, size));
-    std::uint8_t lh[kLocal];
-    HARNESS_TRY(read_exact(src, z.header_offset, lh, sizeof lh, t.origin, "local header"));
-    if (le32(lh) != kLocalHeader)
-      return Error::input(fmt::format("{}: no local header at byte offset {}", t.origin, z.header_offset));
-    const std::uint64_t data = z.header_offset + kLocal + le16(lh + 26) + le16(lh + 28);
-    if (data > size || size - data < z.compressed)
-      return Error::input(fmt::format("{}: {} bytes of data at byte offset {} run past the end of the file (size {}): "
-                                      "truncated",
-                                      t.origin, z.compressed, data, size));
-    t.data_offset = data;
-    t.stored_bytes = z.compressed;
-    t.deflated = z.method == 8;
-    t.crc32 = z.crc;
-    t.check_crc = true;
-    // The entry's .npy header: its first bytes, inflated if need be.
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(z.uncompressed, kMaxNpyHeaderBytes + 12));
-    std::vector<std::uint8_t> head(want);
-    {
-      TensorInfo probe = t;
-      probe.check_crc = false;
-      ByteStream bs(src, probe, z.uncompressed);
-      Result<std::size_t> got = bs.read(head.data(), want);
-      if (!got) return got.error();
-    }
-    Result<NpyHeader> h = parse_npy_header(
-        std::string_view(reinterpret_cast<const char*>(head.data()), head.size()), t.origin);
-    if (!h) return h.error();
-    t.dtype = h->dtype;
-    t.big_endian = h->big_endian;
-    t.shape = h->shape;
-    t.count = h->count;
-    t.entry_header_bytes = h->header_bytes;
-    HARNESS_TRY(check_data_size(t.shape, t.dtype, z.uncompressed - h->header_bytes, t.origin));
-    if (!seen.insert(t.name).second) return Error::input(fmt::format("{}: two entries named '{}'", name, t.name));
-    out.push_back(std::move(t));
+  zip::InflateScratch scratch;
+  for (zip::Entry& e : *located) {
+    Result<TensorInfo> t = npz_tensor(src, name, std::move(e), scratch);
+    if (!t) return t.error();
+    out.push_back(std::move(*t));
   }
   return out;
 }
@@ -840,12 +653,67 @@ std::uint16_t swap_bytes(std::uint16_t v) { return __builtin_bswap16(v); }
 std::uint32_t swap_bytes(std::uint32_t v) { return __builtin_bswap32(v); }
 std::uint64_t swap_bytes(std::uint64_t v) { return __builtin_bswap64(v); }
 
+// The bytes of a tensor's values, in order: a plain file's from its data
+// offset, or an .npz entry's after the entry's own .npy header (the entry's
+// size and CRC-32 checked at its end).
+class ValueBytes {
+ public:
+  ValueBytes(ByteSource& src, const TensorInfo& info) : src_(src), info_(info) {
+    if (info.entry) entry_.emplace(src, *info.entry, info.origin, scratch_);
+  }
+
+  // Exactly `n` bytes: the caller asks for no more than the tensor holds.
+  Status read(std::uint8_t* out, std::size_t n) {
+    if (!entry_) {
+      Result<std::size_t> got = src_.read_at(info_.data_offset + position_, out, n);
+      if (!got) return got.error();
+      if (*got != n)
+        return Error::input(fmt::format("{}: the file ends at byte offset {}, {} bytes of data expected: truncated",
+                                        info_.origin, info_.data_offset + position_ + *got,
+                                        info_.count * dtype_size(info_.dtype)));
+      position_ += n;
+      return ok();
+    }
+    if (position_ == 0 && info_.entry_header_bytes > 0) {
+      std::vector<std::uint8_t> header(static_cast<std::size_t>(info_.entry_header_bytes));
+      HARNESS_TRY(fill(header.data(), header.size()));
+    }
+    HARNESS_TRY(fill(out, n));
+    position_ += n;
+    return ok();
+  }
+
+  // After the last value: an entry must end here, its size and CRC-32 right.
+  Status finish() {
+    if (!entry_) return ok();
+    std::uint8_t extra = 0;
+    Result<std::size_t> n = entry_->read(&extra, 1);
+    if (!n) return n.error();
+    if (*n != 0) return Error::input(info_.origin + ": the entry holds more bytes than its shape: corrupt file");
+    return ok();
+  }
+
+ private:
+  Status fill(std::uint8_t* out, std::size_t n) {
+    bool ended = false;
+    Result<std::size_t> got = entry_->fill(out, n, ended);
+    if (!got) return got.error();
+    if (*got != n)
+      return Error::input(fmt::format("{}: the entry ends {} bytes early: corrupt file", info_.origin, n - *got));
+    return ok();
+  }
+
+  ByteSource& src_;
+  const TensorInfo& info_;
+  zip::InflateScratch scratch_;
+  std::optional<zip::EntryReader> entry_;
+  std::uint64_t position_ = 0;  // bytes of values read
+};
+
 class Stream final : public TensorStream {
  public:
   Stream(std::unique_ptr<ByteSource> owned, ByteSource& src, const TensorInfo& info)
-      : owned_(std::move(owned)),
-        info_(info),
-        bytes_(src, info_, (info.check_crc ? info.entry_header_bytes : 0) + info.count * dtype_size(info.dtype)) {
+      : owned_(std::move(owned)), info_(info), bytes_(src, info_) {
     size_ = dtype_size(info.dtype);
     if (info_.quant) {
       const Quantization& q = *info_.quant;
@@ -860,27 +728,17 @@ class Stream final : public TensorStream {
   }
 
   Result<std::size_t> read(double* out, std::size_t cap) override {
-    if (!skipped_header_) {
-      std::uint64_t skip = info_.check_crc ? info_.entry_header_bytes : 0;
-      std::vector<std::uint8_t> junk(static_cast<std::size_t>(skip));
-      if (skip) {
-        Result<std::size_t> got = bytes_.read(junk.data(), junk.size());
-        if (!got) return got.error();
-      }
-      skipped_header_ = true;
-    }
     const std::uint64_t left = info_.count - index_;
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(cap, left));
     if (n == 0) {
       if (!verified_) {
-        HARNESS_TRY(bytes_.verify_crc());
+        HARNESS_TRY(bytes_.finish());
         verified_ = true;
       }
       return std::size_t{0};
     }
     if (raw_.size() < n * size_) raw_.resize(n * size_);
-    Result<std::size_t> got = bytes_.read(raw_.data(), n * size_);
-    if (!got) return got.error();
+    HARNESS_TRY(bytes_.read(raw_.data(), n * size_));
     convert(raw_.data(), out, n);
     index_ += n;
     return n;
@@ -947,17 +805,17 @@ class Stream final : public TensorStream {
 
   std::unique_ptr<ByteSource> owned_;
   TensorInfo info_;
-  ByteStream bytes_;
+  ValueBytes bytes_;
   std::size_t size_ = 4;
   std::uint64_t index_ = 0, inner_ = 1, channels_ = 1;
   std::vector<std::uint8_t> raw_;
-  bool skipped_header_ = false, verified_ = false;
+  bool verified_ = false;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<TensorStream>> open_tensor(const TensorInfo& info) {
-  Result<std::unique_ptr<FileByteSource>> src = FileByteSource::open(info.file);
+  Result<std::unique_ptr<FileByteSource>> src = FileByteSource::open(info.file, kMaxTensorFileBytes);
   if (!src) return src.error();
   ByteSource& ref = **src;
   return std::unique_ptr<TensorStream>(new Stream(std::move(*src), ref, info));

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness/base/result.h"
+#include "probes/zip/zip_reader.h"
 
 namespace harness::tensor {
 
@@ -44,13 +45,13 @@ struct TensorInfo {
   std::vector<std::uint64_t> shape;
   std::uint64_t count = 1;           // elements
   std::optional<Quantization> quant;
-  // Inside `file`: the data's byte offset and, for an npz entry, how it is stored.
+  // Inside `file`: an .npy or raw file's data starts at data_offset and is
+  // stored_bytes long; an .npz tensor is the archive's `entry` (located), its
+  // values after the entry's own .npy header of entry_header_bytes.
   std::uint64_t data_offset = 0;
-  std::uint64_t stored_bytes = 0;    // bytes in the file (compressed size for deflate)
-  bool deflated = false;
-  std::uint32_t crc32 = 0;           // npz entries: CRC-32 of the uncompressed entry
-  std::uint64_t entry_header_bytes = 0;  // npz entries: bytes of the .npy header inside the entry
-  bool check_crc = false;
+  std::uint64_t stored_bytes = 0;
+  std::optional<zip::Entry> entry;
+  std::uint64_t entry_header_bytes = 0;
 
   std::string shape_text() const;  // "(2, 3)"
 };

@@ -202,7 +202,8 @@ TEST(TensorFiles, NpzStoredAndDeflatedListTheirEntries) {
     EXPECT_EQ((*set)[0].shape_text(), "(8, 32)");
     EXPECT_EQ((*set)[0].origin, dir + name + ":layer_a.npy");
     EXPECT_EQ((*set)[1].shape_text(), "(777,)");
-    EXPECT_EQ((*set)[0].deflated, std::string(name) == "dev.npz");
+    ASSERT_TRUE((*set)[0].entry);
+    EXPECT_EQ((*set)[0].entry->deflated(), std::string(name) == "dev.npz");
     // Every value streams out and the CRC verifies.
     for (const TensorInfo& t : *set) {
       Result<std::unique_ptr<TensorStream>> s = open_tensor(t);
@@ -227,7 +228,8 @@ TEST(TensorFiles, CorruptNpzEntryFailsItsCrc) {
   Result<std::vector<TensorInfo>> set = list_npz_bytes(bytes, "m.npz");
   ASSERT_TRUE(set) << set.error().message;
   const TensorInfo& t = (*set)[0];
-  bytes[t.data_offset + t.entry_header_bytes + 5] ^= 0x40;
+  ASSERT_TRUE(t.entry);
+  bytes[t.entry->data + t.entry_header_bytes + 5] ^= 0x40;
   Result<std::unique_ptr<TensorStream>> s = open_tensor_bytes(t, bytes);
   ASSERT_TRUE(s);
   std::vector<double> buf(4096);
