@@ -11,6 +11,17 @@ with it the Hodges-Lehmann shift (lower median of all y_j - x_i, numpy).
 Noise band: two-sided p of Student's t for a new value against a history,
 t = (v - mean) / (sd * sqrt(1 + 1/n)), n - 1 degrees of freedom.
 Welch's t: scipy.stats.ttest_ind(x, y, equal_var=False).
+Paired rounds (issue 28): per-round ratios candidate / reference; on their
+logs scipy.stats.ttest_rel(log candidate, log reference) -> t, p and its
+confidence_interval(0.95), and scipy.stats.wilcoxon(log ratios) -> p (exact
+up to 50 rounds without zeros or ties, else the normal approximation); the
+Hodges-Lehmann estimate (median of the Walsh averages) with its 95 % signed-rank
+interval from SciPy's exact null distribution, and the rounds beyond 4 x
+1.4826 x MAD from the median.
+A night against N baseline nights on the log scale: t = (ln x - mean ln v) /
+(sd ln v * sqrt(1/N + 1)), N - 1 degrees of freedom, the 95 % interval from
+scipy.stats.t.ppf, and the smallest detectable change
+(t.ppf(0.975, df) + t.ppf(0.8, df)) * se.
 Holm and Benjamini-Hochberg adjusted p-values come from a direct O(m^2)
 transcription of the definitions (SciPy 1.10 has neither), independent of
 the C++ code's sort-and-sweep.
@@ -23,6 +34,7 @@ import sys
 import numpy as np
 import scipy
 from scipy import stats
+from scipy.stats._morestats import _get_wilcoxon_distr  # the exact signed-rank null distribution
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "stats_vectors.json"
 
@@ -119,6 +131,68 @@ def adjust_cases(rng):
     return [{"p": [float(v) for v in s], "holm": holm(s), "bh": bh(s)} for s in sets]
 
 
+def paired_cases(rng):
+    cases = []
+
+    def add(name, candidate, reference):
+        c = np.asarray(candidate, dtype=float)
+        r = np.asarray(reference, dtype=float)
+        t = stats.ttest_rel(np.log(c), np.log(r))
+        ci = t.confidence_interval(0.95)
+        l = np.log(c) - np.log(r)
+        w = stats.wilcoxon(l)
+        # The Hodges-Lehmann estimate and its signed-rank interval, by brute
+        # force over the Walsh averages and SciPy's own null distribution.
+        n = len(l)
+        walsh = np.sort([(l[i] + l[j]) / 2 for i in range(n) for j in range(i, n)])
+        cdf = np.cumsum(_get_wilcoxon_distr(n))
+        k = int(np.sum(cdf <= 0.025))
+        mad_sd = 1.4826 * np.median(np.abs(l - np.median(l)))
+        cases.append({"name": name, "ratios": [float(v) for v in c / r], "t": float(t.statistic),
+                      "p_t": float(t.pvalue), "low": float(ci.low), "high": float(ci.high),
+                      "p_wilcoxon": float(w.pvalue), "hodges_lehmann": float(np.median(walsh)),
+                      "hl_low": float(walsh[k - 1]), "hl_high": float(walsh[len(walsh) - k]),
+                      "outliers": int(np.sum(np.abs(l - np.median(l)) > 4 * mad_sd)) if mad_sd > 0 else 0})
+
+    def drifting(rounds, effect, sigma, drift):
+        base = 400e-6 * np.exp(np.cumsum(rng.normal(0, drift, rounds)))
+        reference = base * np.exp(rng.normal(0, sigma, rounds))
+        candidate = (1 + effect) * base * np.exp(rng.normal(0, sigma, rounds))
+        return candidate, reference
+
+    add("A/A 20 rounds on a drifting rig", *drifting(20, 0.0, 0.02, 0.05))
+    add("10 % more work, 20 rounds", *drifting(20, 0.10, 0.03, 0.05))
+    add("3 % more work, 12 rounds", *drifting(12, 0.03, 0.02, 0.1))
+    add("A/A 8 rounds, wide", *drifting(8, 0.0, 0.08, 0.02))
+    add("60 rounds (normal approximation)", *drifting(60, 0.02, 0.04, 0.03))
+    add("one disturbed round", [1.01, 0.99, 1.02, 1.0 + 1e-3, 0.98, 1.35, 1.01, 0.995],
+        [1.0] * 8)
+    add("tied magnitudes", [1.02, 1 / 1.02, 1.05, 1.02, 0.97, 1.05], [1.0] * 6)
+    return cases
+
+
+def nights_cases(rng):
+    cases = []
+
+    def add(name, nights, value):
+        v = np.log(np.asarray(nights, dtype=float))
+        n = len(v)
+        se = v.std(ddof=1) * math.sqrt(1 / n + 1)
+        est = math.log(value) - v.mean()
+        df = n - 1
+        half = stats.t.ppf(0.975, df) * se
+        cases.append({"name": name, "nights": [float(x) for x in nights], "value": float(value),
+                      "estimate": est, "se": se, "df": df, "p": float(2 * stats.t.sf(abs(est / se), df)),
+                      "low": est - half, "high": est + half,
+                      "detectable": float((stats.t.ppf(0.975, df) + stats.t.ppf(0.8, df)) * se)})
+
+    add("five nights, same", [485e-6, 470e-6, 501e-6, 492e-6, 479e-6], 488e-6)
+    add("five nights, 1.5x slower", [485e-6, 470e-6, 501e-6, 492e-6, 479e-6], 741e-6)
+    add("bimodal nights", [279e-6, 535e-6, 300e-6, 520e-6, 290e-6], 741e-6)
+    add("twenty nights", list(rng.lognormal(math.log(48e9), 0.03, 20)), 44e9)
+    return cases
+
+
 def build():
     rng = np.random.default_rng(20261129)
     return {
@@ -127,6 +201,9 @@ def build():
         "noise_band": band_cases(rng),
         "p_adjust": adjust_cases(rng),
         "welch": welch_cases(rng),
+        # A generator of their own, so the cases above stay as they were.
+        "paired": paired_cases(np.random.default_rng(20261203)),
+        "nights": nights_cases(np.random.default_rng(20261204)),
     }
 
 

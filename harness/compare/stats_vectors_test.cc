@@ -9,7 +9,9 @@
 
 #include "harness/compare/mann_whitney.h"
 #include "harness/compare/multiple_testing.h"
+#include "harness/compare/nights.h"
 #include "harness/compare/noise_band.h"
+#include "harness/compare/paired.h"
 #include "harness/compare/sample_statistics.h"
 
 namespace harness {
@@ -98,6 +100,56 @@ TEST(StatsVectors, HolmAndBenjaminiHochbergMatchTheDefinitions) {
       EXPECT_NEAR(holm[i], c["holm"][i].get<double>(), 1e-12) << "holm " << i;
       EXPECT_NEAR(bh[i], c["bh"][i].get<double>(), 1e-12) << "bh " << i;
     }
+  }
+}
+
+TEST(StatsVectors, PairedRoundsMatchScipyTtestRelAndWilcoxon) {
+  nlohmann::json v = vectors();
+  ASSERT_GE(v["paired"].size(), 6u);
+  for (const auto& c : v["paired"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    std::optional<PairedRounds> p = paired_rounds(c["ratios"].get<std::vector<double>>());
+    ASSERT_TRUE(p);
+    EXPECT_NEAR(p->t, c["t"].get<double>(), 1e-9 * std::max(1.0, std::fabs(c["t"].get<double>())));
+    EXPECT_NEAR(p->p_t, c["p_t"].get<double>(), 1e-12 + 1e-7 * c["p_t"].get<double>());
+    EXPECT_NEAR(p->p_wilcoxon, c["p_wilcoxon"].get<double>(), 1e-12 + 1e-7 * c["p_wilcoxon"].get<double>());
+    // The interval judge_change draws is SciPy's confidence_interval(0.95),
+    // or with a round far from the others the signed-rank one.
+    JudgementSettings s;
+    s.alpha = 0.05;
+    Judgement j = judge_change(p->evidence(), s);
+    const bool robust = c["outliers"].get<int>() > 0;
+    EXPECT_NEAR(std::log1p(j.low), c[robust ? "hl_low" : "low"].get<double>(), 1e-9);
+    EXPECT_NEAR(std::log1p(j.high), c[robust ? "hl_high" : "high"].get<double>(), 1e-9);
+    if (robust) EXPECT_NEAR(j.p, c["p_wilcoxon"].get<double>(), 1e-12);
+    if (p->outliers == 0) EXPECT_NEAR(j.p, c["p_t"].get<double>(), 1e-12 + 1e-7 * c["p_t"].get<double>());
+    // The robust side: Hodges-Lehmann, its signed-rank interval, the outliers.
+    EXPECT_EQ(p->outliers, c["outliers"].get<std::size_t>());
+    EXPECT_NEAR(p->hodges_lehmann, c["hodges_lehmann"].get<double>(), 1e-12);
+    std::optional<std::pair<double, double>> hl = signed_rank_interval(p->walsh, p->rounds, 0.95);
+    ASSERT_TRUE(hl);
+    EXPECT_NEAR(hl->first, c["hl_low"].get<double>(), 1e-12);
+    EXPECT_NEAR(hl->second, c["hl_high"].get<double>(), 1e-12);
+  }
+}
+
+TEST(StatsVectors, ANightAgainstNightsMatchesScipyStudentT) {
+  nlohmann::json v = vectors();
+  ASSERT_GE(v["nights"].size(), 4u);
+  for (const auto& c : v["nights"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    auto nights = c["nights"].get<std::vector<double>>();
+    std::optional<ChangeEvidence> e = night_evidence(nights, c["value"].get<double>(), 3, std::nullopt);
+    ASSERT_TRUE(e);
+    EXPECT_NEAR(e->estimate, c["estimate"].get<double>(), 1e-12);
+    EXPECT_NEAR(e->standard_error, c["se"].get<double>(), 1e-12);
+    EXPECT_DOUBLE_EQ(e->degrees_of_freedom, c["df"].get<double>());
+    JudgementSettings s;
+    Judgement j = judge_change(*e, s);
+    EXPECT_NEAR(j.p, c["p"].get<double>(), 1e-12 + 1e-7 * c["p"].get<double>());
+    EXPECT_NEAR(std::log1p(j.low), c["low"].get<double>(), 1e-9);
+    EXPECT_NEAR(std::log1p(j.high), c["high"].get<double>(), 1e-9);
+    EXPECT_NEAR(std::log1p(j.detectable), c["detectable"].get<double>(), 1e-9);
   }
 }
 
