@@ -15,6 +15,9 @@
 
 namespace harness {
 
+// Each outcome's own mark where a reader scans a table (Markdown, HTML,
+// publish): "❌ regressed", "✅ improved", "🔀 changed", "➖ unchanged", "❔ cannot tell".
+std::string_view outcome_mark(Change c);
 
 std::string render_compare_text(const CompareReport& report);
 nlohmann::json compare_to_json(const CompareReport& report);
@@ -24,8 +27,8 @@ std::string render_compare_markdown(const CompareReport& report);
 // one for the whole comparison, as LAVA's test shell reads them from a job's
 // output: <LAVA_SIGNAL_TESTCASE TEST_CASE_ID=... RESULT=pass|fail|skip
 // MEASUREMENT=... UNITS=...>. regressed or a failed expectation is fail,
-// cannot tell, unavailable or an acknowledged regression is skip, everything
-// else pass.
+// cannot tell is unknown, unavailable or an acknowledged regression is skip,
+// everything else pass.
 std::string render_compare_lava(const CompareReport& report);
 
 }  // namespace harness

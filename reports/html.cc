@@ -72,8 +72,13 @@ std::string unavailable_html(const std::vector<std::string>& reasons) {
   return out;
 }
 
+// A verdict or comparison outcome in its own colour; "cannot tell" also with
+// its mark, so it reads apart from "unavailable" at a glance.
 std::string status_cell(std::string_view status) {
-  return fmt::format("<td class=\"status {0}\">{0}</td>", escape_xml(status));
+  std::string css(status);
+  std::replace(css.begin(), css.end(), ' ', '-');
+  return fmt::format("<td class=\"status {}\">{}{}</td>", escape_xml(css), status == "cannot tell" ? "❔ " : "",
+                     escape_xml(status));
 }
 
 constexpr const char* kCss = R"(
@@ -87,7 +92,7 @@ table{border-collapse:collapse;font-size:13px;margin:6px 0 12px}
 th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.status{font-weight:bold} td.pass,td.improved{color:#2e7d32} td.fail,td.regressed{color:#c62828}
-td.unavailable,td.undecided{color:#8a6d00} td.unchanged{color:#555}
+td.unavailable{color:#8a6d00} td.cannot-tell{color:#6a1b9a} td.unchanged{color:#555} td.changed{color:#1565c0}
 .unavailable{color:#8a6d00} .notes{font-size:13px;color:#555}
 .charts{display:flex;flex-wrap:wrap;gap:12px} .charts svg{border:1px solid #eee;background:#fff}
 pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:12px}
@@ -138,8 +143,11 @@ std::string comparison_summary_html(const ReportComparison& c) {
   std::string out = fmt::format("<h3>Compared with {}</h3>\n<p class=\"meta\">{}", escape_xml(c.baseline_label),
                                 escape_xml(c.method));
   if (counts.empty()) return out + "; the per-metric differences are listed below the charts.</p>\n";
-  std::string tally;
-  for (const auto& [verdict, n] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, verdict);
+  std::string tally;  // in the order a reader looks for them
+  for (const char* verdict : {"regressed", "improved", "changed", "unchanged", "cannot tell"}) {
+    auto it = counts.find(verdict);
+    if (it != counts.end()) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", it->second, verdict);
+  }
   out += ": " + escape_xml(tally) + ".</p>\n";
   auto by_size = [](const MetricChange* x, const MetricChange* y) {
     double a = x->change_pct ? std::fabs(*x->change_pct) : -1, b = y->change_pct ? std::fabs(*y->change_pct) : -1;
@@ -167,11 +175,12 @@ std::string verdict_line_html(const RunRecord& run) {
   const std::vector<Verdict>& v = run.analysis.verdicts;
   std::string status = fmt::format("<span class=\"badge {0}\">{0}</span>", run_status_name(run.status));
   if (v.empty()) return "<p>" + status + " No verdicts: the scenario sets no expectations.</p>\n";
-  int pass = 0, fail = 0, unavailable = 0;
+  int pass = 0, fail = 0, unavailable = 0, cannot_tell = 0;
   std::string failed;
   for (const Verdict& x : v) {
     if (x.status == VerdictStatus::pass) ++pass;
     if (x.status == VerdictStatus::unavailable) ++unavailable;
+    if (x.status == VerdictStatus::cannot_tell) ++cannot_tell;
     if (x.status == VerdictStatus::fail) {
       ++fail;
       failed += (failed.empty() ? "" : ", ") + escape_xml(x.check);
@@ -179,6 +188,7 @@ std::string verdict_line_html(const RunRecord& run) {
   }
   std::string out = fmt::format("<p>{} {} check{}: {} pass, {} fail, {} unavailable", status, v.size(),
                                 v.size() == 1 ? "" : "s", pass, fail, unavailable);
+  if (cannot_tell) out += fmt::format(", {} cannot tell", cannot_tell);
   if (!failed.empty()) out += "; failed: " + failed;
   return out + ".</p>\n";
 }

@@ -138,7 +138,8 @@ TEST(HtmlReport, JudgedComparisonSummarisesAtTheTopAndListsAllBelow) {
   c.changes.push_back({Level::latency, "latency_p95", "s", 1.9, 0.7, -63.2, "improved", "p = 0.001"});
   c.changes.push_back({Level::counters, "counter.l2_miss_cycles", "", 1.9e9, 2.5e9, 31.6, "regressed", "U test"});
   c.changes.push_back({Level::ddr, "ddr.dq_active_ratio", "1", 0.32, 0.33, 3.1, "unchanged", ""});
-  c.changes.push_back({Level::latency, "power_mean", "W", std::nullopt, std::nullopt, std::nullopt, "undecided", ""});
+  c.changes.push_back({Level::latency, "power_mean", "W", std::nullopt, std::nullopt, std::nullopt, "cannot tell", ""});
+  c.changes.push_back({Level::latency, "latency_p99", "s", 2.0, 2.4, 20.0, "cannot tell", "spread too wide"});
   in.comparison = c;
   std::string html = render_html(in);
   std::size_t top = html.find("<h3>Compared with baseline &apos;day1&apos; (run 1)</h3>");
@@ -148,8 +149,8 @@ TEST(HtmlReport, JudgedComparisonSummarisesAtTheTopAndListsAllBelow) {
   ASSERT_NE(all, std::string::npos);
   EXPECT_LT(top, charts);
   EXPECT_LT(charts, all);
-  EXPECT_NE(html.find("Mann-Whitney U for samples, tolerance for single values: 1 improved, 1 regressed, 1 unchanged, "
-                      "1 undecided.</p>"),
+  EXPECT_NE(html.find("Mann-Whitney U for samples, tolerance for single values: 1 regressed, 1 improved, 1 unchanged, "
+                      "2 cannot tell.</p>"),
             std::string::npos);
   std::size_t regressed = html.find("<td class=\"status regressed\">regressed</td>");
   ASSERT_NE(regressed, std::string::npos);
@@ -157,6 +158,7 @@ TEST(HtmlReport, JudgedComparisonSummarisesAtTheTopAndListsAllBelow) {
   // Regressions before improvements, in the summary.
   EXPECT_LT(regressed, html.find("<td class=\"status improved\">improved</td>"));
   EXPECT_NE(html.find("1 metrics are unavailable in both runs", all), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"status cannot-tell\">❔ cannot tell</td>", all), std::string::npos);
 }
 
 // Writes the case-study report where HARNESS_REPORT_SAMPLE says, for

@@ -114,6 +114,9 @@ std::string render_junit(const ReportInput& in) {
     } else if (v.status == VerdictStatus::unavailable) {
       c.outcome = Case::skip;
       c.message = v.measured.empty() ? "unavailable" : v.measured;
+    } else if (v.status == VerdictStatus::cannot_tell) {
+      c.outcome = Case::skip;
+      c.message = "cannot tell: " + (v.detail.empty() ? v.measured : v.detail);
     }
     verdicts.cases.push_back(c);
   }
@@ -130,9 +133,9 @@ std::string render_junit(const ReportInput& in) {
         c.outcome = Case::fail;
         c.message = "regressed against " + in.comparison->baseline_label + ": " + values;
         c.body = m.detail;
-      } else if (m.verdict == "undecided") {
+      } else if (m.verdict == "cannot tell") {
         c.outcome = Case::skip;
-        c.message = "undecided: " + (m.detail.empty() ? values : m.detail);
+        c.message = "cannot tell: " + (m.detail.empty() ? values : m.detail);
       }
       cmp.cases.push_back(c);
     }

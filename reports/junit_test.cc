@@ -87,7 +87,7 @@ TEST(JunitReport, JudgedComparisonAddsASuite) {
   c.baseline_label = "run 1";
   c.changes.push_back({Level::latency, "latency_p95", "s", 1.9, 0.7, -63.2, "improved", ""});
   c.changes.push_back({Level::counters, "counter.l2_miss_cycles", "", 1.9e9, 2.5e9, 31.6, "regressed", "U test"});
-  c.changes.push_back({Level::ddr, "ddr.dq_active_ratio", "1", 0.32, 0.33, 3.1, "undecided", "too few samples"});
+  c.changes.push_back({Level::ddr, "ddr.dq_active_ratio", "1", 0.32, 0.33, 3.1, "cannot tell", "too few samples"});
   c.changes.push_back({Level::ddr, "ddr.x", "1", 1, 2, 100, "", ""});  // not judged: no case
   std::string xml = render_junit({testdata::case_study_run(6), std::nullopt, c});
   expect_valid_junit(xml);

@@ -15,6 +15,7 @@ std::string result_text(VerdictStatus s) {
     case VerdictStatus::pass: return "pass";
     case VerdictStatus::fail: return "**FAIL**";
     case VerdictStatus::unavailable: return "unavailable";
+    case VerdictStatus::cannot_tell: return "❔ cannot tell";
   }
   return "?";
 }

@@ -19,7 +19,7 @@ struct MetricChange {
   std::optional<double> baseline;
   std::optional<double> current;
   std::optional<double> change_pct;  // (current - baseline) / |baseline| x 100, when both exist and baseline != 0
-  // "regressed", "improved", "unchanged", "undecided"; empty when nobody
+  // "regressed", "improved", "changed", "unchanged", "cannot tell"; empty when nobody
   // judged the change (the report then shows the difference only).
   std::string verdict;
   std::string detail;  // the test used and its result, or why it cannot decide

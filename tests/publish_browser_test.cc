@@ -64,7 +64,7 @@ TEST(PublishBrowser, ChromiumBuildsTheChartsAndTheRegressionListFromTheFiles) {
   const std::string items = index->substr(list, index->find("</ol>", list) - list);
   EXPECT_GE(count(items, "<li><a href=\"metrics/"), 1u) << items;
   EXPECT_NE(items.find("<li><a href=\"metrics/latency_p50.html\">latency_p50</a> on lab-a"), std::string::npos) << items;
-  EXPECT_GE(count(*index, "latency_p50</a> on lab-a / whisper-medium-ryzen-ai: <span class=\"worse\">+"), 1u);
+  EXPECT_GE(count(*index, "latency_p50</a> on lab-a / whisper-medium-ryzen-ai: <span class=\"worse\">❌ regressed +"), 1u);
   EXPECT_GE(count(*index, "<figure class=\"trend\"><svg "), 1u);
   EXPECT_EQ(count(*index, "<figure class=\"trend\"><svg "), count(*index, "</svg>"));
   EXPECT_NE(index->find("<table id=\"verdicts\">"), std::string::npos);

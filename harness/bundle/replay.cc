@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/digest.h"
+#include "harness/compare/compare.h"
 #include "harness/levels/analyse.h"
 #include "reports/json.h"
 
@@ -29,6 +30,7 @@ Result<RunRecord> replay_bundle(const LoadedBundle& b) {
   if (!b.manifest.provenance.empty()) run.context["recording.provenance"] = b.manifest.provenance;
   run.recording_json = nlohmann::json(b.recording).dump();
   run.analysis = analyse(*scenario, b.recording, Provenance::replayed);
+  add_reference_verdicts(scenario->compare.value_or(CompareConfig{}), run.analysis);
   if (!b.recording.aborted.empty()) {
     run.status = RunStatus::aborted;
     run.reason = b.recording.aborted;

@@ -14,6 +14,7 @@
 
 #include "harness/base/time_text.h"
 #include "harness/cli/commands.h"
+#include "harness/compare/stored_comparison.h"
 #include "harness/store/store.h"
 #include "reports/console.h"
 #include "reports/json.h"
@@ -119,15 +120,13 @@ Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
     if (set->parsed()) {
       if (o->name.empty()) return Error::input("a baseline name must not be empty");
       std::vector<std::int64_t> runs = o->runs;
+      ChosenNights chosen;
       if (o->last > 0) {
         if (runs.size() != 1) return Error::input("--last N takes one RUN: the newest run of the baseline");
-        Result<std::vector<std::int64_t>> recent = store->recent_completed_runs(runs.front(), o->last);
-        if (!recent) return recent.error();
-        if (recent->empty() || recent->back() != runs.front()) {
-          return Error::input(fmt::format("run {} is not a completed live run: --last N counts back from one",
-                                          runs.front()));
-        }
-        runs = std::move(*recent);
+        Result<ChosenNights> good = choose_good_nights(*store, runs.front(), o->last);
+        if (!good) return good.error();
+        chosen = std::move(*good);
+        runs = chosen.taken;
       }
       Result<std::optional<std::int64_t>> previous = store->set_baseline(o->name, runs, utc_now_iso8601());
       if (!previous) return previous.error();
@@ -141,11 +140,18 @@ Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
       if (global.json) {
         nlohmann::json j = baseline_to_json(*b);
         j["replaced_run"] = *previous ? nlohmann::json(**previous) : nlohmann::json(nullptr);
+        j["skipped"] = nlohmann::json::array();
+        for (const auto& [run, why] : chosen.skipped) j["skipped"].push_back({{"run", run}, {"why", why}});
         io.out << j.dump(2) << "\n";
       } else {
         io.out << fmt::format("baseline '{}' of scenario '{}' on rig '{}' is now {}{}\n", b->name,
                               b->scenario_name, b->rig, runs_text(*b),
                               *previous ? fmt::format(" (was run {})", **previous) : "");
+        for (const auto& [run, why] : chosen.skipped) io.out << fmt::format("  skipped run {}: {}\n", run, why);
+        if (o->last > 0 && static_cast<int>(runs.size()) < o->last) {
+          io.out << fmt::format("  only {} good nights of the {} asked for among the runs before it\n", runs.size(),
+                                o->last);
+        }
       }
       return ExitCode::ok;
     }

@@ -1,6 +1,9 @@
-// harness compare RUN (--baseline NAME | --against RUN): judges a run against
-// a baseline metric by metric (harness/compare/compare.h), exits 1 on any
-// regression or failed baseline expectation.
+// harness compare RUN [--baseline NAME | --against RUN]: judges a run metric
+// by metric (harness/compare/compare.h): against a baseline, or by default
+// against the newest baseline of its scenario and rig, else the nights before
+// it; a run with a same-run reference also against that. Exits 1 on any
+// regression or failed baseline expectation (and on "cannot tell" with
+// --fail-on-unknown).
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -21,6 +24,7 @@ struct CompareOptions {
   std::string junit;
   std::string markdown;
   bool lava = false;
+  bool fail_on_unknown = false;
 };
 
 // Through an O_EXCL temporary and a rename: a planted symlink is not followed.
@@ -35,8 +39,10 @@ Status write_file(const std::string& path, const std::string& text) {
 Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io) {
   auto o = std::make_shared<CompareOptions>();
   app.add_option("run", o->request.run, "The new run's id (see 'harness runs')")->required();
-  CLI::Option* baseline =
-      app.add_option("--baseline", o->request.baseline, "Named baseline of the run's scenario and rig");
+  CLI::Option* baseline = app.add_option(
+      "--baseline", o->request.baseline,
+      "Named baseline of the run's scenario and rig (default: its newest baseline set before the run, else the "
+      "nights before it)");
   CLI::Option* against = app.add_option("--against", o->request.against, "Compare with this run instead of a named baseline");
   baseline->excludes(against);
   app.add_option("--rig", o->request.rig,
@@ -48,6 +54,8 @@ Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io) {
   app.add_option("--markdown", o->markdown, "Also write a Markdown summary for CI comments to FILE");
   app.add_flag("--lava", o->lava,
                "Also print LAVA test-case signals, one per verdict with its measurement and units");
+  app.add_flag("--fail-on-unknown", o->fail_on_unknown,
+               "Exit 1 also when a metric is 'cannot tell' (the evidence could not decide)");
   app.add_flag("--allow-mismatch", o->request.allow_mismatch,
                "Compare even when the baseline's scenario or rig differs from the run's");
   return [=, &global]() -> Result<ExitCode> {
@@ -61,7 +69,8 @@ Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io) {
     if (global.json) io.out << compare_to_json(report).dump(2) << "\n";
     else io.out << render_compare_text(report);
     if (o->lava) io.out << render_compare_lava(report);
-    return report.comparison.regressed() ? ExitCode::failed : ExitCode::ok;
+    if (report.regressed()) return ExitCode::failed;
+    return o->fail_on_unknown && report.undecided() ? ExitCode::failed : ExitCode::ok;
   };
 }
 

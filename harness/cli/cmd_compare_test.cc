@@ -70,6 +70,22 @@ class CompareCliTest : public ::testing::TestWithParam<testing_support::StoreEng
     return id ? *id : 0;
   }
 
+  // The rig's calibration: nights that spread by `sd` (log scale) for both
+  // of a run's figures, so one baseline night can judge.
+  void calibrate(double sd, const std::string& rig = "lab-a") {
+    Result<Store> store = Store::open(db_);
+    ASSERT_TRUE(store) << store.error().message;
+    Calibration c;
+    c.scenario_name = "npu";
+    c.rig = rig;
+    c.created_at = "2026-12-03T08:00:00Z";
+    c.runs = {90, 91, 92, 93, 94, 95, 96, 97, 98, 99};
+    c.comparisons = 12;
+    c.false_alarms = 0;
+    for (const char* name : {"latency", "latency_p50"}) c.metrics.push_back({name, "log", sd, 9, 0.05});
+    ASSERT_TRUE(store->insert_calibration(c));
+  }
+
   int cli(std::vector<std::string> args) {
     args.insert(args.begin(), {"harness", "--db", db_});
     std::vector<const char*> argv;
@@ -108,27 +124,22 @@ TEST_P(CompareCliTest, ABaselineOfSeveralRunsIsJudgedByTheirSpread) {
   EXPECT_EQ(out_, "baseline 'nightly' of scenario 'npu' on rig 'lab-a' is now runs 2, 3, 4, 5\n");
   ASSERT_EQ(cli({"--json", "baseline", "list"}), 0) << err_;
   EXPECT_EQ(nlohmann::json::parse(out_)[0]["runs"], nlohmann::json({2, 3, 4, 5}));
-  // 11 % below the newest night: beyond the thresholds and the U test, within
-  // what the four identical nights show between them.
+  // 11 % below the newest night: the U test is sure, but nights that spread
+  // by 6 % cannot resolve the 3 % threshold: cannot tell, never unchanged.
   std::int64_t same = add(1.0e-3, "lab-a", 6), slow = add(2e-3, "lab-a", 7);
   EXPECT_EQ(cli({"compare", std::to_string(same), "--baseline", "nightly"}), 0) << out_;
   EXPECT_NE(out_.find("run 6 against baseline 'nightly' (runs 2, 3, 4, 5), scenario npu, rig lab-a"),
             std::string::npos)
       << out_;
-  EXPECT_NE(out_.find("between-run spread of 4 baseline runs (each run's best of its 5 stretches) p = "),
-            std::string::npos)
-      << out_;
-  EXPECT_NE(out_.find(" [decided by: between-run spread]\n"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("spread too wide for the ±3 % threshold: would detect ≥ "), std::string::npos) << out_;
+  EXPECT_NE(out_.find("; 4 baseline nights' spread"), std::string::npos) << out_;
+  EXPECT_NE(out_.find(" [decided by: spread]\n"), std::string::npos) << out_;
   EXPECT_EQ(cli({"--json", "compare", std::to_string(slow), "--baseline", "nightly"}), 1) << out_;
   nlohmann::json j = nlohmann::json::parse(out_);
   EXPECT_EQ(j["baseline"]["runs"], nlohmann::json({2, 3, 4, 5}));
   for (const auto& m : j["metrics"]) {
-    if (m["name"] == "latency") {
-      EXPECT_EQ(m["decided_by"], "threshold and U test and between-run spread") << m.dump();
-    }
-    if (m["name"] == "latency_p50") {
-      EXPECT_EQ(m["verdict"], "regressed") << m.dump();
-    }
+    if (m["name"] == "latency") EXPECT_EQ(m["decided_by"], "significance") << m.dump();
+    if (m["name"] == "latency_p50") EXPECT_EQ(m["verdict"], "regressed") << m.dump();
   }
   EXPECT_EQ(cli({"baseline", "set", "nightly", "1", "2", "--last", "3"}), 2);
   EXPECT_EQ(err_, "harness: error: --last N takes one RUN: the newest run of the baseline\n");
@@ -136,6 +147,7 @@ TEST_P(CompareCliTest, ABaselineOfSeveralRunsIsJudgedByTheirSpread) {
 
 TEST_P(CompareCliTest, AnAcknowledgedRegressionIsShownButDoesNotFail) {
   std::int64_t a = add(1e-3, "lab-a", 1), b = add(1.3e-3, "lab-a", 2);
+  calibrate(0.02);
   ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0) << err_;
   EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly"}), 1) << out_;
   ASSERT_EQ(cli({"baseline", "ack", "nightly", "latency", "--reason", "accepted: bigger model", "--by", "kai"}), 0)
@@ -152,20 +164,34 @@ TEST_P(CompareCliTest, AnAcknowledgedRegressionIsShownButDoesNotFail) {
   EXPECT_EQ(err_, "harness: error: no baseline named 'weekly' (see 'harness baseline list')\n");
 }
 
-TEST_P(CompareCliTest, UnchangedRunExitsZero) {
+TEST_P(CompareCliTest, OneNightCannotTellUntilTheRigIsCalibrated) {
   std::int64_t a = add(1e-3, "lab-a", 1), b = add(1e-3, "lab-a", 2);
   ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0);
   EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly"}), 0) << err_ << out_;
-  EXPECT_NE(out_.find("run 2 against baseline 'nightly' (run 1), scenario npu, rig lab-a"), std::string::npos);
-  EXPECT_NE(out_.find("result: no regression (0 regressed, 0 improved, 0 changed, 2 unchanged, 0 cannot tell)"),
+  EXPECT_NE(out_.find("result: no regression (0 regressed, 0 improved, 0 unchanged, 2 cannot tell)"),
             std::string::npos)
       << out_;
-  EXPECT_NE(out_.find("method: Holm step-down (family-wise error rate) over 2 tests at alpha 0.05"),
-            std::string::npos);
+  EXPECT_NE(out_.find("one baseline night cannot show how far this rig's nights spread"), std::string::npos) << out_;
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly", "--fail-on-unknown"}), 1) << out_;
+  // With the rig's calibration the same two runs are unchanged, with what they could detect.
+  calibrate(0.005);
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--baseline", "nightly", "--fail-on-unknown"}), 0) << err_ << out_;
+  EXPECT_NE(out_.find("run 2 against baseline 'nightly' (run 1), scenario npu, rig lab-a"), std::string::npos);
+  EXPECT_NE(out_.find("result: no regression (0 regressed, 0 improved, 2 unchanged, 0 cannot tell)"),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("would detect ≥ "), std::string::npos) << out_;
+  EXPECT_NE(out_.find("rig lab-a, calibrated 2026-12-03 (10 A/A nights): 0 of 12 comparisons with a false alarm; "
+                      "detects ≥ 5.0 % on latency_p50 against one night"),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("method: against baseline nights:"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("Holm step-down (family-wise error rate) over 2 tests at alpha 0.05"), std::string::npos);
 }
 
 TEST_P(CompareCliTest, RegressionExitsOneAndWritesJunitAndMarkdown) {
   std::int64_t a = add(1e-3, "lab-a", 1), b = add(1.2e-3, "lab-a", 2);
+  calibrate(0.02);
   std::string junit = (dir_ / "cmp.xml").string(), md = (dir_ / "cmp.md").string();
   EXPECT_EQ(cli({"compare", std::to_string(b), "--against", std::to_string(a), "--junit", junit, "--markdown", md}),
             1)
@@ -183,7 +209,7 @@ TEST_P(CompareCliTest, RegressionExitsOneAndWritesJunitAndMarkdown) {
             std::string::npos)
       << js.str();
   EXPECT_EQ(ms.str().rfind("### harness compare: regression found\n", 0), 0u) << ms.str();
-  EXPECT_NE(ms.str().find("| `latency_p50` | 1 ms | 1.2 ms | +200 us | +20.0 % | lower | **regressed** |"),
+  EXPECT_NE(ms.str().find("| `latency_p50` | 1 ms | 1.2 ms | +200 us | +20.0 % | lower | ❌ **regressed** |"),
             std::string::npos)
       << ms.str();
   ASSERT_EQ(cli({"--json", "compare", std::to_string(b), "--against", std::to_string(a)}), 1);
@@ -195,6 +221,11 @@ TEST_P(CompareCliTest, RegressionExitsOneAndWritesJunitAndMarkdown) {
 
 TEST_P(CompareCliTest, LavaPrintsOneTestCaseSignalPerVerdict) {
   std::int64_t a = add(1e-3, "lab-a", 1), b = add(1.2e-3, "lab-a", 2), c = add(1e-3, "lab-a", 3);
+  EXPECT_EQ(cli({"compare", std::to_string(b), "--against", std::to_string(a), "--lava"}), 0) << err_;
+  EXPECT_NE(out_.find("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=compare.latency_p50 RESULT=unknown MEASUREMENT=0.0012 "),
+            std::string::npos)
+      << out_;
+  calibrate(0.005);
   EXPECT_EQ(cli({"compare", std::to_string(b), "--against", std::to_string(a), "--lava"}), 1) << err_;
   EXPECT_NE(out_.find("\n<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=compare.latency_p50 RESULT=fail MEASUREMENT=0.0012 "
                       "UNITS=s>\n"),
@@ -235,7 +266,8 @@ TEST_P(CompareCliTest, BadInputExitsTwo) {
   EXPECT_EQ(cli({"compare", std::to_string(a), "--baseline", "nope"}), 2);
   EXPECT_EQ(err_, "harness: error: no baseline named 'nope' (see 'harness baseline list')\n");
   EXPECT_EQ(cli({"compare", std::to_string(a)}), 2);
-  EXPECT_EQ(err_, "harness: error: compare needs a baseline: --baseline NAME or --against RUN\n");
+  EXPECT_EQ(err_, "harness: error: run 1 has no baseline of scenario 'npu' on rig 'lab-a' and no earlier completed "
+                  "live run to be judged against: --baseline NAME or --against RUN\n");
 }
 
 TEST_P(CompareCliTest, HistoryListsAMetricAndMarksTheShift) {
@@ -251,6 +283,25 @@ TEST_P(CompareCliTest, HistoryListsAMetricAndMarksTheShift) {
       << out_;
   EXPECT_EQ(cli({"history", "--metric", "latency_p05"}), 2);
   EXPECT_EQ(err_, "harness: error: no stored run has a metric 'latency_p05'; did you mean 'latency_p50'?\n");
+  // The newest night, judged as compare judges it: against the nights before it.
+  ASSERT_EQ(cli({"history", "--metric", "latency_p50", "--changes"}), 0) << err_;
+  EXPECT_NE(out_.find("newest night of scenario npu on rig lab-a, run 16: "), std::string::npos) << out_;
+  ASSERT_EQ(cli({"compare", "16"}), 0) << err_;
+  EXPECT_NE(out_.find("note: no baseline named: against the 15 nights before it (runs 1, 2,"), std::string::npos)
+      << out_;
+}
+
+// Nights of an A/A series that drift in phases (seen on the shared VM: 555
+// then 485 us with nothing changed) are no level shift once the rig's
+// calibration says its nights spread that much.
+TEST_P(CompareCliTest, HistoryMarksNoLevelShiftInsideTheRigsCalibratedSpread) {
+  for (int i = 0; i < 6; ++i) add(555e-6 * (1 + 0.002 * (i % 3)), "lab-a", static_cast<std::uint64_t>(i));
+  for (int i = 0; i < 6; ++i) add(485e-6 * (1 + 0.002 * (i % 3)), "lab-a", static_cast<std::uint64_t>(i + 6));
+  ASSERT_EQ(cli({"history", "--metric", "latency_p50", "--changes"}), 0) << err_;
+  EXPECT_NE(out_.find("\n1 level shift found;"), std::string::npos) << out_;
+  calibrate(0.1);
+  ASSERT_EQ(cli({"history", "--metric", "latency_p50", "--changes"}), 0) << err_;
+  EXPECT_NE(out_.find("\n0 level shifts found;"), std::string::npos) << out_;
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "harness/cli/commands.h"
 #include "harness/compare/change_points.h"
 #include "harness/compare/history_evidence.h"
+#include "harness/compare/stored_comparison.h"
+#include "harness/scenario/scenario.h"
 #include "harness/store/store.h"
 #include "reports/regression_tables.h"
 
@@ -29,14 +31,69 @@ struct HistoryOptions {
 constexpr const char* kChangeMethod =
     "penalised step fit for changes in mean (optimal partitioning with functional pruning, exact, up to 20000 runs; "
     "binary segmentation beyond), penalty "
-    "3 ln(n) x sigma^2, sigma from the median absolute difference of consecutive runs, >= 3 runs per level, runs with "
-    "measured evidence (a night replayed again counts once)";
+    "3 ln(n) x sigma^2, sigma from the median absolute difference of consecutive runs and at least the rig's "
+    "calibrated spread between nights, >= 3 runs per level, a step at least the metric's threshold, runs with "
+    "measured evidence (a night replayed again counts once); the newest night judged as 'harness compare RUN' "
+    "judges it";
 
 struct Shift {
   std::int64_t run_id = 0;
   std::string scenario, rig;
   double before = 0, after = 0;
 };
+
+// One (scenario, rig) series as compare sees it: the compare settings of its
+// newest run's scenario, the rig's calibration, and the newest run's default
+// judgement (compare_stored_runs without a baseline), each read once.
+class SeriesJudge {
+ public:
+  explicit SeriesJudge(const Store& store) : store_(store) {}
+
+  struct Series {
+    std::int64_t newest = 0;
+    CompareConfig config;
+    std::optional<Calibration> calibration;
+    std::optional<CompareReport> judged;  // empty: no earlier night to judge it by
+    std::string unjudged;                 // why, then
+  };
+
+  Result<const Series*> of(const std::string& scenario, const std::string& rig, std::int64_t newest) {
+    auto key = std::make_pair(scenario, rig);
+    auto it = series_.find(key);
+    if (it != series_.end()) return &it->second;
+    Series s;
+    s.newest = newest;
+    Result<RunRecord> run = store_.load_run(newest);
+    if (!run) return run.error();
+    if (Result<Scenario> parsed = parse_scenario(run->scenario_text, run->scenario_path); parsed && parsed->compare)
+      s.config = *parsed->compare;
+    Result<std::optional<Calibration>> cal = store_.latest_calibration(scenario, rig);
+    if (!cal) return cal.error();
+    s.calibration = std::move(*cal);
+    CompareRequest request;
+    request.run = newest;
+    Result<StoredComparison> judged = compare_stored_runs(store_, request);
+    if (judged) s.judged = std::move(judged->report);
+    else s.unjudged = judged.error().message;
+    return &series_.emplace(key, std::move(s)).first->second;
+  }
+
+ private:
+  const Store& store_;
+  std::map<std::pair<std::string, std::string>, Series> series_;
+};
+
+// The newest night's verdict of `metric` in its series' judgement: the
+// paired one when the run has a reference, else the one against nights.
+const MetricComparison* newest_verdict(const SeriesJudge::Series& s, const std::string& metric) {
+  if (!s.judged) return nullptr;
+  if (s.judged->reference)
+    for (const MetricComparison& m : s.judged->reference->metrics)
+      if (m.name == metric) return &m;
+  for (const MetricComparison& m : s.judged->comparison.metrics)
+    if (m.name == metric) return &m;
+  return nullptr;
+}
 
 std::string number_text(double v, const std::string& unit) {
   if (unit.empty() || unit == "1") return fmt::format("{:.4g}", v);
@@ -47,7 +104,8 @@ std::string number_text(double v, const std::string& unit) {
 // one rig. The points that take part are those evidence_points takes
 // (harness/compare/history_evidence.h: measured evidence, a night replayed
 // again counted once), the rule compare's noise band and publish use too.
-std::vector<Shift> find_shifts(const std::vector<HistoryPoint>& points) {
+Result<std::vector<Shift>> find_shifts(SeriesJudge& judge, const std::string& metric,
+                                       const std::vector<HistoryPoint>& points) {
   std::map<std::pair<std::string, std::string>, std::vector<const HistoryPoint*>> series;
   for (std::size_t i : evidence_points(points)) {
     const HistoryPoint& p = points[i];
@@ -57,7 +115,10 @@ std::vector<Shift> find_shifts(const std::vector<HistoryPoint>& points) {
   for (const auto& [key, pts] : series) {
     std::vector<double> values;
     for (const HistoryPoint* p : pts) values.push_back(*p->value);
-    for (const ChangePoint& c : find_change_points(values))
+    Result<const SeriesJudge::Series*> s = judge.of(key.first, key.second, pts.back()->run_id);
+    if (!s) return s.error();
+    const ChangePointOptions options = series_change_options((*s)->calibration, (*s)->config, metric, values);
+    for (const ChangePoint& c : find_change_points(values, options))
       out.push_back({pts[c.index]->run_id, key.first, key.second, c.before, c.after});
   }
   std::sort(out.begin(), out.end(), [](const Shift& a, const Shift& b) { return a.run_id < b.run_id; });
@@ -144,7 +205,12 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
                                     near ? fmt::format("; did you mean '{}'?", *near) : ""));
   }
   std::vector<Shift> shifts;
-  if (o.changes) shifts = find_shifts(*points);
+  SeriesJudge judge(store);
+  if (o.changes) {
+    Result<std::vector<Shift>> found = find_shifts(judge, o.metric, *points);
+    if (!found) return found.error();
+    shifts = std::move(*found);
+  }
   const std::string unit = points->back().unit;
   if (global.json) {
     // The points are written straight into the text (100,000 of them as a
@@ -203,6 +269,17 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
   if (o.changes) {
     out += fmt::format("\n{} level shift{} found; method: {}\n", shifts.size(), shifts.size() == 1 ? "" : "s",
                        kChangeMethod);
+    std::set<std::pair<std::string, std::string>> seen;
+    for (auto p = points->rbegin(); p != points->rend(); ++p) {
+      if (!seen.insert({p->scenario_name, p->rig}).second) continue;
+      Result<const SeriesJudge::Series*> s = judge.of(p->scenario_name, p->rig, p->run_id);
+      if (!s) return s.error();
+      const MetricComparison* m = newest_verdict(**s, o.metric);
+      out += fmt::format("newest night of scenario {} on rig {}, run {}: {}\n", p->scenario_name, p->rig, p->run_id,
+                         m ? fmt::format("{} ({})", change_name(m->verdict), m->reason)
+                           : "not judged: " + ((*s)->unjudged.empty() ? std::string("no verdict on this metric")
+                                                                       : (*s)->unjudged));
+    }
   }
   io.out << out;
   return ExitCode::ok;
@@ -216,11 +293,14 @@ Result<ExitCode> all_metrics(const Store& store, const HistoryOptions& o, const 
                                                              : "no completed runs match the filters");
   }
   std::map<std::string, std::vector<Shift>> shifts;
+  SeriesJudge judge(store);
   if (o.changes) {
     for (const HistoryMetric& m : *known) {
       Result<std::vector<HistoryPoint>> points = load_points(store, o, m.name);
       if (!points) return points.error();
-      shifts[m.name] = find_shifts(*points);
+      Result<std::vector<Shift>> found = find_shifts(judge, m.name, *points);
+      if (!found) return found.error();
+      shifts[m.name] = std::move(*found);
     }
   }
   if (global.json) {

@@ -27,7 +27,7 @@ ReportComparison comparison_for_report(const CompareReport& compared, const std:
     change.baseline = m.baseline;
     change.current = m.current;
     if (m.relative_change) change.change_pct = *m.relative_change * 100;
-    change.verdict = m.verdict == Change::cannot_tell ? "undecided" : std::string(change_name(m.verdict));
+    change.verdict = std::string(change_name(m.verdict));
     change.detail = m.reason;
     out.changes.push_back(std::move(change));
   }

@@ -1,10 +1,13 @@
 #include <algorithm>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/commands.h"
+#include "harness/compare/calibration.h"
+#include "harness/store/store.h"
 #include "harness/rig/remote_device.h"
 #include "harness/scenario/scenario.h"
 
@@ -32,6 +35,25 @@ std::vector<std::string> unmet_needs(const Scenario& s, const DeviceInfo& info) 
   return unmet;
 }
 
+// The rig's calibration of the scenario in the run store, in words; nothing
+// is created: a store that does not exist yet has none.
+Result<std::string> calibration_words(const GlobalOptions& global, const Scenario& s) {
+  const std::string path = resolve_database_path(global.db);
+  std::error_code ec;
+  if (path.find("://") == std::string::npos && !std::filesystem::exists(path, ec))
+    return std::string("none (no run store yet)");
+  Result<Store> store = Store::open(path);
+  if (!store) return store.error();
+  Result<std::optional<Calibration>> c = store->latest_calibration(s.name, s.rig.name);
+  if (!c) return c.error();
+  if (!*c) {
+    return fmt::format("none: 'harness calibrate {} --nights 20' measures this rig's false-alarm rate and the smallest "
+                       "change it can tell",
+                       s.path);
+  }
+  return calibration_summary(**c, s.compare.value_or(CompareConfig{}));
+}
+
 }  // namespace
 
 Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
@@ -50,6 +72,8 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
     const ClockOffset& offset = (*device)->offset();
     std::vector<std::string> unmet = unmet_needs(*scenario, info);
     (void)(*device)->bye();
+    Result<std::string> calibration = calibration_words(global, *scenario);
+    if (!calibration) return calibration.error();
     if (global.json) {
       nlohmann::json j = {{"rig", rig.name},
                           {"transport", describe_transport(rig.transport)},
@@ -61,7 +85,8 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
                           {"clock_uncertainty_ns", offset.uncertainty_ns},
                           {"rtt_ns", offset.rtt_ns},
                           {"missing", info.missing},
-                          {"unmet", unmet}};
+                          {"unmet", unmet},
+                          {"calibration", *calibration}};
       io.out << j.dump(2) << "\n";
     } else {
       io.out << fmt::format("rig '{}' via {}\n", rig.name, describe_transport(rig.transport));
@@ -73,6 +98,7 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
       for (const auto& [key, value] : info.context) io.out << fmt::format("  {}: {}\n", key, value);
       for (const std::string& m : info.missing) io.out << "missing: " << m << "\n";
       for (const std::string& u : unmet) io.out << "cannot run: " << u << "\n";
+      io.out << "calibration: " << *calibration << "\n";
       io.out << (unmet.empty() ? "the rig can run this scenario\n" : "the rig cannot run this scenario as it is\n");
     }
     return unmet.empty() ? ExitCode::ok : ExitCode::infrastructure;

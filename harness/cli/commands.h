@@ -43,6 +43,7 @@ Action setup_runs(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_show(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_calibrate(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_history(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_metrics(CLI::App& app, const GlobalOptions& global, Io io);

@@ -389,7 +389,10 @@ std::optional<Problem> standardised(std::span<const double> x, const ChangePoint
   const std::size_t n = x.size();
   const std::size_t m = std::max<std::size_t>(options.min_segment, 1);
   if (n < 2 * m) return std::nullopt;
-  const double sigma = difference_noise_scale(x);
+  // The rig's measured spread between nights (its calibration) is the least
+  // noise a night has: nights that drift in phases (a shared VM) show small
+  // differences between neighbours, and their phases are no level shifts.
+  const double sigma = std::max(difference_noise_scale(x), options.min_sigma);
   if (!(sigma > 0)) return std::nullopt;
   // Prefix sums of the standardised values make a segment's cost O(1);
   // centring first keeps sum(z^2) - sum(z)^2 / n from cancelling away when
@@ -460,15 +463,33 @@ std::vector<ChangePoint> find_change_points(std::span<const double> x, ChangePoi
   }
   std::vector<double> raw(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) raw[i + 1] = raw[i] + x[i];
-  std::vector<ChangePoint> out;
-  std::size_t start = 0;
-  for (std::size_t k = 0; k < splits.size(); ++k) {
-    std::size_t split = splits[k];
-    std::size_t end = k + 1 < splits.size() ? splits[k + 1] : n;
-    double before = (raw[split] - raw[start]) / static_cast<double>(split - start);
-    double after = (raw[end] - raw[split]) / static_cast<double>(end - split);
-    out.push_back({split, before, after});
-    start = split;
+  auto shifts = [&] {
+    std::vector<ChangePoint> out;
+    std::size_t start = 0;
+    for (std::size_t k = 0; k < splits.size(); ++k) {
+      std::size_t split = splits[k];
+      std::size_t end = k + 1 < splits.size() ? splits[k + 1] : n;
+      double before = (raw[split] - raw[start]) / static_cast<double>(split - start);
+      double after = (raw[end] - raw[split]) / static_cast<double>(end - split);
+      out.push_back({split, before, after});
+      start = split;
+    }
+    return out;
+  };
+  // A step smaller than the least change that counts is no level shift: the
+  // smallest goes first, its neighbours merge, until every step counts.
+  std::vector<ChangePoint> out = shifts();
+  while (options.min_relative_shift > 0 && !out.empty()) {
+    std::size_t smallest = 0;
+    double least = INFINITY;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      const double rel = out[k].before != 0 ? std::fabs(out[k].after - out[k].before) / std::fabs(out[k].before)
+                                            : INFINITY;
+      if (rel < least) least = rel, smallest = k;
+    }
+    if (least >= options.min_relative_shift) break;
+    splits.erase(splits.begin() + static_cast<std::ptrdiff_t>(smallest));
+    out = shifts();
   }
   return out;
 }

@@ -26,6 +26,12 @@ struct ChangePoint {
 struct ChangePointOptions {
   std::size_t min_segment = 3;  // runs per level: one wild night is not a shift
   double penalty_per_ln_n = 3;  // penalty = this * ln(n), in units of sigma^2
+  // The least noise a night has, in the values' unit: the rig's measured
+  // spread between nights (its calibration); 0: the series' own estimate only.
+  double min_sigma = 0;
+  // A step smaller than this (relative to the level before) is no shift:
+  // the metric's threshold, so history marks only what compare would.
+  double min_relative_shift = 0;
 };
 
 // Exact up to 20,000 values (milliseconds: 20,000 stable values take about

@@ -1,5 +1,6 @@
 #include "harness/compare/history_evidence.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace harness {
@@ -16,6 +17,20 @@ std::vector<std::size_t> evidence_points(std::span<const HistoryPoint> points) {
         const HistoryPoint& p = points[i];
         return std::tuple<std::string_view, std::string_view, std::string_view>(p.scenario_name, p.rig, p.started_at);
       });
+}
+
+ChangePointOptions series_change_options(const std::optional<Calibration>& calibration, const CompareConfig& config,
+                                         const std::string& metric, std::span<const double> values) {
+  ChangePointOptions o;
+  o.min_relative_shift = std::min(config.threshold_for(metric, true), config.threshold_for(metric, false));
+  if (calibration && !values.empty()) {
+    if (const CalibratedMetric* m = calibration->find(metric); m && m->df >= 1) {
+      double level = 0;
+      for (double v : values) level += v;
+      o.min_sigma = m->sd * std::fabs(level / static_cast<double>(values.size()));
+    }
+  }
+  return o;
 }
 
 }  // namespace harness

@@ -15,6 +15,8 @@
 #include <tuple>
 #include <vector>
 
+#include "harness/compare/change_points.h"
+#include "harness/scenario/compare_config.h"
 #include "harness/store/store.h"
 
 namespace harness {
@@ -54,6 +56,14 @@ std::vector<std::size_t> evidence_indices(std::size_t n, Measured measured, Live
   out.resize(kept);
   return out;
 }
+
+// How `history --changes` and `publish` find one series' level shifts, so
+// that they mark only what the rig's nights could tell and what compare
+// would count: the rig's calibrated between-night spread of the metric as the
+// least noise of a night (relative spread x the series' mean level), and the
+// smaller of the metric's thresholds as the least step.
+ChangePointOptions series_change_options(const std::optional<Calibration>& calibration, const CompareConfig& config,
+                                         const std::string& metric, std::span<const double> values);
 
 // The words for the pages and notes that say which runs were taken.
 inline constexpr const char* kEvidenceRule =

@@ -5,11 +5,20 @@
 #include <fmt/format.h>
 
 #include "harness/compare/baseline_expectations.h"
+#include "harness/compare/calibration.h"
 #include "harness/levels/diagnostics.h"
 #include "harness/scenario/scenario.h"
 
 namespace harness {
 namespace {
+
+// "runs 3, 4 and 7" / "run 3".
+std::string run_ids_words(const std::vector<std::int64_t>& ids) {
+  std::string s = ids.size() == 1 ? "run " : "runs ";
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ") + std::to_string(ids[i]);
+  return s;
+}
 
 // "scenario (host vs other), rig (lab-a vs localhost)" for the keys that differ.
 std::string key_differences(const std::string& base_scenario, const std::string& base_rig,
@@ -82,18 +91,59 @@ Result<RunRecord> resolve_baseline(const Store& store, const CompareRequest& o, 
   return base;
 }
 
+// Without a named baseline or run: the newest baseline of the run's scenario
+// and rig whose runs all came before it, else the nights before it. Fills
+// `o` with the choice (a baseline's name, or the nights as a set) and says
+// which in a note.
+Status choose_default_baseline(const Store& store, const RunRecord& run, std::size_t nights, CompareRequest& o,
+                               std::vector<std::int64_t>& members, std::vector<std::string>& notes) {
+  Result<std::vector<Baseline>> all = store.list_baselines();
+  if (!all) return all.error();
+  const Baseline* newest = nullptr;
+  for (const Baseline& b : *all) {
+    if (b.scenario_name != run.scenario_name || b.rig != run.rig || b.runs.empty()) continue;
+    if (*std::max_element(b.runs.begin(), b.runs.end()) >= run.id) continue;
+    if (!newest || b.set_at > newest->set_at) newest = &b;
+  }
+  if (newest) {
+    o.baseline = newest->name;
+    notes.push_back(fmt::format("no baseline named: the newest baseline of scenario '{}' on rig '{}' set before run "
+                                "{}, '{}'", run.scenario_name, run.rig, run.id, newest->name));
+    return ok();
+  }
+  Result<std::vector<std::int64_t>> recent = store.recent_completed_runs(run.id, static_cast<int>(nights) + 1);
+  if (!recent) return recent.error();
+  for (std::int64_t id : *recent)
+    if (id != run.id) members.push_back(id);
+  if (members.empty()) {
+    return Error::input(fmt::format("run {} has no baseline of scenario '{}' on rig '{}' and no earlier completed "
+                                    "live run to be judged against: --baseline NAME or --against RUN",
+                                    run.id, run.scenario_name, run.rig));
+  }
+  o.against = members.back();
+  notes.push_back(fmt::format("no baseline named: against the {} night{} before it ({})", members.size(),
+                              members.size() == 1 ? "" : "s", run_ids_words(members)));
+  return ok();
+}
+
 }  // namespace
 
-Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRequest& o) {
-  if (o.baseline.empty() && o.against == 0) {
-    return Error::input("compare needs a baseline: --baseline NAME or --against RUN");
-  }
-    Result<RunRecord> loaded = store.load_run(o.run);
+Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRequest& request) {
+    Result<RunRecord> loaded = store.load_run(request.run);
     if (!loaded) return loaded.error();
     RunRecord& run_rec = *loaded;
     CompareReport report;
     std::vector<std::int64_t> members;
-    Result<RunRecord> base = resolve_baseline(store, o, run_rec, report.notes, members);
+    CompareRequest o = request;
+    if (o.baseline.empty() && o.against == 0) {
+      Scenario own;
+      if (Result<Scenario> parsed = parse_scenario(run_rec.scenario_text, run_rec.scenario_path)) own = std::move(*parsed);
+      const std::size_t nights = own.compare.value_or(CompareConfig{}).history_runs;
+      HARNESS_TRY(choose_default_baseline(store, run_rec, nights, o, members, report.notes));
+    }
+    Result<RunRecord> base = o.baseline.empty() && !members.empty()
+                                 ? store.load_run(o.against)
+                                 : resolve_baseline(store, o, run_rec, report.notes, members);
     if (!base) return base.error();
     RunRecord& base_run = *base;
     // A run that never finished has no figures to judge, nor to judge by:
@@ -157,7 +207,16 @@ Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRe
       auto it = history->find(metric);
       return it == history->end() ? std::vector<double>{} : it->second;
     };
-    report.comparison = compare_analyses(base_run.analysis, run_rec.analysis, config, lookup, member_analyses);
+    // The rig's calibration of the scenario, if it has one: the spread
+    // between nights that one baseline night cannot show.
+    Result<std::optional<Calibration>> calibration = store.latest_calibration(run_rec.scenario_name, run_rec.rig);
+    if (!calibration) return calibration.error();
+    const CalibrationLookup calibrated = *calibration ? calibration_lookup(**calibration) : CalibrationLookup{};
+    report.comparison =
+        compare_analyses(base_run.analysis, run_rec.analysis, config, lookup, member_analyses, calibrated);
+    if (*calibration) report.comparison.calibration = calibration_summary(**calibration, config);
+    Comparison paired = judge_against_reference(run_rec.analysis, config);
+    if (!paired.metrics.empty()) report.reference = std::move(paired);
     if (!o.baseline.empty()) {
       Result<std::vector<Acknowledgement>> acks =
           store.acknowledgements(o.baseline, base_run.scenario_name, base_run.rig);
@@ -183,6 +242,55 @@ Result<StoredComparison> compare_stored_runs(const Store& store, const CompareRe
     report.baseline_rig = base_run.rig;
 
   return StoredComparison{std::move(report), std::move(base_run), std::move(run_rec)};
+}
+
+namespace {
+
+// Why run `r` is no good night for a baseline, or "".
+Result<std::string> not_a_good_night(const Store& store, const RunRecord& r) {
+  if (r.status != RunStatus::passed) return fmt::format("{}: {}", run_status_name(r.status), r.reason);
+  for (const Verdict& v : r.analysis.verdicts)
+    if (v.status == VerdictStatus::cannot_tell) return fmt::format("{} cannot tell", v.check);
+  for (Level level : kAllLevels)
+    if (std::optional<std::string> why = unstable_level(r.analysis, level)) return *why;
+  CompareRequest own;
+  own.run = r.id;
+  Result<StoredComparison> judged = compare_stored_runs(store, own);
+  if (!judged) return std::string();  // no earlier night to judge it by: nothing against it
+  std::string regressed;
+  for (const MetricComparison& m : judged->report.comparison.metrics) {
+    if (m.verdict != Change::regressed || !m.acknowledged.empty()) continue;
+    regressed += fmt::format("{}{} {}", regressed.empty() ? "" : ", ", m.name,
+                             m.effect ? percent_text(*m.effect) : std::string());
+  }
+  return regressed.empty() ? std::string() : "regressed against the nights before it: " + regressed;
+}
+
+}  // namespace
+
+Result<ChosenNights> choose_good_nights(const Store& store, std::int64_t newest, int count) {
+  // Candidates: a few times as many completed live runs as wanted.
+  Result<std::vector<std::int64_t>> recent = store.recent_completed_runs(newest, std::max(count * 5, count + 20));
+  if (!recent) return recent.error();
+  if (recent->empty() || recent->back() != newest) {
+    return Error::input(fmt::format("run {} is not a completed live run: --last N counts back from one", newest));
+  }
+  ChosenNights out;
+  for (auto it = recent->rbegin(); it != recent->rend() && static_cast<int>(out.taken.size()) < count; ++it) {
+    Result<RunRecord> run = store.load_run(*it);
+    if (!run) return run.error();
+    Result<std::string> why = not_a_good_night(store, *run);
+    if (!why) return why.error();
+    if (why->empty()) out.taken.push_back(*it);
+    else out.skipped.emplace_back(*it, *why);
+  }
+  if (out.taken.empty() || out.taken.front() != newest) {
+    std::string why = out.skipped.empty() || out.skipped.front().first != newest ? "" : out.skipped.front().second;
+    return Error::input(fmt::format("run {} is no good night for a baseline ({}): --last N counts back from one",
+                                    newest, why));
+  }
+  std::reverse(out.taken.begin(), out.taken.end());
+  return out;
 }
 
 }  // namespace harness

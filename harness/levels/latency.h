@@ -26,6 +26,17 @@ struct PowerSeries {
   std::string unavailable = "no power source configured";
 };
 
+// A run with a same-run reference ([reference]): in each round one block of
+// the candidate's iterations and one of the reference's, in the round's
+// drawn order, all inside the condition's one window. A block covers
+// iterations [first, first + count) of its condition, whose start_s and
+// latency_s hold both sides in the order they ran.
+struct PairedBlock {
+  int round = 0;
+  bool reference = false;
+  std::size_t first = 0, count = 0;
+};
+
 // The workload measured under one load condition.
 struct LatencyCondition {
   std::string name = "none";      // "none", "stress-ng-cpu-1"
@@ -40,12 +51,15 @@ struct LatencyCondition {
   // --trace). Absent in recordings made before it was kept.
   std::optional<std::uint64_t> origin_host_ns;
   PowerSeries power;
+  std::vector<PairedBlock> blocks;  // empty: no reference, every iteration is the candidate's
 };
 
 struct LatencyRecording {
   std::string source;             // "builtin:gemm", "command:./infer", "stream:./serve"
   std::vector<LatencyCondition> conditions;
   std::string unavailable;        // why nothing was measured
+  std::string reference_source;   // the same-run reference's, "" without one
+  std::string pairing;            // how the sides alternated: "random order, seed 1234", "abba"
 };
 
 void to_json(nlohmann::json& j, const LatencyRecording& r);
@@ -56,6 +70,10 @@ void analyse_latency(const Scenario& scenario, const LatencyRecording* recording
 
 // The metric prefix of a condition: "" for the first, "load.<name>." after.
 std::string latency_condition_prefix(const LatencyConfig& config, std::size_t index);
+
+// The iterations of one side of a condition with blocks, in the order they
+// ran (every iteration when it has none and `reference` is false).
+std::vector<double> side_latencies(const LatencyCondition& c, bool reference);
 
 // Baseline-relative expectations (efficiency_gain_min,
 // power_not_above_baseline) of the first condition, for compare. Pure.

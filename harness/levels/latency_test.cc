@@ -1,5 +1,7 @@
 #include "harness/levels/latency.h"
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -246,6 +248,125 @@ TEST(LatencyBaseline, UnavailableWhenEitherRunLacksPower) {
   EXPECT_EQ(v[0].status, VerdictStatus::unavailable);
   EXPECT_EQ(v[0].measured, "unavailable: efficiency of the baseline: needs power: no power source configured");
   EXPECT_EQ(v[1].measured, "unavailable: power_mean of the baseline: not produced");
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+// A run with a same-run reference: `rounds` rounds of `per_block` iterations
+// a side, the rig's speed drifting by +-30 % from round to round (both sides
+// see it), the candidate `factor` x the reference; the sides' order alternates.
+LatencyCondition paired_condition(int rounds, int per_block, double factor) {
+  LatencyCondition c;
+  c.name = "none";
+  double t = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const double rig = 300e-6 * (1 + 0.3 * std::sin(r));
+    for (int side = 0; side < 2; ++side) {
+      const bool reference = (side == 0) == (r % 2 == 1);
+      c.blocks.push_back({r, reference, c.latency_s.size(), static_cast<std::size_t>(per_block)});
+      for (int i = 0; i < per_block; ++i) {
+        const double noise = 1 + 0.01 * ((i * 7) % 5 - 2);  // -2 % .. +2 %, the same on both sides
+        const double latency = rig * noise * (reference ? 1.0 : factor);
+        c.start_s.push_back(t);
+        c.latency_s.push_back(latency);
+        t += latency + 1e-6;
+      }
+    }
+  }
+  c.window_s = t;
+  return c;
+}
+
+TEST(LatencyPaired, EachSideIsAnalysedOnItsOwnAndTheRoundsGiveRatios) {
+  Scenario s;
+  s.latency.emplace();
+  s.latency->loads = {{"none", {}, ""}};
+  LatencyRecording rec;
+  rec.source = "builtin:gemm";
+  rec.reference_source = "builtin:gemm";
+  rec.pairing = "ABBA order";
+  rec.conditions.push_back(paired_condition(20, 20, 1.10));
+  Analysis a;
+  analyse_latency(s, &rec, Provenance::measured, a);
+  ASSERT_TRUE(a.find_metric("iterations"));
+  EXPECT_EQ(*a.find_metric("iterations")->value, 400);  // the candidate's only
+  const Metric* ref = a.find_metric("reference.latency_p50");
+  ASSERT_TRUE(ref && ref->value);
+  const Metric* cand = a.find_metric("latency_p50");
+  ASSERT_TRUE(cand && cand->value);
+  EXPECT_GT(*cand->value, *ref->value);
+  for (const char* stat : {"latency_p50", "latency_p90", "latency_mean", "throughput"}) {
+    SCOPED_TRACE(stat);
+    const SampleSet* ratios = a.find_samples(std::string("vs_reference.") + stat);
+    ASSERT_TRUE(ratios);
+    EXPECT_EQ(ratios->values.size(), 20u);
+    const double expected = std::string(stat) == "throughput" ? 1 / 1.10 : 1.10;
+    for (double r : ratios->values) EXPECT_NEAR(r, expected, 0.002);
+    const Metric* m = a.find_metric(std::string("vs_reference.") + stat);
+    ASSERT_TRUE(m && m->value);
+    EXPECT_NEAR(*m->value, expected, 0.002);
+  }
+  const Metric* power = a.find_metric("vs_reference.power_mean");
+  ASSERT_TRUE(power);
+  EXPECT_EQ(power->unavailable, "no round gave both sides' figure");
+  // The candidate's own iterations in the order they ran: what persistence cuts into stretches.
+  EXPECT_EQ(a.find_samples("latency")->values.size(), 400u);
+  EXPECT_EQ(side_latencies(rec.conditions[0], true).size(), 400u);
+}
+
+TEST(LatencyPaired, BlocksSurviveTheRecordingAndABrokenBlockIsRefused) {
+  LatencyRecording rec;
+  rec.source = "builtin:gemm";
+  rec.reference_source = "command:./old";
+  rec.pairing = "random order, seed 7";
+  rec.conditions.push_back(paired_condition(3, 4, 1.0));
+  nlohmann::json j = rec;
+  LatencyRecording back = j.get<LatencyRecording>();
+  ASSERT_EQ(back.conditions[0].blocks.size(), 6u);
+  EXPECT_EQ(back.conditions[0].blocks[3].round, 1);
+  EXPECT_EQ(back.conditions[0].blocks[3].first, 12u);
+  EXPECT_EQ(back.reference_source, "command:./old");
+  EXPECT_EQ(back.pairing, "random order, seed 7");
+  j["conditions"][0]["blocks"][5][3] = 1000;  // beyond the condition's iterations
+  EXPECT_THROW(j.get<LatencyRecording>(), nlohmann::json::exception);
+}
+
+TEST(LatencyPaired, PowerIsAveragedOverEachSidesBlocks) {
+  Scenario s;
+  s.latency.emplace();
+  s.latency->loads = {{"none", {}, ""}};
+  LatencyRecording rec;
+  rec.source = "builtin:gemm";
+  rec.reference_source = "builtin:gemm";
+  LatencyCondition c = paired_condition(4, 10, 1.0);
+  // 10 W while the candidate runs, 5 W while the reference does, read every 50 us.
+  c.power.source = "fake";
+  c.power.quantity = "power";
+  c.power.unavailable.clear();
+  for (double t = 0; t <= c.window_s + 1e-4; t += 50e-6) {
+    bool reference = false;
+    for (const PairedBlock& b : c.blocks) {
+      const double from = c.start_s[b.first], to = c.start_s[b.first + b.count - 1] + c.latency_s[b.first + b.count - 1];
+      if (t >= from && t < to) reference = b.reference;
+    }
+    c.power.t_s.push_back(t);
+    c.power.value.push_back(reference ? 5.0 : 10.0);
+  }
+  rec.conditions.push_back(c);
+  Analysis a;
+  analyse_latency(s, &rec, Provenance::measured, a);
+  const Metric* cand = a.find_metric("power_mean");
+  const Metric* ref = a.find_metric("reference.power_mean");
+  ASSERT_TRUE(cand && cand->value && ref && ref->value);
+  EXPECT_NEAR(*cand->value, 10.0, 0.6);  // the ramps at the block edges blur it a little
+  EXPECT_NEAR(*ref->value, 5.0, 0.6);
+  const Metric* ratio = a.find_metric("vs_reference.power_mean");
+  ASSERT_TRUE(ratio && ratio->value);
+  EXPECT_NEAR(*ratio->value, 2.0, 0.3);
 }
 
 }  // namespace

@@ -29,9 +29,9 @@ constexpr std::array<std::pair<Provenance, std::string_view>, 4> kProvenances = 
     {Provenance::model, "model"}, {Provenance::replayed, "replayed"}}};
 constexpr std::array<std::pair<Better, std::string_view>, 3> kBetters = {{
     {Better::lower, "lower"}, {Better::higher, "higher"}, {Better::none, "none"}}};
-constexpr std::array<std::pair<VerdictStatus, std::string_view>, 3> kVerdicts = {{
+constexpr std::array<std::pair<VerdictStatus, std::string_view>, 4> kVerdicts = {{
     {VerdictStatus::pass, "pass"}, {VerdictStatus::fail, "fail"},
-    {VerdictStatus::unavailable, "unavailable"}}};
+    {VerdictStatus::unavailable, "unavailable"}, {VerdictStatus::cannot_tell, "cannot tell"}}};
 constexpr std::array<std::pair<RunStatus, std::string_view>, 5> kRunStatuses = {{
     {RunStatus::running, "running"}, {RunStatus::passed, "passed"},
     {RunStatus::failed, "failed"}, {RunStatus::aborted, "aborted"}, {RunStatus::abandoned, "abandoned"}}};

@@ -75,7 +75,10 @@ struct SampleSet {
   std::vector<double> values;
 };
 
-enum class VerdictStatus { pass, fail, unavailable };
+// cannot_tell: judged, but the evidence could not decide (a paired verdict
+// against the run's reference whose interval straddles its threshold, or a
+// rig that was unstable); never a failure, never a pass.
+enum class VerdictStatus { pass, fail, unavailable, cannot_tell };
 std::string_view verdict_status_name(VerdictStatus s);
 std::optional<VerdictStatus> verdict_status_from_name(std::string_view name);
 

@@ -256,12 +256,14 @@ const CatalogueEntry kAccuracyMetrics[] = {
 };
 
 // Level 4's table: the first condition's metrics, each again under
-// "load.<load>." for the other conditions (no expectation keys there), then
-// the baseline-relative ones.
+// "load.<load>." for the other conditions (no expectation keys there); with a
+// same-run reference, the paired ones of each condition (the reference's own
+// figure and the rounds' ratios); then the baseline-relative ones.
 std::span<const CatalogueEntry> latency_entries() {
   static const std::vector<CatalogueEntry> table = [] {
     static std::deque<std::string> names;  // the generated names' storage
     std::vector<CatalogueEntry> t(std::begin(kLatencyCondition), std::end(kLatencyCondition));
+    std::vector<CatalogueEntry> conditions(std::begin(kLatencyCondition), std::end(kLatencyCondition));
     for (const CatalogueEntry& e : kLatencyCondition) {
       CatalogueEntry loaded = e;
       loaded.name = names.emplace_back("load.<load>." + std::string(e.name));
@@ -270,6 +272,25 @@ std::span<const CatalogueEntry> latency_entries() {
       loaded.expect_table = "";
       loaded.description = names.emplace_back(std::string(e.description) + ", under another load condition");
       t.push_back(loaded);
+      conditions.push_back(loaded);
+    }
+    for (const CatalogueEntry& e : conditions) {
+      if (!is_paired_latency_statistic(e.name)) continue;
+      CatalogueEntry reference = e;
+      reference.name = names.emplace_back("reference." + std::string(e.name));
+      reference.expect = "";
+      reference.forms = kNoExpectation;
+      reference.expect_table = "";
+      reference.description = names.emplace_back("the same-run reference's " + std::string(e.description));
+      t.push_back(reference);
+      CatalogueEntry ratio = reference;
+      ratio.name = names.emplace_back("vs_reference." + std::string(e.name));
+      ratio.unit = "1";
+      ratio.series = Series::both;
+      ratio.description = names.emplace_back(
+          "candidate / reference, a ratio per round (the samples) of " + std::string(e.description) +
+          "; the metric is their geometric mean (judged as paired rounds)");
+      t.push_back(ratio);
     }
     t.insert(t.end(), std::begin(kLatencyBaseline), std::end(kLatencyBaseline));
     return t;
@@ -358,6 +379,13 @@ std::span<const CatalogueEntry> metric_catalogue(Level level) {
 }
 
 std::span<const CatalogueEntry> latency_condition_catalogue() { return kLatencyCondition; }
+
+bool is_paired_latency_statistic(std::string_view name) {
+  if (name.rfind("load.<load>.", 0) == 0) name.remove_prefix(std::string_view("load.<load>.").size());
+  for (std::string_view paired : kPairedLatencyStatistics)
+    if (name == paired) return true;
+  return false;
+}
 
 bool name_matches(std::string_view pattern, std::string_view name) { return matches_from(pattern, name); }
 

@@ -78,6 +78,14 @@ std::span<const CatalogueEntry> metric_catalogue(Level level);
 // others carry them under "load.<load>.").
 std::span<const CatalogueEntry> latency_condition_catalogue();
 
+// The level-4 statistics a run with a same-run reference also takes per
+// round of each side: each gets "reference.<name>" (the reference's figure)
+// and "vs_reference.<name>" (the rounds' ratios candidate / reference, a
+// sample set, and their geometric mean), for every load condition.
+inline constexpr std::string_view kPairedLatencyStatistics[] = {"latency_p50", "latency_p90", "latency_mean",
+                                                               "throughput", "power_mean"};
+bool is_paired_latency_statistic(std::string_view name);  // also under "load.<load>."
+
 // Whether `name` matches the (exact or pattern) catalogue name.
 bool name_matches(std::string_view pattern, std::string_view name);
 

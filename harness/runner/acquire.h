@@ -42,6 +42,9 @@ struct AcquireContext {
   Device* device = nullptr;
   WindowHooks* window = nullptr;  // null: no host-side instrument shares a window
   RunProgress* progress = nullptr;  // null: nobody watches (the agent, tests)
+  // The seed each round's order of candidate and reference is drawn from
+  // (a [reference] with order "random"): the scenario's, or drawn per run.
+  std::uint64_t pairing_seed = 0;
 };
 
 // Levels 1 and 2 run on the device: the agent calls these (LocalDevice).
@@ -86,6 +89,8 @@ Status acquire_accuracy(const AcquireContext& context, AccuracyRecording& out);
 Status acquire_latency(const AcquireContext& context, LatencyRecording& out);
 // Plan-time checks of level 4 (workload and load programs, power source), run before anything starts.
 Status check_latency_plan(const Scenario& scenario);
+// "builtin:gemm", "command:./infer", "stream:./serve".
+std::string workload_source(const Workload& workload);
 
 // The error every probe returns when the stop token was set.
 Error interrupted_error();

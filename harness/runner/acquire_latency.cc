@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/runner/acquire.h"
+#include "harness/runner/paired_rounds.h"
 #include "probes/load/background_load.h"
 #include "probes/power/power_source.h"
 #include "harness/rig/local_device.h"
@@ -79,8 +80,9 @@ struct LatencyProgress {
 };
 
 // One condition's window: the device runs the warm-up and the measured
-// iterations while the host's power recorder (and, for the scenario's
-// window, the analyzer) runs around them.
+// iterations (the candidate's, or with a same-run reference both sides in
+// rounds, paired_rounds.h) while the host's power recorder (and, for the
+// scenario's window, the analyzer) runs around them.
 Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* power, WindowHooks* window,
                       LatencyProgress& progress, LatencyCondition& out) {
   const LatencyConfig& cfg = *ctx.scenario.latency;
@@ -115,7 +117,10 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
     if (window && window->captured_samples) e.analyzer_samples = window->captured_samples();
     progress.report(ProgressEvent::Kind::iterations);
   };
-  Result<WorkloadWindow> ran = device.run_workload(ctx.scenario.workload, plan, sink, ctx.stop);
+  Result<WorkloadWindow> ran =
+      ctx.scenario.reference
+          ? run_paired_rounds(ctx, device, plan, sink, start_ns, end_ns, out)
+          : device.run_workload(ctx.scenario.workload, plan, sink, ctx.stop);
   PowerTrace trace;
   if (power) {
     // A reading past the last iteration's end, so that the trace covers it.
@@ -190,11 +195,17 @@ Status measure_condition(const AcquireContext& ctx, Device& device, const LoadCo
 
 }  // namespace
 
+std::string workload_source(const Workload& w) {
+  if (w.kind == Workload::Kind::builtin) return "builtin:" + w.builtin.kind;
+  return (w.report.active() ? "stream:" : "command:") + w.command.front();
+}
+
 Status check_latency_plan(const Scenario& s) {
   if (!s.latency) return ok();
   // The device's programs are the agent's to find; this host's only when it is the device.
   const bool local = s.rig.transport.kind == "local";
   if (local) HARNESS_TRY(check_workload_command(s.workload));
+  if (local && s.reference) HARNESS_TRY(check_workload_command(s.reference->workload));
   for (const LoadCondition& load : s.latency->loads) {
     if (!local) break;
     Status st = check_load_command(load.argv);
@@ -211,10 +222,10 @@ Status acquire_latency(const AcquireContext& ctx, LatencyRecording& out) {
   const Scenario& s = ctx.scenario;
   if (!s.latency) return ok();
   const Workload& w = s.workload;
-  if (w.kind == Workload::Kind::builtin) {
-    out.source = "builtin:" + w.builtin.kind;
-  } else {
-    out.source = (w.report.active() ? "stream:" : "command:") + w.command.front();
+  out.source = workload_source(w);
+  if (s.reference) {
+    out.reference_source = workload_source(s.reference->workload);
+    out.pairing = pairing_text(*s.reference, ctx.pairing_seed);
   }
   Result<PowerOpen> power = open_power_source(s.latency->power);
   if (!power) return power.error();
@@ -226,7 +237,7 @@ Status acquire_latency(const AcquireContext& ctx, LatencyRecording& out) {
   }
   LatencyProgress progress{ctx, ctx.clock.now_ns(), {}};
   progress.event.condition_count = static_cast<int>(s.latency->loads.size());
-  progress.event.planned = s.latency->iterations;
+  progress.event.planned = s.reference ? 2 * paired_block_iterations(s) * s.reference->rounds : s.latency->iterations;
   progress.event.min_duration_s = s.latency->min_duration_s;
   for (std::size_t i = 0; i < s.latency->loads.size(); ++i) {
     const LoadCondition& load = s.latency->loads[i];

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "harness/base/digest.h"
 #include "harness/base/files.h"
 #include "harness/bundle/bundle.h"
+#include "harness/compare/compare.h"
 #include "harness/base/time_text.h"
 #include "harness/levels/analyse.h"
 #include "harness/levels/level_table.h"
@@ -204,6 +206,7 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   run.origin = "live";
   run.started_at = utc_now_iso8601();
   run.context = host_context();
+  for (const auto& [key, value] : options.context) run.context[key] = value;
   run.uuid = new_run_uuid();
   Result<std::int64_t> id = store.begin_run(run);
   if (!id) return id.error();
@@ -225,6 +228,7 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   {
     AcquireContext ctx{scenario, clock, signals.token(), rec.base_dir};
     ctx.progress = options.progress;
+    if (scenario.reference) ctx.pairing_seed = scenario.reference->seed.value_or(std::random_device{}());
     acquired = acquire_all(ctx, rec, run.context);
     interrupted_by = signals.reason();
   }
@@ -261,6 +265,7 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
 
   note(options.progress, "analysing the recording");
   run.analysis = analyse(scenario, rec, Provenance::measured);
+  add_reference_verdicts(scenario.compare.value_or(CompareConfig{}), run.analysis);
   for (const Pending& p : pending) {
     Result<Artifact> kept = store.keep_artifact(p.path, p.file.name, p.file.kind, /*move=*/true);
     if (kept && kept->sha256 != p.sha256) kept = Error::infra(fmt::format("artifact {} changed while it was analysed", p.path));

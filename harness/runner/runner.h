@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 
 #include "harness/base/result.h"
@@ -29,6 +30,8 @@ struct RunOptions {
   // writes a report after it, and seals the watch itself); empty: the run
   // watches signals on its own until it returns.
   SignalStop* signals = nullptr;
+  // Added to the run's stored context ("calibration": "night 3 of 20").
+  std::map<std::string, std::string> context;
 };
 
 struct RunOutcome {

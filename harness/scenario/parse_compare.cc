@@ -24,9 +24,18 @@ CompareConfig read_compare_section(TableReader& r) {
     if (*a > 0 && *a < 1) c.alpha = *a;
     else r.fail_at("alpha", "must be between 0 and 1 (exclusive)");
   }
+  if (auto a = r.number("power")) {
+    if (*a > 0.5 && *a < 1) c.power = *a;
+    else r.fail_at("power", "must be above 0.5 and below 1 (0.8 is the usual)");
+  }
   if (auto m = r.choice("method", {"holm", "bh", "none"})) c.method = *correction_from_name(*m);
   if (auto t = read_threshold(r, "default_threshold")) c.default_threshold = *t;
   if (auto t = read_threshold(r, "sample_threshold")) c.sample_threshold = *t;
+  if (auto t = read_threshold(r, "paired_threshold")) c.paired_threshold = *t;
+  if (auto n = r.integer("min_rounds", 2, 100'000)) c.min_rounds = static_cast<std::size_t>(*n);
+  if (auto names = r.string_array("gating")) c.gating = *names;
+  if (auto n = r.integer("max_rounds", 0, 100'000)) c.max_rounds = static_cast<std::size_t>(*n);
+  if (auto d = r.quantity("time_budget", Dimension::time)) c.time_budget_s = *d;
   if (auto n = r.integer("min_samples", 3, 1'000'000)) c.min_samples = static_cast<std::size_t>(*n);
   if (auto n = r.integer("history_runs", 3, 100'000)) c.history_runs = static_cast<std::size_t>(*n);
   if (auto n = r.integer("min_history_runs", 3, 100'000)) c.min_history_runs = static_cast<std::size_t>(*n);

@@ -303,6 +303,7 @@ Result<Scenario> parse_scenario(std::string text, std::string path, const Bundle
     s.workload = read_workload_section(r);
     (void)r.finish();
   }
+  s.reference = read_optional_section(top, "reference", &read_reference_section);
   s.roofline = read_optional_section(top, "roofline", &read_roofline_section);
   s.counters = read_optional_section(top, "counters", &read_counters_section);
   s.ddr = read_optional_section(top, "ddr", &read_ddr_section);
@@ -311,6 +312,16 @@ Result<Scenario> parse_scenario(std::string text, std::string path, const Bundle
   s.compare = read_optional_section(top, "compare", &read_compare_section);
   HARNESS_TRY(top.finish());
   if (context.error) return *context.error;
+  if (s.compare && s.compare->max_rounds > 0) {
+    // More rounds when undecided: alpha is split over every look the run may take.
+    const std::size_t first = s.reference ? static_cast<std::size_t>(s.reference->rounds) : 0;
+    if (!s.reference || s.compare->max_rounds < first) {
+      return Error::input(fmt::format("{}: [compare] max_rounds = {} {}", path, s.compare->max_rounds,
+                                      s.reference ? fmt::format("is fewer than [reference] rounds = {}", first)
+                                                  : std::string("needs a [reference] to add rounds of")));
+    }
+    s.compare->looks = static_cast<int>((s.compare->max_rounds + first - 1) / first);
+  }
   if (!s.rig.window.condition.empty()) {
     std::vector<std::string> names;
     if (s.latency)

@@ -15,6 +15,7 @@
 #include "harness/scenario/counters_config.h"
 #include "harness/scenario/ddr_config.h"
 #include "harness/scenario/latency_config.h"
+#include "harness/scenario/reference_config.h"
 #include "harness/scenario/roofline_config.h"
 #include "probes/rig/transport.h"
 #include "probes/workload/workload_spec.h"
@@ -65,6 +66,7 @@ struct Scenario {
   std::string description;
   Rig rig;
   Workload workload;
+  std::optional<ReferenceConfig> reference;  // the same-run reference the workload is measured against
   std::optional<RooflineConfig> roofline;  // level 1
   std::optional<CountersConfig> counters;  // level 2
   std::optional<DdrConfig> ddr;            // level 3
@@ -88,5 +90,9 @@ Result<Scenario> parse_scenario(std::string text, std::string path, const Bundle
 // Reads and parses a regular file of at most kMaxScenarioBytes
 // (input_limits.h); a missing file names the OS error.
 Result<Scenario> load_scenario(const std::string& path);
+// The scenario's text with its [reference] replaced by its [workload] (how
+// the sides alternate kept): an A/A night, what `harness calibrate` runs.
+// The text unchanged when it has no [reference].
+Result<std::string> aa_scenario_text(const std::string& text, const std::string& path);
 
 }  // namespace harness

@@ -15,6 +15,7 @@ CountersConfig read_counters_section(TableReader& reader);
 DdrConfig read_ddr_section(TableReader& reader);
 LatencyConfig read_latency_section(TableReader& reader);
 AccuracyConfig read_accuracy_section(TableReader& reader);  // level 5
+ReferenceConfig read_reference_section(TableReader& reader);
 
 // What the metric catalogue (harness/model/metric_catalogue.h) lets a
 // scenario expect in one expect table: the entries of `level` whose keys go in

@@ -21,7 +21,7 @@ struct Migration {
   const char* postgres;
 };
 
-inline constexpr std::array<Migration, 7> kMigrations = {{
+inline constexpr std::array<Migration, 8> kMigrations = {{
     // 0 -> 1: runs and what they produced.
     {R"sql(
 CREATE TABLE runs (
@@ -313,6 +313,79 @@ ALTER TABLE metrics ADD COLUMN scenario_name TEXT NOT NULL DEFAULT '';
 ALTER TABLE metrics ADD COLUMN rig TEXT NOT NULL DEFAULT '';
 UPDATE metrics m SET scenario_name = r.scenario_name, rig = r.rig FROM runs r WHERE r.id = m.run_id;
 CREATE INDEX metrics_by_rig ON metrics (name, rig, scenario_name, run_id) INCLUDE (value, unit, provenance, unavailable);
+)sql"},
+    // 7 -> 8: verdicts (issue 28). A verdict may be "cannot tell" (a paired
+    // verdict the evidence could not decide); SQLite cannot change a CHECK,
+    // so its table is rebuilt. A rig's calibration (`harness calibrate`):
+    // the A/A nights, their false alarms, and per metric the between-night
+    // spread and what it lets compare detect.
+    {R"sql(
+CREATE TABLE verdicts_8 (
+  run_id   INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq      INTEGER NOT NULL,
+  level    TEXT NOT NULL,
+  check_id TEXT NOT NULL,
+  expected TEXT NOT NULL,
+  measured TEXT NOT NULL,
+  status   TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'unavailable', 'cannot tell')),
+  detail   TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, seq)
+);
+INSERT INTO verdicts_8 (run_id, seq, level, check_id, expected, measured, status, detail)
+  SELECT run_id, seq, level, check_id, expected, measured, status, detail FROM verdicts;
+DROP TABLE verdicts;
+ALTER TABLE verdicts_8 RENAME TO verdicts;
+CREATE TABLE calibrations (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  scenario_name TEXT NOT NULL,
+  rig           TEXT NOT NULL,
+  created_at    TEXT NOT NULL,
+  runs          TEXT NOT NULL,
+  comparisons   INTEGER NOT NULL,
+  false_alarms  INTEGER NOT NULL
+);
+CREATE INDEX calibrations_by_rig ON calibrations (scenario_name, rig, id);
+CREATE TABLE calibration_metrics (
+  calibration_id    INTEGER NOT NULL REFERENCES calibrations (id) ON DELETE CASCADE,
+  name              TEXT NOT NULL,
+  scale             TEXT NOT NULL CHECK (scale IN ('log', 'relative')),
+  sd                REAL NOT NULL,
+  df                REAL NOT NULL,
+  detectable        REAL,
+  paired_sd         REAL,
+  paired_rounds     INTEGER NOT NULL DEFAULT 0,
+  paired_detectable REAL,
+  false_alarms      INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (calibration_id, name)
+);
+)sql",
+     R"sql(
+ALTER TABLE verdicts DROP CONSTRAINT verdicts_status_check;
+ALTER TABLE verdicts ADD CONSTRAINT verdicts_status_check
+  CHECK (status IN ('pass', 'fail', 'unavailable', 'cannot tell'));
+CREATE TABLE calibrations (
+  id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  scenario_name TEXT NOT NULL,
+  rig           TEXT NOT NULL,
+  created_at    TEXT NOT NULL,
+  runs          TEXT NOT NULL,
+  comparisons   BIGINT NOT NULL,
+  false_alarms  BIGINT NOT NULL
+);
+CREATE INDEX calibrations_by_rig ON calibrations (scenario_name, rig, id);
+CREATE TABLE calibration_metrics (
+  calibration_id    BIGINT NOT NULL REFERENCES calibrations (id) ON DELETE CASCADE,
+  name              TEXT NOT NULL,
+  scale             TEXT NOT NULL CHECK (scale IN ('log', 'relative')),
+  sd                DOUBLE PRECISION NOT NULL,
+  df                DOUBLE PRECISION NOT NULL,
+  detectable        DOUBLE PRECISION,
+  paired_sd         DOUBLE PRECISION,
+  paired_rounds     BIGINT NOT NULL DEFAULT 0,
+  paired_detectable DOUBLE PRECISION,
+  false_alarms      BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (calibration_id, name)
+);
 )sql"},
 }};
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/base/result.h"
+#include "harness/model/calibration.h"
 #include "harness/model/run.h"
 
 namespace harness::sql {
@@ -82,7 +83,7 @@ std::string new_run_uuid();
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
 
   // Opens (creating when absent) and migrates to kSchemaVersion. A database
   // written by a newer harness is refused (exit 2). `path` is an SQLite file
@@ -159,6 +160,10 @@ class Store {
   // The newest `count` completed live runs of run `up_to`'s scenario and rig,
   // up to and including it, oldest first: `baseline set --last N`.
   Result<std::vector<std::int64_t>> recent_completed_runs(std::int64_t up_to, int count) const;
+  // A rig's calibration of a scenario (`harness calibrate`), in one
+  // transaction; returns its id. The newest one of a scenario and rig, if any.
+  Result<std::int64_t> insert_calibration(const Calibration& calibration);
+  Result<std::optional<Calibration>> latest_calibration(const std::string& scenario, const std::string& rig) const;
   // Every baseline, or those called `name`, ordered by name, scenario, rig.
   Result<std::vector<Baseline>> list_baselines(const std::string& name = "") const;
 

@@ -15,7 +15,7 @@
 #include "harness/base/stats.h"
 #include "harness/compare/history_evidence.h"
 #include "harness/compare/noise_band.h"
-#include "harness/scenario/compare_config.h"
+#include "harness/scenario/scenario.h"
 #include "reports/publish/series_cache.h"
 
 namespace harness {
@@ -55,11 +55,13 @@ double t_quantile(std::size_t runs, double alpha) {
 }  // namespace
 
 const char* const kPublishMethod =
-    "level shifts: penalised step fit for changes in mean over the runs with measured evidence (provenance measured "
-    "or replayed, whatever the run's origin; a night replayed again counts once) of one scenario on one rig (as "
-    "'harness history --changes'); noise band: 95 % prediction interval of the next value from the last 20 of those "
-    "runs before the newest (as 'harness compare'); a change counts once it reaches 10 % (compare's default "
-    "threshold for a single value)";
+    "verdicts: each series' newest night judged as 'harness compare RUN' judges it (against the newest baseline of "
+    "its scenario and rig, else the nights before it, and against its same-run reference when it has one; "
+    "regressed, improved, unchanged with what it could detect, or cannot tell with why); level shifts: penalised "
+    "step fit for changes in mean over the runs with measured evidence (provenance measured or replayed, whatever "
+    "the run's origin; a night replayed again counts once) of one scenario on one rig, at least the rig's calibrated "
+    "spread between nights and a step of the metric's threshold (as 'harness history --changes'); band: 95 % "
+    "prediction interval of the next value from the last 20 of those runs before the newest";
 
 Status check_since_date(const std::string& d) {
   auto bad = [&] { return Error::input(fmt::format("--since '{}': not a date (YYYY-MM-DD)", d)); };
@@ -71,8 +73,8 @@ Status check_since_date(const std::string& d) {
   return ok();
 }
 
-void judge_series(MetricSeries& s, Better better, NoiseFloor floor, const SiteData& site) {
-  const CompareConfig config;  // the defaults every scenario without [compare] is judged by
+void judge_series(MetricSeries& s, Better better, NoiseFloor floor, const SiteData& site,
+                  const std::optional<Calibration>& calibration, const CompareConfig& config, const std::string& metric) {
   std::vector<char> measured_label(site.labels.size());  // a number with measured evidence
   for (std::size_t i = 0; i < site.labels.size(); ++i)
     measured_label[i] = site.labels[i].has_value && measured_provenance(site.texts[site.labels[i].provenance]);
@@ -90,7 +92,7 @@ void judge_series(MetricSeries& s, Better better, NoiseFloor floor, const SiteDa
   std::vector<double> values;
   values.reserve(s.fitted.size());
   for (std::size_t i : s.fitted) values.push_back(s.points[i].value);
-  s.change_points = find_change_points(values);
+  s.change_points = find_change_points(values, series_change_options(calibration, config, metric, values));
   s.band.reset();
   s.change.reset();
   if (values.size() >= config.min_history_runs + 1) {
@@ -104,25 +106,46 @@ void judge_series(MetricSeries& s, Better better, NoiseFloor floor, const SiteDa
     }
   }
   auto at = [&](std::size_t fitted_index) -> const RunSummary& { return site.run_of(s.points[s.fitted[fitted_index]]); };
-  // Last night outside the band is the freshest news; a level shift that
-  // still holds says since when.
-  if (s.band && s.band->p < config.alpha) {
-    double rel = relative(s.band->mean, values.back());
-    if (std::fabs(rel) >= config.default_threshold) {
-      s.change = SeriesChange{SeriesChange::Kind::outside_band, is_worse(better, s.band->mean, values.back()),
-                              at(values.size() - 1).id, at(values.size() - 1).started_at,
-                              s.band->mean, values.back(), rel};
-    }
-  }
-  if (!s.change && !s.change_points.empty()) {
+  // The newest level shift says since when (each reaches the metric's
+  // threshold: series_change_options); whether last night regressed is its
+  // verdict's to say (LastNight::verdicts).
+  if (!s.change_points.empty()) {
     const ChangePoint& c = s.change_points.back();
-    double rel = relative(c.before, c.after);
-    if (std::fabs(rel) >= config.default_threshold) {
-      s.change = SeriesChange{SeriesChange::Kind::change_point, is_worse(better, c.before, c.after),
-                              at(c.index).id, at(c.index).started_at, c.before, c.after, rel};
-    }
+    s.change = SeriesChange{SeriesChange::Kind::change_point, is_worse(better, c.before, c.after), at(c.index).id,
+                            at(c.index).started_at, c.before, c.after, relative(c.before, c.after)};
   }
 }
+
+namespace {
+
+// The night's verdicts as `harness compare RUN` gives them: paired ones
+// (against its reference) in place of those against nights where both judge
+// a metric.
+void take_judgement(const CompareReport& r, LastNight& night) {
+  night.judged_against = r.baseline_name.empty()
+                             ? fmt::format("the {} night{} before it", r.baseline_runs.size(),
+                                           r.baseline_runs.size() == 1 ? "" : "s")
+                             : fmt::format("baseline '{}'", r.baseline_name);
+  if (r.reference) night.judged_against += " and its same-run reference";
+  night.calibration = r.comparison.calibration;
+  for (const MetricComparison& m : r.comparison.metrics) night.verdicts[m.name] = m;
+  if (r.reference)
+    for (const MetricComparison& m : r.reference->metrics) night.verdicts[m.name] = m;
+  auto size = [](const MetricComparison& m) { return std::fabs(m.effect.value_or(m.relative_change.value_or(0))); };
+  for (const auto& [name, m] : night.verdicts) {
+    if (m.verdict == Change::regressed && m.acknowledged.empty()) night.regressions.push_back(m);
+    if (m.verdict == Change::improved) night.improvements.push_back(m);
+    night.cannot_tell += m.verdict == Change::cannot_tell;
+    night.unchanged += m.verdict == Change::unchanged;
+  }
+  auto largest = [&](const MetricComparison& a, const MetricComparison& b) {
+    return size(a) != size(b) ? size(a) > size(b) : a.name < b.name;
+  };
+  std::sort(night.regressions.begin(), night.regressions.end(), largest);
+  std::sort(night.improvements.begin(), night.improvements.end(), largest);
+}
+
+}  // namespace
 
 Result<StoreListing> read_store_listing(const Store& store) {
   StoreListing l;
@@ -322,12 +345,28 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     site.last_night[{r.scenario_name, r.rig}].run = r;
   }
   std::map<std::string, Better> better;
+  struct SeriesSettings {
+    CompareConfig config;
+    std::optional<Calibration> calibration;
+  };
+  std::map<SeriesKey, SeriesSettings> settings;
   for (auto& [key, night] : site.last_night) {
     Result<RunRecord> run = store.load_run(night.run.id);
     if (!run) return run.error();
     for (const Verdict& v : run->analysis.verdicts)
       if (v.status == VerdictStatus::fail) night.failed.push_back(v);
     for (const Metric& m : run->analysis.metrics) better.emplace(m.name, m.better);
+    SeriesSettings& s = settings[key];
+    if (Result<Scenario> parsed = parse_scenario(run->scenario_text, run->scenario_path); parsed && parsed->compare)
+      s.config = *parsed->compare;
+    Result<std::optional<Calibration>> calibration = store.latest_calibration(key.first, key.second);
+    if (!calibration) return calibration.error();
+    s.calibration = std::move(*calibration);
+    CompareRequest request;
+    request.run = night.run.id;
+    Result<StoredComparison> judged = compare_stored_runs(store, request);
+    if (judged) take_judgement(judged->report, night);
+    else night.judged_against = "not judged: " + judged.error().message;
   }
 
   for (Baseline& b : listing.baselines)
@@ -385,7 +424,8 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     if (series.empty()) continue;  // only runs before --since have it
     for (MetricSeries& s : series) {
       const SeriesKey key{s.scenario, s.rig};
-      judge_series(s, page.better, noise_floor_of_unit(page.unit), site);
+      const SeriesSettings& own = settings.count(key) ? settings.at(key) : SeriesSettings{};
+      judge_series(s, page.better, noise_floor_of_unit(page.unit), site, own.calibration, own.config, page.name);
       for (const Baseline& b : site.baselines) {
         if (b.scenario_name != key.first || b.rig != key.second) continue;
         std::set<std::int64_t> members(b.runs.begin(), b.runs.end());
@@ -394,25 +434,9 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
           if (site.has_value(p) && std::isfinite(p.value) && members.count(site.run_of(p).id)) values.push_back(p.value);
         s.baselines.push_back({b.name, b.runs, values.empty() ? std::nullopt : std::optional<double>(mean(values))});
       }
-      if (s.change && page.better != Better::none) {
-        auto night = site.last_night.find(key);
-        if (night != site.last_night.end()) {
-          (s.change->worse ? night->second.regressions : night->second.improvements)
-              .push_back({page.name, page.unit, *s.change});
-        }
-      }
       page.series.push_back(std::move(s));
     }
     site.metrics.push_back(std::move(page));
-  }
-  for (auto& [key, night] : site.last_night) {
-    auto largest = [](const LastNight::Regression& a, const LastNight::Regression& b) {
-      return std::fabs(a.change.relative) != std::fabs(b.change.relative)
-                 ? std::fabs(a.change.relative) > std::fabs(b.change.relative)
-                 : a.metric < b.metric;
-    };
-    std::sort(night.regressions.begin(), night.regressions.end(), largest);
-    std::sort(night.improvements.begin(), night.improvements.end(), largest);
   }
   return out;
 }

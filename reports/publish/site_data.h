@@ -16,6 +16,7 @@
 #include "harness/base/result.h"
 #include "harness/compare/change_points.h"
 #include "harness/compare/noise_band.h"
+#include "harness/compare/stored_comparison.h"
 #include "harness/model/run.h"
 #include "harness/store/store.h"
 #include "reports/publish/series_cache.h"
@@ -41,7 +42,7 @@ struct DrawnBand {
   double p = 1;  // the newest value against it (noise_band)
 };
 
-// A level shift or a last-night excursion that went the wrong (or right) way.
+// The newest level shift of a series (reaching the metric's threshold).
 struct SeriesChange {
   enum class Kind { change_point, outside_band } kind = Kind::change_point;
   bool worse = false;
@@ -70,7 +71,7 @@ struct MetricSeries {
   std::vector<std::size_t> fitted;
   std::vector<ChangePoint> change_points;   // indices into `fitted`
   std::optional<DrawnBand> band;
-  std::optional<SeriesChange> change;       // the newest change that still holds, if it reaches the threshold
+  std::optional<SeriesChange> change;       // the newest level shift, if any
   struct BaselineLine {
     std::string name;
     std::vector<std::int64_t> runs;
@@ -85,16 +86,20 @@ struct MetricPage {
   std::vector<MetricSeries> series;  // by (scenario, rig)
 };
 
-// The newest completed run of a series and what failed in it.
+// The newest completed run of a series, what failed in it, and its verdicts
+// as `harness compare RUN` judges it (harness/compare/stored_comparison.h:
+// against the newest baseline of its scenario and rig, else the nights
+// before it; and against its same-run reference when it has one): the same
+// evidence and rule as compare and `history --changes`.
 struct LastNight {
   RunSummary run;
   std::vector<Verdict> failed;  // verdicts with status fail
-  struct Regression {
-    std::string metric, unit;
-    SeriesChange change;
-  };
-  std::vector<Regression> regressions;   // worse changes, largest first
-  std::vector<Regression> improvements;  // better changes, largest first
+  std::vector<MetricComparison> regressions;   // regressed (unacknowledged), largest first
+  std::vector<MetricComparison> improvements;  // improved, largest first
+  std::size_t cannot_tell = 0, unchanged = 0;  // of its judged metrics
+  std::string judged_against;  // "baseline 'nightly' (runs 3-7)", "the 5 nights before it", or why not judged
+  std::string calibration;     // the rig's calibration in words, "" without one
+  std::map<std::string, MetricComparison> verdicts;  // every judged metric's row, by name (paired ones win)
   bool regressed() const { return run.status == RunStatus::failed || !regressions.empty() || !failed.empty(); }
 };
 
@@ -163,8 +168,12 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
 // The same without a cache.
 Result<SiteData> load_site_data(const Store& store, const PublishFilters& filters);
 
-// Change points, band and change of one series of `site` (pure; `better`
-// decides worse, `floor` is the least noise its unit implies).
-void judge_series(MetricSeries& series, Better better, NoiseFloor floor, const SiteData& site);
+// Change points, band and newest level shift of one series of `site` (pure;
+// `better` decides worse, `floor` is the least noise its unit implies; the
+// rig's calibration and the scenario's compare settings set what a level
+// shift must reach, as in `history --changes`).
+void judge_series(MetricSeries& series, Better better, NoiseFloor floor, const SiteData& site,
+                  const std::optional<Calibration>& calibration, const CompareConfig& config,
+                  const std::string& metric);
 
 }  // namespace harness

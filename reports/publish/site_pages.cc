@@ -1,4 +1,5 @@
 #include "reports/publish/site_pages.h"
+#include "reports/compare_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,7 +33,7 @@ th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .badge{display:inline-block;padding:1px 9px;border-radius:9px;font-size:12px;font-weight:bold;color:#fff}
 .badge.regressed,.badge.failed{background:#c62828}.badge.passed{background:#2e7d32}
-.badge.aborted{background:#6d4c41}.badge.running,.badge.abandoned{background:#757575}
+.badge.aborted{background:#6d4c41}.badge.running,.badge.abandoned{background:#757575}.badge.cannot-tell{background:#6a1b9a}
 ol.regressions li,ul.regressions li{margin:2px 0}
 .worse{color:#c62828;font-weight:bold}.better{color:#2e7d32;font-weight:bold}
 .charts{display:flex;flex-wrap:wrap;gap:12px}
@@ -104,10 +105,17 @@ std::string date_tick(double days) {
 std::string series_title(const MetricSeries& s) { return fmt::format("{} on {}", s.scenario, s.rig); }
 
 std::string change_words(const SeriesChange& c, const std::string& unit) {
-  return fmt::format("{} ({} &rarr; {}) since run {} ({}), {}", percent(c.relative),
+  return fmt::format("{} ({} &rarr; {}) since run {} ({}), level shift", percent(c.relative),
                      escape_xml(value_text(c.before, unit)), escape_xml(value_text(c.after, unit)), c.since_run,
-                     escape_xml(day_of(c.since)),
-                     c.kind == SeriesChange::Kind::change_point ? "level shift" : "outside the noise band");
+                     escape_xml(day_of(c.since)));
+}
+
+// A night's verdict of one metric in words: the change, its interval or what
+// it could detect, and what it was judged against.
+std::string verdict_words(const MetricComparison& m) {
+  const std::string change = m.effect ? percent(*m.effect) : m.relative_change ? percent(*m.relative_change) : "";
+  return fmt::format("{} {}{}", outcome_mark(m.verdict), change_name(m.verdict),
+                     change.empty() ? "" : " " + change) ;
 }
 
 std::string run_link(std::int64_t id, bool nested) {
@@ -258,6 +266,7 @@ namespace {
 
 std::string verdict_badge(const LastNight& n) {
   if (n.regressed()) return "<span class=\"badge regressed\">regressed</span>";
+  if (n.cannot_tell > 0) return "<span class=\"badge cannot-tell\">❔ cannot tell</span>";
   return fmt::format("<span class=\"badge {0}\">{0}</span>", run_status_name(n.run.status));
 }
 
@@ -298,14 +307,15 @@ std::string index_page(const SiteData& site, const RunDays& days) {
   if (nights.empty()) body += "<p>No completed run matches the filters.</p>\n";
 
   body += "<h2>Verdict per rig and scenario</h2>\n<table id=\"verdicts\">\n<tr><th>verdict</th><th>scenario</th>"
-          "<th>rig</th><th>last run</th><th>started</th><th>regressions and failed checks</th><th>improved</th></tr>\n";
+          "<th>rig</th><th>last run</th><th>started</th><th>regressions and failed checks</th><th>improved</th>"
+          "<th>unchanged</th><th>cannot tell</th><th>judged against</th></tr>\n";
   for (const auto& [key, n] : nights) {
     std::string what;
     constexpr std::size_t kPerRow = 5;  // the rest is in the list below
     for (std::size_t i = 0; i < n->regressions.size() && i < kPerRow; ++i) {
-      const LastNight::Regression& r = n->regressions[i];
-      what += fmt::format("<li><a href=\"{}\">{}</a> <span class=\"worse\">{}</span></li>", metric_page_path(r.metric),
-                          escape_xml(r.metric), change_words(r.change, r.unit));
+      const MetricComparison& r = n->regressions[i];
+      what += fmt::format("<li><a href=\"{}\">{}</a> <span class=\"worse\">{}</span></li>", metric_page_path(r.name),
+                          escape_xml(r.name), escape_xml(verdict_words(r)));
     }
     if (n->regressions.size() > kPerRow)
       what += fmt::format("<li><a href=\"#regressions\">and {} more</a></li>", n->regressions.size() - kPerRow);
@@ -314,43 +324,47 @@ std::string index_page(const SiteData& site, const RunDays& days) {
                           escape_xml(v.expected), escape_xml(v.measured));
     }
     body += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}"
-                        "</td></tr>\n",
+                        "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
                         verdict_badge(*n), escape_xml(key.first), escape_xml(key.second), run_link(n->run.id, false),
                         escape_xml(n->run.started_at), what.empty() ? "none" : "<ul class=\"regressions\">" + what + "</ul>",
-                        n->improvements.size());
+                        n->improvements.size(), n->unchanged, n->cannot_tell, escape_xml(n->judged_against));
   }
   body += "</table>\n";
+  for (const auto& [key, n] : nights)
+    if (!n->calibration.empty()) body += fmt::format("<p class=\"meta calibration\">{}</p>\n", escape_xml(n->calibration));
 
   // Every regression across the lab, largest first, with its trend.
   struct Row {
     SeriesKey key;
-    const LastNight::Regression* r;
+    const MetricComparison* r;
   };
   std::vector<Row> all;
   for (const auto& [key, n] : nights)
-    for (const LastNight::Regression& r : n->regressions) all.push_back({key, &r});
-  std::stable_sort(all.begin(), all.end(), [](const Row& a, const Row& b) {
-    return std::fabs(a.r->change.relative) > std::fabs(b.r->change.relative);
-  });
+    for (const MetricComparison& r : n->regressions) all.push_back({key, &r});
+  auto size = [](const MetricComparison& m) { return std::fabs(m.effect.value_or(m.relative_change.value_or(0))); };
+  std::stable_sort(all.begin(), all.end(), [&](const Row& a, const Row& b) { return size(*a.r) > size(*b.r); });
   body += fmt::format("<h2>Regressions ({})</h2>\n", all.size());
   if (all.empty()) {
-    body += "<p id=\"no-regressions\">No metric's level got worse by 10 % or more, and no last value left its "
-            "noise band.</p>\n";
+    body += "<p id=\"no-regressions\">No metric of last night regressed as 'harness compare' judges it.</p>\n";
   } else {
     body += "<ol class=\"regressions\" id=\"regressions\">\n";
     for (const Row& row : all) {
-      body += fmt::format("<li><a href=\"{}\">{}</a> on {} / {}: <span class=\"worse\">{}</span></li>\n",
-                          metric_page_path(row.r->metric), escape_xml(row.r->metric), escape_xml(row.key.second),
-                          escape_xml(row.key.first), change_words(row.r->change, row.r->unit));
+      // Since when: the series' newest level shift, where it has one.
+      const MetricSeries* s = find_series(site, row.r->name, row.key);
+      const std::string since = s && s->change ? "; " + change_words(*s->change, row.r->unit) : "";
+      body += fmt::format("<li><a href=\"{}\">{}</a> on {} / {}: <span class=\"worse\">{}</span>{}: {}</li>\n",
+                          metric_page_path(row.r->name), escape_xml(row.r->name), escape_xml(row.key.second),
+                          escape_xml(row.key.first), escape_xml(verdict_words(*row.r)), since,
+                          escape_xml(row.r->reason));
     }
     body += "</ol>\n<div class=\"charts\">\n";
     constexpr std::size_t kCharts = 12;  // the morning view, not the whole store
     for (std::size_t i = 0; i < all.size() && i < kCharts; ++i) {
-      const MetricSeries* s = find_series(site, all[i].r->metric, all[i].key);
+      const MetricSeries* s = find_series(site, all[i].r->name, all[i].key);
       if (!s) continue;
       body += fmt::format("<figure class=\"trend\">{}<figcaption>{} on {} / {}</figcaption></figure>\n",
-                          trend_chart_of(site, days, *s, all[i].r->metric, all[i].r->unit, true),
-                          escape_xml(all[i].r->metric),
+                          trend_chart_of(site, days, *s, all[i].r->name, all[i].r->unit, true),
+                          escape_xml(all[i].r->name),
                           escape_xml(all[i].key.second), escape_xml(all[i].key.first));
     }
     body += "</div>\n";
@@ -362,7 +376,12 @@ std::string index_page(const SiteData& site, const RunDays& days) {
                       site.metrics.size());
   for (const MetricPage& m : site.metrics) {
     std::size_t worse = 0;
-    for (const MetricSeries& s : m.series) worse += s.change && s.change->worse && m.better != Better::none;
+    for (const MetricSeries& s : m.series) {
+      auto night = site.last_night.find({s.scenario, s.rig});
+      if (night == site.last_night.end()) continue;
+      auto v = night->second.verdicts.find(m.name);
+      worse += v != night->second.verdicts.end() && v->second.verdict == Change::regressed && v->second.acknowledged.empty();
+    }
     body += fmt::format("<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td "
                         "class=\"num\">{}</td></tr>\n",
                         metric_page_path(m.name), escape_xml(m.name), escape_xml(m.unit), better_name(m.better),
@@ -398,10 +417,17 @@ std::string metric_page(const MetricPage& m, const SiteData& site, const RunDays
                         escape_xml(site.has_value(last) ? value_text(last.value, m.unit)
                                                         : "unavailable: " + site.text(site.label_of(last).unavailable)),
                         unavailable ? fmt::format("; unavailable in {}", unavailable) : "");
-    if (s.change && m.better != Better::none) {
-      body += fmt::format("<p class=\"{}\">{}: {}</p>\n", s.change->worse ? "worse" : "better",
-                          s.change->worse ? "regressed" : "improved", change_words(*s.change, m.unit));
+    if (auto night = site.last_night.find({s.scenario, s.rig}); night != site.last_night.end()) {
+      auto v = night->second.verdicts.find(m.name);
+      if (v != night->second.verdicts.end()) {
+        const MetricComparison& x = v->second;
+        const char* css = x.verdict == Change::regressed ? "worse" : x.verdict == Change::improved ? "better" : "verdict";
+        body += fmt::format("<p class=\"{}\">last night, {} against {}: {}: {}</p>\n", css,
+                            run_link(night->second.run.id, true), escape_xml(night->second.judged_against),
+                            escape_xml(verdict_words(x)), escape_xml(x.reason));
+      }
     }
+    if (s.change) body += fmt::format("<p>newest level shift: {}</p>\n", change_words(*s.change, m.unit));
     if (s.band) {
       body += fmt::format("<p>noise band of the {} measured runs before the newest: {} to {} (mean {}); the newest run's p "
                           "= {:.3g}</p>\n",

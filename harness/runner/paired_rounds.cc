@@ -1,0 +1,114 @@
+#include "harness/runner/paired_rounds.h"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "harness/compare/compare.h"
+
+namespace harness {
+namespace {
+
+// splitmix64: a fixed, portable mix of the seed and the round.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Whether a gating metric of this condition is still "cannot tell" on the
+// rounds so far (the paired judgement of everything measured until now).
+bool gating_undecided(const AcquireContext& ctx, const std::vector<std::uint64_t>& start_ns,
+                      const std::vector<std::uint64_t>& end_ns, const LatencyCondition& so_far,
+                      const CompareConfig& config) {
+  const Scenario& s = ctx.scenario;
+  LatencyRecording rec;
+  rec.source = "so far";
+  rec.reference_source = "so far";
+  LatencyCondition c = so_far;
+  c.start_s.clear();
+  c.latency_s.clear();
+  const std::uint64_t origin = start_ns.empty() ? 0 : start_ns.front();
+  for (std::size_t i = 0; i < start_ns.size() && i < end_ns.size(); ++i) {
+    c.start_s.push_back(static_cast<double>(start_ns[i] - std::min(start_ns[i], origin)) * 1e-9);
+    c.latency_s.push_back(static_cast<double>(end_ns[i] - std::min(end_ns[i], start_ns[i])) * 1e-9);
+  }
+  rec.conditions.push_back(std::move(c));
+  Analysis analysis;
+  analyse_latency(s, &rec, Provenance::measured, analysis);
+  std::string prefix;
+  for (std::size_t i = 0; i < s.latency->loads.size(); ++i)
+    if (s.latency->loads[i].name == so_far.name) prefix = latency_condition_prefix(*s.latency, i);
+  const Comparison paired = judge_against_reference(analysis, config);
+  for (const MetricComparison& m : paired.metrics) {
+    const bool gating = std::any_of(config.gating.begin(), config.gating.end(),
+                                    [&](const std::string& g) { return m.name == prefix + g; });
+    if (gating && m.verdict == Change::cannot_tell && m.decided_by != "stability") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool reference_first(const ReferenceConfig& config, std::uint64_t seed, int round) {
+  if (config.order == "abba") return round % 2 == 1;
+  return (mix(seed ^ mix(static_cast<std::uint64_t>(round))) & 1) != 0;
+}
+
+std::string pairing_text(const ReferenceConfig& config, std::uint64_t seed) {
+  if (config.order == "abba") return "ABBA order";
+  return fmt::format("random order, seed {}", seed);
+}
+
+std::int64_t paired_block_iterations(const Scenario& s) {
+  if (!s.latency || !s.reference) return 1;
+  return std::max<std::int64_t>(1, (s.latency->iterations + s.reference->rounds - 1) / s.reference->rounds);
+}
+
+Result<WorkloadWindow> run_paired_rounds(const AcquireContext& ctx, Device& device, const IterationPlan& plan,
+                                         const IterationSink& sink, const std::vector<std::uint64_t>& start_ns,
+                                         const std::vector<std::uint64_t>& end_ns, LatencyCondition& out) {
+  const Scenario& s = ctx.scenario;
+  const ReferenceConfig& ref = *s.reference;
+  const CompareConfig config = s.compare.value_or(CompareConfig{});
+  const std::int64_t per_block = paired_block_iterations(s);
+  const int most_rounds = std::max(ref.rounds, static_cast<int>(config.max_rounds));
+  std::optional<WorkloadWindow> first;
+  bool warmed[2] = {false, false};
+  int round = 0;
+  auto block = [&](bool reference) -> Status {
+    const Workload& w = reference ? ref.workload : s.workload;
+    IterationPlan p = plan;
+    p.warmup = warmed[reference] ? ref.block_warmup : plan.warmup;
+    p.iterations = per_block;
+    p.min_duration_s = 0;
+    p.iteration_timeout_s = w.timeout_s;
+    const std::size_t before = start_ns.size();
+    Result<WorkloadWindow> ran = device.run_workload(w, p, sink, ctx.stop);
+    out.blocks.push_back({round, reference, before, start_ns.size() - before});
+    if (!ran) return ran.error();
+    warmed[reference] = true;
+    if (!first) first = *ran;
+    return ok();
+  };
+  int look_end = ref.rounds;
+  std::uint64_t extra_from_ns = 0;  // when the first look's rounds were done
+  while (true) {
+    for (; round < look_end; ++round) {
+      const bool reference = reference_first(ref, ctx.pairing_seed, round);
+      HARNESS_TRY(block(reference));
+      HARNESS_TRY(block(!reference));
+    }
+    if (look_end == ref.rounds) extra_from_ns = ctx.clock.now_ns();
+    const double extra_s = static_cast<double>(ctx.clock.now_ns() - extra_from_ns) * 1e-9;
+    if (look_end + ref.rounds > most_rounds) break;
+    if (config.time_budget_s > 0 && extra_s >= config.time_budget_s) break;
+    if (!gating_undecided(ctx, start_ns, end_ns, out, config)) break;
+    look_end += ref.rounds;
+  }
+  return *first;
+}
+
+}  // namespace harness
