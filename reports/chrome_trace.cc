@@ -96,10 +96,22 @@ std::size_t add_latency(TraceBuilder& t, const Recording& r, std::optional<std::
                                   "origin_host_ns was kept); placed after the condition before it",
                                   c.name));
     }
-    const std::string track = iteration_track_name(c.name);
+    // With a same-run reference each side has a track of its own, and each
+    // block is a slice of its round on the condition's "rounds" track.
+    std::vector<const char*> side(c.start_s.size(), "");
+    for (const PairedBlock& b : c.blocks) {
+      for (std::size_t i = b.first; i < b.first + b.count && i < side.size(); ++i)
+        side[i] = b.reference ? "reference" : "candidate";
+      if (b.count == 0 || b.first + b.count > c.start_s.size() || b.first + b.count > c.latency_s.size()) continue;
+      const std::size_t last = b.first + b.count - 1;
+      t.slice(fmt::format("rounds: {}", c.name), fmt::format("round {}: {}", b.round + 1, b.reference ? "reference" : "candidate"),
+              "paired", offset + c.start_s[b.first] * 1e6,
+              (c.start_s[last] + c.latency_s[last] - c.start_s[b.first]) * 1e6,
+              {{"round", b.round + 1}, {"side", b.reference ? "reference" : "candidate"}, {"iterations", b.count}});
+    }
     for (std::size_t i = 0; i < c.start_s.size() && i < c.latency_s.size(); ++i) {
-      t.slice(track, "iteration", "latency", offset + c.start_s[i] * 1e6, c.latency_s[i] * 1e6,
-              {{"index", i}, {"latency_ms", c.latency_s[i] * 1e3}, {"condition", c.name}});
+      t.slice(iteration_track_name(c.name, side[i]), "iteration", "latency", offset + c.start_s[i] * 1e6,
+              c.latency_s[i] * 1e6, {{"index", i}, {"latency_ms", c.latency_s[i] * 1e3}, {"condition", c.name}});
       ++slices;
     }
     t.slice("conditions", "condition " + c.name, "latency", offset, c.window_s * 1e6,
