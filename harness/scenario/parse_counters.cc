@@ -164,35 +164,6 @@ void apply_source_overrides(TableReader& r, CountersConfig& c) {
   }
 }
 
-// "0.5" or "50 %".
-std::optional<double> read_fraction(TableReader& r, std::string_view key) {
-  const toml::node* n = r.node(key);
-  if (!n) return std::nullopt;
-  double v = 0;
-  if (n->is_string()) {
-    std::string s(n->as_string()->get());
-    std::size_t pct = s.find('%');
-    char* end = nullptr;
-    v = std::strtod(s.c_str(), &end);
-    std::string rest = end ? std::string(end) : s;
-    rest.erase(std::remove(rest.begin(), rest.end(), ' '), rest.end());
-    if (pct == std::string::npos || rest != "%" || end == s.c_str()) {
-      r.fail_at(key, fmt::format("expected a fraction such as 0.5 or a percentage such as \"50 %\", got \"{}\"", s));
-      return std::nullopt;
-    }
-    v /= 100;
-  } else if (auto number = r.number(key)) {
-    v = *number;
-  } else {
-    return std::nullopt;
-  }
-  if (v < 0 || v > 1) {
-    r.fail_at(key, fmt::format("must be between 0 and 1 (0 % and 100 %), got {}", v));
-    return std::nullopt;
-  }
-  return v;
-}
-
 // The level-2 catalogue entries whose keys go in [counters.expect]: one
 // pattern over the groups' counter and metric names ("counter.<name>").
 std::vector<const CatalogueEntry*> counter_expectables() {
@@ -266,7 +237,7 @@ void read_baseline_expectations(TableReader& r, const std::vector<std::string>& 
       }
       e.lead = *lead;
     } else {
-      std::optional<double> f = read_fraction(r, key);
+      std::optional<double> f = r.fraction(key);
       if (!f) return;
       e.fraction = *f;
     }

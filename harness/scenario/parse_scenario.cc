@@ -113,6 +113,11 @@ Rig read_rig_section(TableReader& r) {
     }
     (void)vr.finish();
   }
+  if (const toml::table* t = r.table("stability")) {
+    TableReader sr(r.context(), *t, fmt::format("{}.stability", r.name()));
+    rig.stability = read_stability_section(sr);
+    (void)sr.finish();
+  }
   read_rig_transport(r, rig);
   return rig;
 }

@@ -17,6 +17,7 @@
 #include "harness/scenario/latency_config.h"
 #include "harness/scenario/reference_config.h"
 #include "harness/scenario/roofline_config.h"
+#include "harness/scenario/stability_config.h"
 #include "probes/rig/transport.h"
 #include "probes/workload/workload_spec.h"
 
@@ -57,6 +58,7 @@ struct Rig {
   double connect_timeout_s = 30;    // transport start to the agent's hello
   double clock_tolerance_s = 1e-3;  // allowed offset change between the syncs around a run, beyond uncertainties
   MeasurementWindow window;
+  StabilityConfig stability;  // [rig.stability]
 };
 
 struct Scenario {

@@ -2,6 +2,7 @@
 #include "harness/scenario/toml_reader.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fmt/format.h>
 
 namespace harness {
@@ -155,6 +156,34 @@ std::optional<double> TableReader::quantity(std::string_view key, Dimension dime
     return std::nullopt;
   }
   return *q;
+}
+
+std::optional<double> TableReader::fraction(std::string_view key) {
+  const toml::node* n = get(key);
+  if (!n) return std::nullopt;
+  double v = 0;
+  if (n->is_string()) {
+    std::string s(n->as_string()->get());
+    std::size_t pct = s.find('%');
+    char* end = nullptr;
+    v = std::strtod(s.c_str(), &end);
+    std::string rest = end ? std::string(end) : s;
+    rest.erase(std::remove(rest.begin(), rest.end(), ' '), rest.end());
+    if (pct == std::string::npos || rest != "%" || end == s.c_str()) {
+      fail_at(key, fmt::format("expected a fraction such as 0.5 or a percentage such as \"50 %\", got \"{}\"", s));
+      return std::nullopt;
+    }
+    v /= 100;
+  } else if (auto number = this->number(key)) {
+    v = *number;
+  } else {
+    return std::nullopt;
+  }
+  if (!(v >= 0 && v <= 1)) {  // NaN ("nan %") too
+    fail_at(key, fmt::format("must be between 0 and 1 (0 % and 100 %), got {}", v));
+    return std::nullopt;
+  }
+  return v;
 }
 
 std::optional<std::vector<std::string>> TableReader::string_array(std::string_view key,

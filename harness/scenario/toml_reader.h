@@ -52,6 +52,8 @@ class TableReader {
   std::optional<bool> boolean(std::string_view key);
   // A string with a unit, checked against the dimension: "50 GB/s".
   std::optional<double> quantity(std::string_view key, Dimension dimension);
+  // A share between 0 and 1: a number (0.5) or a percentage ("50 %").
+  std::optional<double> fraction(std::string_view key);
   // An array of strings; a single string is taken as an array of one when
   // `allow_single` is set.
   std::optional<std::vector<std::string>> string_array(std::string_view key, bool allow_single = false);
