@@ -86,15 +86,24 @@ std::string figures_text(const std::vector<std::pair<std::string, const Metric*>
   return out;
 }
 
+// The level's stability gate when it says the rig moved under it
+// (harness/levels/stability.h): "unstable: cpu0 2.1→1.2 GHz", else empty.
+std::string unstable_text(const Analysis& a, Level level) {
+  const Metric* m = a.find_metric(fmt::format("stability.{}", level_name(level)));
+  if (!m || !m->value || !has_prefix(m->text, "unstable")) return {};
+  return m->text;
+}
+
 }  // namespace
 
 std::vector<LevelHeadline> level_headlines(const Analysis& a) {
   std::vector<LevelHeadline> out;
   for (const LevelRow* row : levels_in_report_order()) {
     const Level level = row->level;
+    // The rig's stability figures are said apart, and only when it moved.
     std::vector<const Metric*> metrics;
     for (const Metric& m : a.metrics)
-      if (m.level == level) metrics.push_back(&m);
+      if (m.level == level && !has_prefix(m.name, "stability.")) metrics.push_back(&m);
     if (metrics.empty()) continue;
     out.push_back({level, {}});
     std::vector<std::string>& lines = out.back().lines;
@@ -178,6 +187,9 @@ std::vector<LevelHeadline> level_headlines(const Analysis& a) {
     lines.push_back(text);
     if (!second.empty()) lines.push_back(figures_text(second));
   }
+  for (LevelHeadline& h : out)
+    if (std::string unstable = unstable_text(a, h.level); !unstable.empty())
+      h.lines.push_back("rig " + unstable + " (its metrics cannot be judged)");
   return out;
 }
 
@@ -220,7 +232,8 @@ std::string render_run_details_text(const RunRecord& run) {
     std::size_t w_name = 4, w_value = 5;
     for (const Metric* m : metrics) {
       w_name = std::max(w_name, m->name.size());
-      if (m->value) w_value = std::max(w_value, metric_value_text(*m).size());
+      // The stability gate's text says what broke: it does not set the column.
+      if (m->value && !has_prefix(m->name, "stability.")) w_value = std::max(w_value, metric_value_text(*m).size());
     }
     for (const Metric* m : metrics) {
       if (m->value) {
@@ -230,6 +243,8 @@ std::string render_run_details_text(const RunRecord& run) {
         out += fmt::format("  {:<{}} {}\n", m->name, w_name, metric_value_text(*m));
       }
     }
+    if (std::string unstable = unstable_text(run.analysis, level); !unstable.empty())
+      out += fmt::format("  rig {} (its metrics cannot be judged)\n", unstable);
   }
   for (const Artifact& a : run.artifacts) {
     out += fmt::format("artifact {} {} ({} B, sha256 {})\n", a.name, a.path, a.size, a.sha256);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/bundle/replay.h"
+#include "harness/model/metric_catalogue.h"
 
 #include "tests/support/replayed_fixture.h"
 
@@ -75,6 +76,30 @@ TEST(RunSummary, VerdictsComeFirstAndArePaintedOnlyWithColour) {
   // Not every metric: that is `show` (render_run_text).
   EXPECT_EQ(plain.find("latency_p50_ci_low"), std::string::npos);
   EXPECT_NE(render_run_text(day6).find("latency_p50_ci_low"), std::string::npos);
+}
+
+// A level whose rig moved under it says so plainly, in the summary and in
+// `harness show`; its stability figures do not count as its own.
+TEST(RunSummary, AnUnstableLevelIsSaidPlainly) {
+  RunRecord host = replayed(kFixtures / "host" / "localhost-2026-11-29");
+  const std::vector<std::string> before = headline_lines(host);
+  host.analysis.metrics.push_back(catalogued_metric(Level::latency, "stability.latency", 0, Provenance::measured,
+                                                    "rig readings around 2 acquisitions",
+                                                    "unstable: cpu0 2.1→1.2 GHz; canary cpu0 +23 %"));
+  host.analysis.metrics.push_back(
+      catalogued_missing(Level::latency, "stability.latency.temperature_rise", "/sys/class/thermal: no zones"));
+  host.analysis.metrics.push_back(catalogued_metric(Level::counters, "stability.counters", 1, Provenance::measured,
+                                                    "rig readings around 1 acquisition", "stable"));
+  std::vector<std::string> lines = headline_lines(host);
+  ASSERT_EQ(lines.size(), before.size() + 1);
+  EXPECT_EQ(lines[2], before[2]);  // a stable level: nothing more, nothing counted as missing
+  EXPECT_EQ(lines[4], before[4]);
+  EXPECT_EQ(lines[6], "                  rig unstable: cpu0 2.1→1.2 GHz; canary cpu0 +23 % (its metrics cannot be judged)");
+  const std::string shown = render_run_details_text(host);
+  EXPECT_THAT(shown, testing::HasSubstr("\n  rig unstable: cpu0 2.1→1.2 GHz; canary cpu0 +23 % (its metrics cannot be "
+                                        "judged)\n"));
+  EXPECT_THAT(shown, testing::ContainsRegex("  stability\\.latency\\.temperature_rise +unavailable: /sys/class/thermal: "
+                                            "no zones\n"));
 }
 
 }  // namespace

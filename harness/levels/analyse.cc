@@ -66,6 +66,7 @@ RunStatus status_from_verdicts(const std::vector<Verdict>& verdicts) {
 Analysis analyse(const Scenario& scenario, const Recording& recording, Provenance measured) {
   Analysis a;
   for (const LevelRow& level : level_table()) level.analyse(scenario, recording, measured, a);
+  if (recording.stability) analyse_stability(scenario.rig.stability, *recording.stability, measured, a);
 
   std::vector<Expectation> all;
   for (const LevelRow* level : levels_in_report_order()) {

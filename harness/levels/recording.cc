@@ -79,6 +79,7 @@ void to_json(nlohmann::json& j, const Recording& r) {
        {"aborted", r.aborted}};
   for (const LevelRow& row : level_table()) row.recording.save(r, std::string(level_name(row.level)), j);
   if (r.rig) j["rig"] = rig_to_json(*r.rig);
+  if (r.stability) j["stability"] = *r.stability;
   j["files"] = nlohmann::json::array();
   for (const RecordedFile& f : r.files) j["files"].push_back({{"name", f.name}, {"kind", f.kind}});
 }
@@ -90,6 +91,7 @@ void from_json(const nlohmann::json& j, Recording& r) {
   r.aborted = j.value("aborted", "");
   for (const LevelRow& row : level_table()) row.recording.load(j, std::string(level_name(row.level)), r);
   if (j.contains("rig")) r.rig = rig_from_json(j["rig"]);
+  if (j.contains("stability")) r.stability = j["stability"].get<StabilityRecording>();
   if (j.contains("files")) {
     for (const auto& f : j["files"]) r.files.push_back({f.at("name"), f.at("kind")});
   }

@@ -15,6 +15,7 @@
 #include "harness/levels/ddr.h"
 #include "harness/levels/latency.h"
 #include "harness/levels/roofline.h"
+#include "harness/levels/stability.h"
 
 namespace harness {
 
@@ -73,6 +74,9 @@ struct Recording {
   std::optional<LatencyRecording> latency;
   std::optional<AccuracyRecording> accuracy;  // level 5
   std::optional<RigRecording> rig;
+  // The rig's steadiness around each acquisition on the device; absent in
+  // recordings made before harness took these readings.
+  std::optional<StabilityRecording> stability;
   std::vector<RecordedFile> files;
   // Where file names inside the recording (captures) resolve: the run's
   // artifact folder for a live run, the bundle folder for a replay. Not

@@ -255,6 +255,47 @@ const CatalogueEntry kAccuracyMetrics[] = {
      "the PSNR bound that applies to the layer (declared), drawn beside its bar"},
 };
 
+// ---- The rig's stability around a level's acquisition on the device (harness/levels/stability.cc) ----
+// Levels 1, 2 and 4, whose work runs on the device, each carry these rows
+// with "<level>" spelled out ("stability.latency.canary_change"); compare
+// judges a level whose stability.<level> reads "unstable: ..." cannot tell.
+const CatalogueEntry kStabilityRows[] = {
+    {"stability.<level>", "", B::none, false, "", 0, "", "",
+     "whether the rig held still around the level's acquisition ([rig.stability] limits): \"stable\" (1), or "
+     "\"unstable: <what broke>\" (0), whose metrics compare then judges cannot tell; unavailable when nothing "
+     "could be read"},
+    {"stability.<level>.canary_change", "1", B::none, false, "", 0, "", "",
+     "the fixed canary's time at the window's end over its start, minus 1, on the CPU where it changed most "
+     "(canary_change_max)"},
+    {"stability.<level>.cpu_freq_drop", "1", B::lower, false, "", 0, "", "",
+     "the largest fall of a workload CPU's clock between the window's ends, both read under the canary's load "
+     "(cpu_freq_drop_max)"},
+    {"stability.<level>.temperature_rise", "\xC2\xB0" "C", B::lower, false, "", 0, "", "",
+     "the largest rise of a thermal zone from the window's start (temperature_rise_max)"},
+    {"stability.<level>.throttle_increase", "1", B::lower, false, "", 0, "", "",
+     "thermal throttle events counted on the workload's CPUs during the window (throttle_increase_max)"},
+    {"stability.<level>.other_cpu_share", "1", B::lower, false, "", 0, "", "",
+     "CPU time not the harness's own (steal included) as a share of the workload's CPUs, in the worst interval "
+     "between two readings (other_cpu_share_max)"},
+    {"stability.<level>.steal_share", "1", B::lower, false, "", 0, "", "",
+     "the hypervisor's steal as a share of the workload's CPUs, in the worst interval between two readings"},
+};
+
+// A level's table followed by the stability rows with its name in them.
+std::vector<CatalogueEntry> with_stability_rows(Level level, std::span<const CatalogueEntry> table) {
+  static std::deque<std::string> names;  // the generated names' storage (built once per level)
+  static std::mutex names_mutex;          // levels' tables may be built on two threads at once
+  std::lock_guard lock(names_mutex);
+  std::vector<CatalogueEntry> t(table.begin(), table.end());
+  for (CatalogueEntry e : kStabilityRows) {
+    std::string name(e.name);
+    name.replace(name.find("<level>"), 7, level_name(level));
+    e.name = names.emplace_back(std::move(name));
+    t.push_back(e);
+  }
+  return t;
+}
+
 // Level 4's table: the first condition's metrics, each again under
 // "load.<load>." for the other conditions (no expectation keys there); with a
 // same-run reference, the paired ones of each condition (the reference's own
@@ -293,7 +334,7 @@ std::span<const CatalogueEntry> latency_entries() {
       t.push_back(ratio);
     }
     t.insert(t.end(), std::begin(kLatencyBaseline), std::end(kLatencyBaseline));
-    return t;
+    return with_stability_rows(Level::latency, t);
   }();
   return table;
 }
@@ -364,10 +405,14 @@ std::vector<CatalogueLookup>& lookups() {
 
 std::span<const CatalogueEntry> metric_catalogue(Level level) {
   switch (level) {
-    case Level::roofline:
-      return kRooflineMetrics;
-    case Level::counters:
-      return kCountersMetrics;
+    case Level::roofline: {
+      static const std::vector<CatalogueEntry> table = with_stability_rows(Level::roofline, kRooflineMetrics);
+      return table;
+    }
+    case Level::counters: {
+      static const std::vector<CatalogueEntry> table = with_stability_rows(Level::counters, kCountersMetrics);
+      return table;
+    }
     case Level::ddr:
       return kDdrMetrics;
     case Level::latency:

@@ -19,6 +19,14 @@ std::string cpu_list_text(const cpu_set_t& set) {
   return out;
 }
 
+std::string cpu_list_text(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus)
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+  return cpu_list_text(set);
+}
+
 Result<CpuPin> CpuPin::to(const std::vector<int>& asked_cpus, bool first) {
   CpuPin pin;
   if (asked_cpus.empty() && !first) return pin;

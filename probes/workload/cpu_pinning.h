@@ -33,5 +33,6 @@ class CpuPin {
 
 // "0-3,6" for a set of CPUs.
 std::string cpu_list_text(const cpu_set_t& set);
+std::string cpu_list_text(const std::vector<int>& cpus);
 
 }  // namespace harness
