@@ -20,6 +20,7 @@
 #include "harness/base/bounded_json.h"
 #include "harness/base/digest.h"
 #include "harness/rig/local_device.h"
+#include "harness/levels/stability.h"
 #include "harness/rig/protocol.h"
 
 namespace harness {
@@ -197,6 +198,17 @@ class Agent {
         return json{{"end", o->end}, {"output", o->output}};
       }
       if (op == "file.read") return read_file(req);
+      if (op == "stability.begin") {
+        Result<StabilityPlan> plan = protocol::stability_plan_from_wire(req.at("plan"));
+        if (!plan) return plan.error();
+        HARNESS_TRY(device_->begin_stability(*plan));
+        return json::object();
+      }
+      if (op == "stability.end") {
+        Result<std::vector<StabilityReading>> readings = device_->end_stability();
+        if (!readings) return readings.error();
+        return json{{"readings", *readings}};
+      }
       return Error::input(fmt::format("agent protocol: unknown op '{}'", op));
     } catch (const json::exception& e) {
       return Error::input(fmt::format("agent protocol: malformed '{}' request: {}", op, e.what()));
@@ -213,7 +225,7 @@ class Agent {
     for (const json& v : req.value("versions", json::array()))
       versions.push_back({v.at("name").get<std::string>(), v.at("argv").get<std::vector<std::string>>()});
     if (double hb = req.value("heartbeat_s", 0.0); hb > 0) heartbeat_s_ = hb;
-    device_ = std::make_unique<LocalDevice>(clock_, versions);
+    device_ = std::make_unique<LocalDevice>(clock_, versions, options_.stability_root);
     DeviceInfo info = device_->info();
     info.protocol = protocol::kVersion;
     return protocol::to_wire(info);

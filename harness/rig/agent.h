@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace harness {
 
@@ -16,6 +17,9 @@ struct AgentOptions {
   // Test only: added to the device's monotonic clock, so that a test can
   // check the host maps device times back through the clock sync.
   std::int64_t clock_offset_ns = 0;
+  // Where the stability readings find /sys and /proc: "/" on a device, a
+  // fake tree in tests.
+  std::string stability_root = "/";
 };
 
 // Serves until the link ends; returns the process exit status.

@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "harness/rig/remote_device.h"
+#include "probes/stability/stability_probe.h"
+#include "tests/support/fake_device.h"
 #include "probes/process.h"
 
 namespace harness {
@@ -239,6 +241,49 @@ TEST(Agent, AStopRequestCancelsTheWindow) {
   ASSERT_FALSE(w);
   EXPECT_EQ(w.error().message, "interrupted");
   EXPECT_TRUE((*d)->bye());  // the agent is still there and answers
+}
+
+// The stability readings taken by the agent on the device, here a fake
+// /sys and /proc tree (--stability-root), the canary run for real.
+TEST(Agent, StabilityReadingsComeBackFromTheDevice) {
+  testing_support::FakeDeviceTree tree;
+  const int cpu = allowed_cpus().front();
+  const std::string cpufreq = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/";
+  tree.put(cpufreq + "scaling_cur_freq", "2100000\n");
+  tree.put(cpufreq + "scaling_governor", "performance\n");
+  tree.put("/sys/class/thermal/thermal_zone0/type", "soc-thermal\n");
+  tree.put("/sys/class/thermal/thermal_zone0/temp", "41500\n");
+  tree.put("/proc/loadavg", "0.25 0.20 0.15 1/80 321\n");
+  tree.put("/proc/stat", "cpu" + std::to_string(cpu) + " 100 0 0 900 0 0 0 0\n");
+  MonotonicClock clock;
+  Result<std::unique_ptr<RemoteDevice>> d =
+      RemoteDevice::connect(local_options({"--stability-root", tree.root()}), clock);
+  ASSERT_TRUE(d) << d.error().message;
+  Result<std::vector<StabilityReading>> none = (*d)->end_stability();
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "rig 'test-rig': the stability readings: stability readings: none were begun");
+  Status bad = (*d)->begin_stability({{5000}, false, 0});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "rig 'test-rig': the stability readings: agent protocol: no CPU 5000");
+
+  ASSERT_TRUE((*d)->begin_stability({{cpu}, false, 0}));
+  Result<std::vector<StabilityReading>> r = (*d)->end_stability();
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 2u);
+  const StabilityReading& after = r->back();
+  EXPECT_EQ(r->front().at, "before");
+  EXPECT_EQ(after.at, "after");
+  ASSERT_EQ(after.cpus.size(), 1u);
+  EXPECT_EQ(after.cpus[0].cur_hz.value, 2.1e9);
+  EXPECT_EQ(after.cpus[0].governor.value, "performance");
+  EXPECT_THAT(after.cpus[0].max_hz.unavailable, HasSubstr("cpuinfo_max_freq: No such file or directory"));
+  EXPECT_EQ(after.thermal.value->at(0).celsius.value, 41.5);
+  EXPECT_EQ(after.load.value->one, 0.25);
+  ASSERT_TRUE(after.use) << after.use.unavailable;
+  EXPECT_EQ(after.use.value->busy_s, 0);
+  ASSERT_EQ(after.canary.size(), 1u);
+  ASSERT_TRUE(after.canary[0].seconds) << after.canary[0].seconds.unavailable;
+  EXPECT_GT(*after.canary[0].seconds.value, 0);
 }
 
 }  // namespace

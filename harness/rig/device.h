@@ -22,6 +22,7 @@
 #include "harness/levels/roofline.h"
 #include "harness/runner/progress.h"
 #include "harness/scenario/scenario.h"
+#include "probes/stability/stability_reading.h"
 
 namespace harness {
 
@@ -56,6 +57,14 @@ struct WorkloadWindow {
   std::int64_t iterations = 0;
 };
 
+// How the rig's stability readings around one acquisition are taken
+// ([rig.stability]; probes/stability): on the workload's CPUs.
+struct StabilityPlan {
+  std::vector<int> cpus;   // [workload] cpus; empty: every CPU the device lets the workload use
+  bool first_cpu = false;  // [workload] cpus = "first"
+  double interval_s = 0;   // readings inside the acquisition; 0: only at its ends
+};
+
 // How a background load ended once stopped, as the device saw it.
 struct LoadStopped {
   std::string end;     // "killed by signal 15 (Terminated)"
@@ -86,6 +95,13 @@ class Device {
   virtual Result<int> start_load(const std::vector<std::string>& argv) = 0;
   virtual Status check_load(int id) = 0;
   virtual Result<LoadStopped> stop_load(int id) = 0;
+
+  // The rig's steadiness around an acquisition: begin takes the "before"
+  // reading (the canary runs, about 100 ms) and starts the readings at the
+  // plan's interval; end takes the "after" one and returns them all in
+  // order. A begin while a series is open starts a new one.
+  virtual Status begin_stability(const StabilityPlan& plan) = 0;
+  virtual Result<std::vector<StabilityReading>> end_stability() = 0;
 
   // A file the run needs from the device (a profile, a dump), at most
   // max_bytes, with its sha256 checked on arrival.

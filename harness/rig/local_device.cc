@@ -68,8 +68,8 @@ DeviceInfo describe_this_device(const std::vector<VersionCommand>& versions) {
   return info;
 }
 
-LocalDevice::LocalDevice(Clock& clock, const std::vector<VersionCommand>& versions)
-    : clock_(clock), info_(describe_this_device(versions)) {}
+LocalDevice::LocalDevice(Clock& clock, const std::vector<VersionCommand>& versions, std::string stability_root)
+    : clock_(clock), info_(describe_this_device(versions)), stability_root_(std::move(stability_root)) {}
 
 LocalDevice::~LocalDevice() { stop_all_loads(); }
 
@@ -199,6 +199,28 @@ void LocalDevice::stop_all_loads() {
     loads.swap(loads_);
   }
   for (auto& [id, load] : loads) (void)load->stop(1);
+}
+
+Status LocalDevice::begin_stability(const StabilityPlan& plan) {
+  StabilityProbeOptions options;
+  options.root = stability_root_;
+  options.cpus = plan.cpus;
+  if (plan.cpus.empty() && plan.first_cpu) {
+    const std::vector<int> allowed = allowed_cpus();
+    if (!allowed.empty()) options.cpus = {allowed.front()};
+  }
+  std::lock_guard lock(stability_mutex_);
+  stability_.reset();  // an earlier series left open ends here
+  stability_ = std::make_unique<StabilitySampler>(std::move(options), clock_, canary_, plan.interval_s);
+  return ok();
+}
+
+Result<std::vector<StabilityReading>> LocalDevice::end_stability() {
+  std::lock_guard lock(stability_mutex_);
+  if (!stability_) return Error::infra("stability readings: none were begun");
+  std::vector<StabilityReading> readings = stability_->finish();
+  stability_.reset();
+  return readings;
 }
 
 Result<std::string> LocalDevice::fetch_file(const std::string& path, std::uint64_t max_bytes) {

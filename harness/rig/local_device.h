@@ -9,13 +9,17 @@
 #include "harness/rig/device.h"
 #include "probes/clock.h"
 #include "probes/load/background_load.h"
+#include "probes/stability/stability_probe.h"
 
 namespace harness {
 
 class LocalDevice final : public Device {
  public:
-  // `versions`: the scenario's [rig.versions] commands, run for the context.
-  explicit LocalDevice(Clock& clock, const std::vector<VersionCommand>& versions = {});
+  // `versions`: the scenario's [rig.versions] commands, run for the context;
+  // `stability_root`: where the stability readings find /sys and /proc (a
+  // fake tree in tests).
+  explicit LocalDevice(Clock& clock, const std::vector<VersionCommand>& versions = {},
+                       std::string stability_root = "/");
   ~LocalDevice() override;  // stops every load still running
 
   const DeviceInfo& info() const override { return info_; }
@@ -29,6 +33,8 @@ class LocalDevice final : public Device {
   Status check_load(int id) override;
   Result<LoadStopped> stop_load(int id) override;
   Result<std::string> fetch_file(const std::string& path, std::uint64_t max_bytes) override;
+  Status begin_stability(const StabilityPlan& plan) override;
+  Result<std::vector<StabilityReading>> end_stability() override;
 
   // Stops every load (the agent calls it on a lost link or a signal).
   void stop_all_loads();
@@ -39,6 +45,10 @@ class LocalDevice final : public Device {
   std::mutex loads_mutex_;
   std::map<int, std::unique_ptr<BackgroundLoad>> loads_;
   int next_load_ = 1;
+  std::string stability_root_;
+  FixedWorkCanary canary_;
+  std::mutex stability_mutex_;
+  std::unique_ptr<StabilitySampler> stability_;
 };
 
 // The device's own description: context, capabilities and what is missing.

@@ -1,10 +1,12 @@
 #include "harness/rig/protocol.h"
 
 #include <openssl/evp.h>
+#include <sched.h>
 
 #include <fmt/format.h>
 
 #include "harness/base/bounded_json.h"
+#include "harness/levels/stability.h"
 
 namespace harness::protocol {
 namespace {
@@ -219,6 +221,31 @@ Result<IterationPlan> plan_from_wire(const json& j) {
     json_read(j.at("iteration_timeout_s"), p.iteration_timeout_s);
     if (p.warmup < 0 || p.iterations < 1) return Error::input("agent protocol: a plan needs iterations >= 1");
     return p;
+  });
+}
+
+json to_wire(const StabilityPlan& p) {
+  return {{"cpus", p.cpus}, {"first_cpu", p.first_cpu}, {"interval_s", p.interval_s}};
+}
+
+Result<StabilityPlan> stability_plan_from_wire(const json& j) {
+  return guarded("stability plan", [&]() -> Result<StabilityPlan> {
+    StabilityPlan p;
+    json_read(j.at("cpus"), p.cpus);
+    p.first_cpu = j.at("first_cpu").get<bool>();
+    p.interval_s = j.at("interval_s").get<double>();
+    for (int cpu : p.cpus)
+      if (cpu < 0 || cpu >= CPU_SETSIZE) return Error::input(fmt::format("agent protocol: no CPU {}", cpu));
+    // At least a second apart: every reading scans the device's processes.
+    if (!(p.interval_s == 0 || (p.interval_s >= 1 && p.interval_s <= 86400)))
+      return Error::input("agent protocol: a stability interval is 0 or from 1 s to a day");
+    return p;
+  });
+}
+
+Result<std::vector<StabilityReading>> stability_readings_from_wire(const json& j) {
+  return guarded("stability readings", [&]() -> Result<std::vector<StabilityReading>> {
+    return j.at("readings").get<std::vector<StabilityReading>>();
   });
 }
 

@@ -17,6 +17,8 @@
 //      roofline {roofline}            -> events "step", then RooflineRecording (ceilings, vendor tools, kernels)
 //      load.start {argv} -> {id};  load.check {id};  load.stop {id} -> {end, output}
 //      file.read {path, offset, max_bytes} -> {size, sha256, data (base64, at most kFileChunkBytes)}
+//      stability.begin {plan}         the "before" reading (canary), then readings at the plan's interval
+//      stability.end -> {readings}    the "after" reading; all of them (harness/levels/stability.h JSON)
 //      cancel                         stops the op in progress (its reply says "interrupted")
 //      bye                            stops every load and ends the agent
 // Device times are the device's monotonic clock; the host maps them.
@@ -52,11 +54,15 @@ nlohmann::json to_wire(const CountersConfig& c);
 nlohmann::json to_wire(const RooflineConfig& c);
 nlohmann::json to_wire(const IterationPlan& p);
 nlohmann::json to_wire(const DeviceInfo& i);
+nlohmann::json to_wire(const StabilityPlan& p);
 Result<Workload> workload_from_wire(const nlohmann::json& j);
 Result<CountersConfig> counters_from_wire(const nlohmann::json& j);
 Result<RooflineConfig> roofline_from_wire(const nlohmann::json& j);
 Result<IterationPlan> plan_from_wire(const nlohmann::json& j);
 Result<DeviceInfo> device_info_from_wire(const nlohmann::json& j);
+Result<StabilityPlan> stability_plan_from_wire(const nlohmann::json& j);
+// stability.end's reply: {"readings": [...]} (harness/levels/stability.h JSON).
+Result<std::vector<StabilityReading>> stability_readings_from_wire(const nlohmann::json& j);
 
 nlohmann::json encode_iterations(const nlohmann::json& id, const IterationBatch& batch);
 // A step of level 1 or 2 (progress.h StepProgress) as a "step" event; its

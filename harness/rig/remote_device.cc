@@ -269,6 +269,21 @@ Result<LoadStopped> RemoteDevice::stop_load(int id) {
   return LoadStopped{*end, *output};
 }
 
+Status RemoteDevice::begin_stability(const StabilityPlan& plan) {
+  Result<json> r = call("stability.begin", {{"plan", protocol::to_wire(plan)}}, "the stability readings");
+  if (!r) return r.error();
+  return ok();
+}
+
+Result<std::vector<StabilityReading>> RemoteDevice::end_stability() {
+  Result<json> r = call("stability.end", json::object(), "the stability readings");
+  if (!r) return r.error();
+  // Their times are the series' own, from its first reading: nothing to map.
+  Result<std::vector<StabilityReading>> readings = protocol::stability_readings_from_wire(*r);
+  if (!readings) return fault("the stability readings", readings.error().message);
+  return readings;
+}
+
 Result<std::string> RemoteDevice::fetch_file(const std::string& path, std::uint64_t max_bytes) {
   std::string data, sha;
   std::uint64_t size = 0;

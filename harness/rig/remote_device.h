@@ -47,6 +47,8 @@ class RemoteDevice final : public Device {
   Status check_load(int id) override;
   Result<LoadStopped> stop_load(int id) override;
   Result<std::string> fetch_file(const std::string& path, std::uint64_t max_bytes) override;
+  Status begin_stability(const StabilityPlan& plan) override;
+  Result<std::vector<StabilityReading>> end_stability() override;
 
   // Measures the clock offset again (options.sync_probes round trips); the
   // new estimate replaces the one used to map device times.

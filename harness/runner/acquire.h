@@ -45,6 +45,9 @@ struct AcquireContext {
   // The seed each round's order of candidate and reference is drawn from
   // (a [reference] with order "random"): the scenario's, or drawn per run.
   std::uint64_t pairing_seed = 0;
+  // Where the rig's stability readings around each acquisition on the
+  // device go ([rig.stability], stability_readings.h); null: none are taken.
+  StabilityRecording* stability = nullptr;
 };
 
 // Levels 1 and 2 run on the device: the agent calls these (LocalDevice).

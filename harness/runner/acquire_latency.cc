@@ -7,6 +7,7 @@
 
 #include "harness/runner/acquire.h"
 #include "harness/runner/paired_rounds.h"
+#include "harness/runner/stability_readings.h"
 #include "probes/load/background_load.h"
 #include "probes/power/power_source.h"
 #include "harness/rig/local_device.h"
@@ -178,7 +179,11 @@ Status measure_condition(const AcquireContext& ctx, Device& device, const LoadCo
   Status status = ok();
   if (background) status = settle(ctx, cfg.load_settle_s);
   if (status && background) status = device.check_load(*background);
-  if (status) status = measure_window(ctx, device, power, window, progress, out);
+  if (status) {
+    // The load, settled, is the harness's own: the readings see it at both ends.
+    StabilityReadings around(ctx, device, Level::latency, load.name);
+    status = measure_window(ctx, device, power, window, progress, out);
+  }
   if (status && background) status = device.check_load(*background);
   // Stops the load on every path; its end and output are kept.
   if (background) {

@@ -62,6 +62,12 @@ class WindowInstrument {
 // 2's iterations when the scenario has no [latency]).
 enum class WindowRole { none, owner, fallback_owner };
 
+// Where the rig's stability readings ([rig.stability]) are taken for a
+// level: around its whole acquisition (by the runner), around each load
+// condition's window (by the row itself: level 4), or not at all (its work
+// does not run on the device).
+enum class StabilityAround { none, acquisition, each_condition };
+
 struct AcquireRow {
   Level level;
   bool (*asked)(const Scenario&);         // the scenario configures the level
@@ -76,6 +82,7 @@ struct AcquireRow {
   // Checks of the plan before anything starts (a missing program is bad
   // input, exit 2, before the run is stored); null: none.
   Status (*check_plan)(const Scenario&) = nullptr;
+  StabilityAround stability = StabilityAround::none;
 };
 
 // In acquisition order: level 1 and 2 on the device first, then level 3 on

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/levels/level_table.h"
+#include "harness/model/metric_catalogue.h"
 
 namespace harness {
 namespace {
@@ -57,6 +58,20 @@ TEST(AcquireTable, TheWindowGoesToItsLevelElseToLevelTwoElseNowhere) {
   EXPECT_EQ(owner(parse("window = \"counters\"\n" + counters + "[latency]\niterations = 3\n")), "counters");
   EXPECT_EQ(owner(parse(counters + "[latency]\niterations = 3\n")), "latency");
   EXPECT_EQ(owner(parse("window = \"counters\"\n[latency]\niterations = 3\n")), "none");
+}
+
+// The levels the rig's stability readings surround are the ones whose work
+// runs on the device, and each has the gate's rows in the catalogue.
+TEST(AcquireTable, TheStabilityReadingsSurroundTheDeviceLevelsWhichHaveTheGatesMetrics) {
+  std::vector<Level> surrounded;
+  for (const AcquireRow& row : acquire_table()) {
+    if (row.stability == StabilityAround::none) continue;
+    surrounded.push_back(row.level);
+    const std::string gate = "stability." + std::string(level_name(row.level));
+    EXPECT_NE(find_catalogue_entry(row.level, gate), nullptr) << gate;
+    EXPECT_NE(find_catalogue_entry(row.level, gate + ".canary_change"), nullptr) << gate;
+  }
+  EXPECT_EQ(surrounded, (std::vector<Level>{Level::roofline, Level::counters, Level::latency}));
 }
 
 }  // namespace

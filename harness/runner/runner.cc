@@ -20,6 +20,7 @@
 #include "harness/runner/acquire.h"
 #include "harness/runner/acquire_table.h"
 #include "harness/runner/context.h"
+#include "harness/runner/stability_readings.h"
 #include "harness/rig/remote_device.h"
 
 namespace harness {
@@ -131,6 +132,7 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
   const std::uint64_t sync_before_ns = base.clock.now_ns();
   AcquireContext ctx = base;
   ctx.device = device.get();
+  if (device) ctx.stability = &rec.stability.emplace();
 
   // The measurement window, when its owner runs; an instrument that rides
   // it (level 3's analyzer) is armed and stopped by the owner.
@@ -167,7 +169,10 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
     if (!row.asked(s) || &row == instrument_row) continue;  // the instrument's level is acquired in the window
     LevelSpan span(progress, base.clock, row.level, row.how(s));
     LevelAcquisition acquisition{ctx, rec, span};
+    std::optional<StabilityReadings> around;
+    if (row.stability == StabilityAround::acquisition && ctx.device) around.emplace(ctx, *ctx.device, row.level);
     status = row.acquire(acquisition);
+    if (around) around->end();
     span.set_samples(acquisition.samples);
     span.finish(status);
   }

@@ -29,6 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(protocol::roofline_from_wire(part));
     check(protocol::plan_from_wire(part));
     check(protocol::device_info_from_wire(part));
+    check(protocol::stability_plan_from_wire(part));
+    check(protocol::stability_readings_from_wire(part));
   }
   check(protocol::decode_step(*j));  // a level's step (progress) from the agent
   if (j->contains("data") && (*j)["data"].is_string()) check(protocol::base64_decode((*j)["data"].get<std::string>()));
