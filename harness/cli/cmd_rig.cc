@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <filesystem>
+#include <chrono>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,6 +12,7 @@
 #include "harness/store/store.h"
 #include "harness/rig/remote_device.h"
 #include "harness/scenario/scenario.h"
+#include "reports/rig_stability.h"
 
 namespace harness {
 namespace {
@@ -54,6 +57,15 @@ Result<std::string> calibration_words(const GlobalOptions& global, const Scenari
   return calibration_summary(**c, s.compare.value_or(CompareConfig{}));
 }
 
+// The rig's steadiness as it is now, on the workload's CPUs: two full
+// readings (each with the canary) a second apart, so that the second shows
+// who used the CPUs in between and the canary's spread.
+Result<std::vector<StabilityReading>> read_stability_twice(Device& device, const Scenario& s) {
+  HARNESS_TRY(device.begin_stability({s.workload.cpus, s.workload.first_cpu, 0}));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  return device.end_stability();
+}
+
 }  // namespace
 
 Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
@@ -71,9 +83,13 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
     const DeviceInfo& info = (*device)->info();
     const ClockOffset& offset = (*device)->offset();
     std::vector<std::string> unmet = unmet_needs(*scenario, info);
+    Result<std::vector<StabilityReading>> stability = read_stability_twice(**device, *scenario);
+    if (stability && stability->size() < 2) stability = Error::infra("the device returned fewer than two readings");
     (void)(*device)->bye();
     Result<std::string> calibration = calibration_words(global, *scenario);
     if (!calibration) return calibration.error();
+    const StabilityConfig& limits = rig.stability;
+    const bool pinned = !scenario->workload.cpus.empty() || scenario->workload.first_cpu;
     if (global.json) {
       nlohmann::json j = {{"rig", rig.name},
                           {"transport", describe_transport(rig.transport)},
@@ -87,6 +103,8 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
                           {"missing", info.missing},
                           {"unmet", unmet},
                           {"calibration", *calibration}};
+      j["stability"] = stability ? rig_stability_json(stability->front(), stability->back(), limits, pinned)
+                                 : nlohmann::json{{"unavailable", stability.error().message}};
       io.out << j.dump(2) << "\n";
     } else {
       io.out << fmt::format("rig '{}' via {}\n", rig.name, describe_transport(rig.transport));
@@ -99,6 +117,8 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
       for (const std::string& m : info.missing) io.out << "missing: " << m << "\n";
       for (const std::string& u : unmet) io.out << "cannot run: " << u << "\n";
       io.out << "calibration: " << *calibration << "\n";
+      if (stability) io.out << render_rig_stability(stability->front(), stability->back(), limits, pinned);
+      else io.out << "stability: unavailable (" << stability.error().message << ")\n";
       io.out << (unmet.empty() ? "the rig can run this scenario\n" : "the rig cannot run this scenario as it is\n");
     }
     return unmet.empty() ? ExitCode::ok : ExitCode::infrastructure;
