@@ -642,11 +642,14 @@ Comparison judge_against_reference(const Analysis& run, const CompareConfig& con
     } else if (std::optional<PairedRounds> p = paired_rounds(s.values)) {
       r.p_paired = p->p_t;
       r.p_wilcoxon = p->p_wilcoxon;
-      r.p = p->p_t;
-      r.basis = p->evidence().basis;
+      // The p the judgement reads (the signed-rank one when a round lies far
+      // from the others) is the one the family is adjusted over.
+      const ChangeEvidence e = p->evidence();
+      r.p = change_p(e);
+      r.basis = e.basis;
       judged.push_back(out.metrics.size());
-      evidence.push_back(p->evidence());
-      family.push_back(p->p_t);
+      evidence.push_back(e);
+      family.push_back(*r.p);
     } else {
       r.reason = "a round's ratio is not a positive finite number";
     }

@@ -600,5 +600,25 @@ TEST(CompareReference, MoreLooksSplitAlphaAndAnUnstableRigDecidesNothing) {
   EXPECT_FALSE(c.regressed());
 }
 
+// With a round far from the others the judgement reads the signed-rank p;
+// the family it is adjusted in must hold that p too, not the t test's (which
+// the far round inflates): two metrics, so Holm doubles the smaller p.
+TEST(CompareReference, TheFamilyHoldsThePTheJudgementReads) {
+  Analysis a = paired_run(1.08, 0.01, 20, 5);
+  a.samples[0].values[3] = 0.2;   // two stalled reference blocks: t's p is
+  a.samples[0].values[11] = 9.0;  // large, the ranks hardly move
+  SampleSet mean = a.samples[0];
+  mean.name = "vs_reference.latency_mean";
+  a.samples.push_back(mean);
+  Comparison c = judge_against_reference(a, CompareConfig{});
+  ASSERT_EQ(c.metrics.size(), 2u);
+  const MetricComparison& m = c.metrics[0];
+  ASSERT_TRUE(m.p && m.p_wilcoxon && m.p_paired && m.p_adjusted);
+  EXPECT_GT(*m.p_paired, 0.05);
+  EXPECT_EQ(*m.p, *m.p_wilcoxon);
+  EXPECT_DOUBLE_EQ(*m.p_adjusted, 2 * *m.p_wilcoxon);
+  EXPECT_EQ(m.verdict, Change::regressed) << m.reason;
+}
+
 }  // namespace
 }  // namespace harness
