@@ -43,8 +43,17 @@ class CompareCliTest : public ::testing::TestWithParam<testing_support::StoreEng
   // A run whose latency samples have the given median.
   std::int64_t add(double median_s, const std::string& rig = "lab-a", std::uint64_t seed = 1,
                    const std::string& scenario = "npu") {
+    return insert(record(median_s, rig, seed, scenario));
+  }
+  std::int64_t insert(const RunRecord& r) {
     Result<Store> store = Store::open(db_);
     EXPECT_TRUE(store) << store.error().message;
+    Result<std::int64_t> id = store->insert_run(r);
+    EXPECT_TRUE(id) << id.error().message;
+    return id ? *id : 0;
+  }
+  RunRecord record(double median_s, const std::string& rig = "lab-a", std::uint64_t seed = 1,
+                   const std::string& scenario = "npu") {
     RunRecord r;
     r.scenario_name = scenario;
     r.scenario_path = "npu.toml";
@@ -65,9 +74,7 @@ class CompareCliTest : public ::testing::TestWithParam<testing_support::StoreEng
     m.value = median_s;
     m.better = Better::lower;
     r.analysis.metrics.push_back(m);
-    Result<std::int64_t> id = store->insert_run(r);
-    EXPECT_TRUE(id) << id.error().message;
-    return id ? *id : 0;
+    return r;
   }
 
   // The rig's calibration: nights that spread by `sd` (log scale) for both
@@ -143,6 +150,36 @@ TEST_P(CompareCliTest, ABaselineOfSeveralRunsIsJudgedByTheirSpread) {
   }
   EXPECT_EQ(cli({"baseline", "set", "nightly", "1", "2", "--last", "3"}), 2);
   EXPECT_EQ(err_, "harness: error: --last N takes one RUN: the newest run of the baseline\n");
+}
+
+// `--last N` takes good nights only, the newest given included: it skips a
+// failed night, one with a verdict that could not tell, and one regressed
+// against the nights before it, and says so.
+TEST_P(CompareCliTest, BaselineLastTakesGoodNightsAndSaysWhichItSkipped) {
+  calibrate(0.02);
+  for (std::uint64_t i = 1; i <= 4; ++i) add(1e-3, "lab-a", i);
+  add(2e-3, "lab-a", 5);
+  RunRecord undecided = record(1e-3, "lab-a", 6);
+  undecided.analysis.verdicts.push_back({Level::latency, "reference.latency_p50", "within ±5 % of the reference",
+                                         "+4.0 % (cannot tell)", VerdictStatus::cannot_tell, "spread too wide"});
+  insert(undecided);
+  add(1e-3, "lab-a", 7);
+  RunRecord failed = record(1e-3, "lab-a", 8);
+  failed.status = RunStatus::failed;
+  failed.reason = "a verdict failed";
+  insert(failed);
+  ASSERT_EQ(cli({"baseline", "set", "nightly", "8", "--last", "3"}), 0) << err_;
+  EXPECT_EQ(out_,
+            "baseline 'nightly' of scenario 'npu' on rig 'lab-a' is now runs 3, 4, 7\n"
+            "  skipped run 8: failed: a verdict failed\n"
+            "  skipped run 6: reference.latency_p50 cannot tell\n"
+            "  skipped run 5: regressed against the nights before it: latency_p50 +99.9 %, latency +99.9 %\n");
+  // Nothing good among them: an error naming why the newest is not.
+  failed.rig = "lab-b";
+  const std::int64_t lone = insert(failed);
+  EXPECT_EQ(cli({"baseline", "set", "weekly", std::to_string(lone), "--last", "2"}), 2);
+  EXPECT_EQ(err_, "harness: error: no good night for a baseline among the 1 completed live run up to run 9 (run 9: "
+                  "failed: a verdict failed)\n");
 }
 
 TEST_P(CompareCliTest, AnAcknowledgedRegressionIsShownButDoesNotFail) {

@@ -284,10 +284,11 @@ Result<ChosenNights> choose_good_nights(const Store& store, std::int64_t newest,
     if (why->empty()) out.taken.push_back(*it);
     else out.skipped.emplace_back(*it, *why);
   }
-  if (out.taken.empty() || out.taken.front() != newest) {
-    std::string why = out.skipped.empty() || out.skipped.front().first != newest ? "" : out.skipped.front().second;
-    return Error::input(fmt::format("run {} is no good night for a baseline ({}): --last N counts back from one",
-                                    newest, why));
+  if (out.taken.empty()) {
+    return Error::input(fmt::format("no good night for a baseline among the {} completed live run{} up to run {} "
+                                    "(run {}: {})",
+                                    out.skipped.size(), out.skipped.size() == 1 ? "" : "s", newest,
+                                    out.skipped.front().first, out.skipped.front().second));
   }
   std::reverse(out.taken.begin(), out.taken.end());
   return out;
