@@ -287,17 +287,17 @@ class Judge {
     if (b != 0) r.relative_change = (c - b) / std::fabs(b);
     else if (c == 0) r.relative_change = 0;
     r.threshold = config_.threshold_for(r.name, r.kind != "single");
-    // A declared figure, or a model's, carries no measurement noise between
-    // nights: judged as it stands (its threshold, nothing to detect below).
-    if (r.current_provenance && (*r.current_provenance == Provenance::declared ||
-                                 *r.current_provenance == Provenance::model)) {
+    // A declared figure carries no measurement noise between nights: judged
+    // as it stands (its threshold, nothing to detect below). A model's figure
+    // is no such thing: level 1's achieved, attainable and utilisation are a
+    // model's formulas over measured times and ceilings, and move with them.
+    if (r.current_provenance && *r.current_provenance == Provenance::declared) {
       const bool logs = b > 0 && c > 0;
       ChangeEvidence e;
       e.scale = logs ? ChangeScale::log_ratio : ChangeScale::relative;
       e.estimate = logs ? std::log(c / b) : (b != 0 ? (c - b) / std::fabs(b) : 0);
       e.degrees_of_freedom = 1;
-      e.basis = fmt::format("a {}'s figure: no noise between nights",
-                            *r.current_provenance == Provenance::model ? "model" : "declaration");
+      e.basis = "a declared figure: no noise between nights";
       if (b == 0 && c != 0) {
         r.decided_by = "spread unknown";
         r.reason = "the baseline is 0: there is no relative change";

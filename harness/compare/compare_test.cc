@@ -132,6 +132,23 @@ TEST(Compare, CannotTellWhenMissingUnavailableOrDifferentEvidence) {
   EXPECT_FALSE(c.regressed());
 }
 
+// A declared ceiling is judged as it stands; a model's figure over measured
+// times (level 1's utilisation) moves between nights like what it is made of:
+// one baseline night cannot tell, however large the change.
+TEST(Compare, OnlyDeclaredFiguresAreFreeOfNoiseBetweenNights) {
+  Analysis a, b;
+  a.metrics = {value("ceiling", 5e10, Better::higher, Provenance::declared),
+               value("softmax.utilisation", 0.090, Better::higher, Provenance::model)};
+  b.metrics = {value("ceiling", 3e10, Better::higher, Provenance::declared),
+               value("softmax.utilisation", 0.059, Better::higher, Provenance::model)};
+  Comparison c = compare_analyses(a, b, CompareConfig{});
+  EXPECT_EQ(row(c, "ceiling").verdict, Change::regressed) << row(c, "ceiling").reason;
+  EXPECT_NE(row(c, "ceiling").reason.find("; a declared figure: no noise between nights"), std::string::npos)
+      << row(c, "ceiling").reason;
+  EXPECT_EQ(row(c, "softmax.utilisation").verdict, Change::cannot_tell) << row(c, "softmax.utilisation").reason;
+  EXPECT_EQ(row(c, "softmax.utilisation").decided_by, "spread unknown");
+}
+
 TEST(Compare, CategoricalMetricsChangeWithoutADirection) {
   Analysis a, b;
   Metric m = value("gemm.bound", 0, Better::none);
