@@ -631,10 +631,7 @@ Comparison judge_against_reference(const Analysis& run, const CompareConfig& con
       if (*r.baseline != 0) r.relative_change = *r.change / std::fabs(*r.baseline);
     }
     r.effect_name = "paired change";
-    if (std::optional<std::string> why = unstable_level(run, r.level)) {
-      r.reason = *why;
-      r.decided_by = "stability";
-    } else if (config.ignore.count(r.name)) {
+    if (config.ignore.count(r.name)) {
       r.reason = "ignored: listed in [compare] ignore";
     } else if (s.values.size() < config.min_rounds) {
       r.decided_by = "rounds";
@@ -670,6 +667,15 @@ Comparison judge_against_reference(const Analysis& run, const CompareConfig& con
                                  config.method == Correction::none ? std::nullopt : std::optional<double>(adjusted[k])));
     if (r.p_wilcoxon) r.reason += fmt::format("; signed-rank p {}", p_text(*r.p_wilcoxon));
     if (config.looks > 1) r.reason += fmt::format("; alpha split over {} looks", config.looks);
+  }
+  // An unstable rig undoes a comparison of nights (nothing cancels it), not
+  // this one: both sides ran under it, in rounds whose order was drawn, so a
+  // disturbance that lasts shifts both and one that comes and goes widens the
+  // rounds' spread (and with it what the verdict could detect). Said beside.
+  for (MetricComparison& r : out.metrics) {
+    if (std::optional<std::string> why = unstable_level(run, r.level)) {
+      r.reason += fmt::format("{}{}, shared by both sides", r.reason.empty() ? "" : "; ", *why);
+    }
   }
   return out;
 }

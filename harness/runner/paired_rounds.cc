@@ -45,7 +45,7 @@ bool gating_undecided(const AcquireContext& ctx, const std::vector<std::uint64_t
   for (const MetricComparison& m : paired.metrics) {
     const bool gating = std::any_of(config.gating.begin(), config.gating.end(),
                                     [&](const std::string& g) { return m.name == prefix + g; });
-    if (gating && m.verdict == Change::cannot_tell && m.decided_by != "stability") return true;
+    if (gating && m.verdict == Change::cannot_tell) return true;
   }
   return false;
 }
