@@ -673,8 +673,9 @@ Comparison judge_against_reference(const Analysis& run, const CompareConfig& con
   // disturbance that lasts shifts both and one that comes and goes widens the
   // rounds' spread (and with it what the verdict could detect). Said beside.
   for (MetricComparison& r : out.metrics) {
-    if (std::optional<std::string> why = unstable_level(run, r.level)) {
-      r.reason += fmt::format("{}{}, shared by both sides", r.reason.empty() ? "" : "; ", *why);
+    if (unstable_level(run, r.level)) {
+      r.reason += fmt::format("{}rig unstable (stability.{} says how), shared by both sides",
+                              r.reason.empty() ? "" : "; ", level_name(r.level));
     }
   }
   return out;

@@ -616,7 +616,7 @@ TEST(CompareReference, MoreLooksSplitAlphaAndAnUnstableRigIsSharedByBothSides) {
   c = judge_against_reference(unstable, config);
   EXPECT_EQ(c.metrics[0].verdict, Change::regressed);
   EXPECT_EQ(c.metrics[0].reason.substr(c.metrics[0].reason.find("; alpha split")),
-            "; alpha split over 3 looks; rig unstable: canary +23 %, shared by both sides");
+            "; alpha split over 3 looks; rig unstable (stability.latency says how), shared by both sides");
   EXPECT_TRUE(c.regressed());
 }
 
