@@ -80,6 +80,8 @@ std::string figures_text(const std::vector<std::pair<std::string, const Metric*>
   std::string out;
   for (const auto& [label, m] : figures) {
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", label, metric_value_text(*m));
+    // A source overridden for a test (sigrok's read_as) is no measurement, whatever its provenance says.
+    if (m->source.find("test override") != std::string::npos) out += " (a test override, not a measurement)";
     if (!same) out += fmt::format(" ({})", provenance_name(m->provenance));
   }
   if (same) out += fmt::format(" ({})", provenance_name(figures.front().second->provenance));

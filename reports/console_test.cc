@@ -31,7 +31,19 @@ TEST(RunSummary, HeadlineFiguresOfEveryLevelWithTheirProvenance) {
                   // Two conditions: the first line says which one it is.
                   "level 4 latency   under load \"stress-ng --cpu 4\": p50 1.24 s, p95 3.463 s, p99 5.26 s, throughput 0.6633 1/s, power 12 W, "
                   "iterations 1000 (replayed); 4 of 38 figures unavailable",
-                  "                  load none p95 2.01 s (replayed)"));
+                  "                  load none p95 2.01 s (replayed)",
+                  "level 5 accuracy  unavailable: the scenario has no [accuracy] section"));
+}
+
+// A power source overridden for a test (sigrok's read_as) is said to be one
+// beside its figure: it measured something, but not power.
+TEST(RunSummary, ATestOverrideIsMarkedAsOne) {
+  RunRecord day1 = replayed(kFixtures / "case-study" / "day1");
+  for (Metric& m : day1.analysis.metrics)
+    if (m.name == "power_mean")
+      m.source = "sigrok:demo A0 (read_as = \"power\": voltage readings in volt taken as watts, a test override, not a "
+                 "power measurement)";
+  EXPECT_THAT(headline_lines(day1)[4], testing::HasSubstr(", power 12 W (a test override, not a measurement), "));
 }
 
 TEST(RunSummary, ALevelWithoutItsHeadlineFiguresShowsWhatItHasAndSaysWhatIsMissing) {
@@ -42,9 +54,10 @@ TEST(RunSummary, ALevelWithoutItsHeadlineFiguresShowsWhatItHasAndSaysWhatIsMissi
   EXPECT_EQ(lines[2], "level 2 counters  counter.CONTEXT_SWITCHES 0 events, counter.PAGE_FAULTS 0 events, "
                       "counter.TASK_CLOCK 8.96 ms (replayed); 10 of 13 figures unavailable");
   EXPECT_EQ(lines[3], "level 3 ddr       unavailable: the scenario has no [ddr] section (no logic-analyzer source)");
-  ASSERT_EQ(lines.size(), 6u);
+  ASSERT_EQ(lines.size(), 7u);
   EXPECT_THAT(lines[4], testing::StartsWith("level 4 latency   without load: p50 355 us, p95 480 us, "));
   EXPECT_EQ(lines[5], "                  load stress-ng-cpu-1 p95 738 us (replayed)");
+  EXPECT_EQ(lines[6], "level 5 accuracy  unavailable: the scenario has no [accuracy] section");
 }
 
 // A roofline level with no ceiling (none declared, none measured) still says

@@ -454,7 +454,7 @@ std::string accuracy_section(const ReportInput& in) {
   const Analysis& a = in.run.analysis;
   bool any = false;
   for (const Metric& m : a.metrics) any = any || m.level == Level::accuracy;
-  if (!any) return {};  // level 5 is opt-in: no section without [accuracy]
+  if (!any) return {};  // a run stored before level 5 said why it was absent
   std::string out = section_heading(Level::accuracy);
   struct Layer {
     std::string name;

@@ -41,8 +41,11 @@ class CliTest : public ::testing::TestWithParam<testing_support::StoreEngine> {
     std::filesystem::remove_all(dir_);
   }
 
+  // Run in the test's folder: a PostgreSQL store's default report
+  // (harness-report-<run>.html in the current folder) lands there, not in
+  // the source tree.
   CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), HARNESS_BINARY);
+    args.insert(args.begin(), {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", dir_.string(), HARNESS_BINARY});
     Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 22});
     EXPECT_TRUE(r) << r.error().message;
     return r ? *r : CommandResult{};
@@ -135,7 +138,10 @@ TEST_P(CliTest, BadScenarioExitsTwoWithFileLineColumn) {
   std::ofstream(path) << "[scenario]\nname = \"x\"\nnmae = 3\n";
   CommandResult run = harness({"run", path, "--db", db_});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.err, "harness: error: " + path + ":3:1: unknown key 'nmae' in [scenario]; did you mean 'name'?\n");
+  // Every section's problem at once, in the order of the file (those of the whole file first).
+  EXPECT_EQ(run.err, "harness: error: " + path + ": 3 problems:\n  " + path + ": missing required section [rig]\n  " +
+                         path + ": missing required section [workload]\n  " + path +
+                         ":3:1: unknown key 'nmae' in [scenario]; did you mean 'name'?\n");
   EXPECT_FALSE(std::filesystem::exists(db_)) << "nothing is stored for a scenario that does not parse";
 }
 
@@ -187,6 +193,7 @@ TEST_P(CliTest, SigtermDuringARunIsStoredAsAborted) {
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 1);
     close(err_pipe[0]);
+    if (chdir(dir_.c_str()) != 0) _exit(126);  // any report lands in the test's folder
     execl(HARNESS_BINARY, HARNESS_BINARY, "run", scenario.c_str(), "--db", db_.c_str(), nullptr);
     _exit(127);
   }

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <pty.h>
 #include <sys/wait.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -14,10 +15,12 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "harness/cli/progress_view.h"
 #include "tests/support/scratch_dir.h"
 
 namespace harness {
@@ -70,11 +73,23 @@ PtyResult run_on_pty(const std::vector<std::string>& args, const char* no_color)
   return r;
 }
 
+// Why no pseudo-terminal can be opened here (a container without /dev/pts,
+// a sandbox), or "" when one can.
+std::string pty_unavailable() {
+  int master = -1, slave = -1;
+  if (::openpty(&master, &slave, nullptr, nullptr, nullptr) != 0)
+    return std::string("no pseudo-terminal can be opened: ") + std::strerror(errno);
+  ::close(master);
+  ::close(slave);
+  return "";
+}
+
 bool has_sgr(const std::string& s) { return std::regex_search(s, std::regex("\x1b\\[[0-9;]*m")); }
 
 class Terminal : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (std::string why = pty_unavailable(); !why.empty()) GTEST_SKIP() << why;
     dir_ = testing_support::fresh_test_dir("harness-terminal");
     // A second of iterations (about a millisecond each): the device sends a batch every 250 ms, so the line is redrawn several times.
     std::ofstream(dir_ / "s.toml") << R"([scenario]
@@ -92,7 +107,9 @@ min_duration = "1.2 s"
 p95_over_p50_max = 1000.0
 )";
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
   std::vector<std::string> run_args(std::vector<std::string> extra = {}) {
     std::vector<std::string> a = {"--db", (dir_ / "runs.sqlite").string(), "run", (dir_ / "s.toml").string()};
     a.insert(a.end(), extra.begin(), extra.end());
@@ -171,6 +188,48 @@ elements = 1048576
   EXPECT_THAT(r.text, ::testing::ContainsRegex("\r\x1b\\[Klevel 1 roofline  step [1-9][0-9]*/1000  kernel va  [01]/1 "
                                                "measurements this round  [0-9.]+ s  ETA [0-9.:]+ s"));
   EXPECT_THAT(r.text, HasSubstr("\r\x1b[Klevel 1 roofline  done in "));
+}
+
+// The live line takes the terminal's width, read again when it changes: on
+// a terminal 150 columns wide a line is not cut at 80, and once the
+// terminal is narrowed to 60 the next redraw fits 60.
+TEST(TerminalWidth, TheLiveLineFollowsTheTerminalsWidth) {
+  if (std::string why = pty_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  int master = -1, slave = -1;
+  winsize size{};
+  size.ws_row = 50;
+  size.ws_col = 150;
+  ASSERT_EQ(::openpty(&master, &slave, nullptr, nullptr, &size), 0);
+  ProgressViewOptions o;
+  o.live = true;
+  o.terminal_fd = slave;
+  o.min_redraw_s = 0;
+  FakeClock clock;
+  std::ostringstream out;
+  {
+    std::unique_ptr<RunProgress> view = make_progress_view(out, clock, o);
+    ProgressEvent e;
+    e.level = Level::roofline;
+    e.kind = ProgressEvent::Kind::level_started;
+    e.text = "ceilings and kernels on the device, with a description long enough to pass eighty columns";
+    view->report(e);
+    size.ws_col = 60;
+    ASSERT_EQ(::ioctl(master, TIOCSWINSZ, &size), 0);
+    view->report(e);
+  }
+  ::close(master);
+  ::close(slave);
+  std::vector<std::string> lines;
+  std::string text = out.str();
+  for (std::size_t at = 0; (at = text.find("\r\x1b[K", at)) != std::string::npos;) {
+    at += 4;
+    std::size_t end = text.find_first_of("\r\n", at);
+    lines.push_back(text.substr(at, end - at));
+  }
+  ASSERT_EQ(lines.size(), 2u) << text;
+  EXPECT_GT(lines[0].size(), 80u) << lines[0];
+  EXPECT_LE(lines[0].size(), 149u);
+  EXPECT_LE(lines[1].size(), 59u) << lines[1];
 }
 
 }  // namespace

@@ -12,6 +12,8 @@ namespace {
 
 constexpr CommandEntry kCommands[] = {
     {"run", "Run a scenario on this rig and store the run", &setup_run},
+    {"check", "Check a scenario before a run: every file, tool and the rig's agent; every problem at once", &setup_check},
+    {"init", "Write a commented scenario to start from, which runs as written on this machine", &setup_init},
     {"runs", "List stored runs", &setup_runs},
     {"show", "Show a stored run: metrics with units and provenance, verdicts", &setup_show},
     {"replay", "Analyse a recorded run offline and store the result", &setup_replay},
@@ -28,9 +30,18 @@ constexpr CommandEntry kCommands[] = {
     {"store", "Copy runs between stores (SQLite file, PostgreSQL server): push, pull", &setup_store},
     {"rig", "The device rig: check that the scenario's rig is reachable and ready", &setup_rig},
     {"agent", "Serve a run on the device (started by the transport; JSON lines on stdin/stdout)", &setup_agent},
+    {"completion", "Print the shell completion script for bash, zsh or fish", &setup_completion},
+    {"man-page", "Print the manual page (roff); the build writes it to harness.1", &setup_man_page},
 };
 
 }  // namespace
+
+void add_notify_options(CLI::App& app, NotifyFlags& flags) {
+  app.add_option("--notify", flags.target,
+                 "Tell people on a regression: a command (verdict JSON on stdin, HARNESS_NOTIFY_SUMMARY) or an "
+                 "http(s) webhook URL; instead of the scenario's [notify]");
+  app.add_flag("--notify-cannot-tell", flags.cannot_tell, "With --notify: also when the verdict is 'cannot tell'");
+}
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{

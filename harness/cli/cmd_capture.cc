@@ -127,6 +127,13 @@ Result<ExitCode> synth(const CaptureArgs& a, Io io) {
   o.organisation = a.organisation;
   o.probed = a.probed;
   o.dqs_preamble = a.dqs_preamble;
+  if (!o.probed.empty()) {
+    // The probed roles checked as decode checks them: a name the standard has no pin for is refused.
+    ddr::SynthOptions every_pin = o;
+    every_pin.probed.clear();
+    Result<ddr::BusLayout> layout = ddr::make_layout(*st, ddr::synth_channels(every_pin), {}, {a.organisation, a.probed});
+    if (!layout) return layout.error();
+  }
   for (const std::string& s : a.clock_stops) {
     std::size_t colon = s.find(':');
     try {

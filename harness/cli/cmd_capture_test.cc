@@ -1,4 +1,6 @@
 // End-to-end tests of `harness capture` through the built executable.
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -161,6 +163,27 @@ TEST(CaptureCli, DecodeOfAReducedProbeSetSaysWhatIsUnknownAndWhy) {
   EXPECT_EQ(d.out, "harness: error: " + sr +
                        ": the probed pins tell no ddr4 command from another: decoding needs CK, CS_n and ACT_n, "
                        "RAS_n, CAS_n, WE_n (ACT_n, RAS_n, CAS_n, WE_n not probed)\n");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// synth refuses a probed name the standard has no pin for, as decode does.
+TEST(CaptureCli, SynthRefusesAnUnknownProbedNameAsDecodeDoes) {
+  auto dir = std::filesystem::temp_directory_path() / ("harness_capture_cli_unknown_probed_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string sr = (dir / "t.sr").string();
+  const std::string refusal = "probed: 'FOO' is no lpddr4 pin (pins: CK, CS, CA0-CA5, CKE, DQS0.., RDQS..)\n";
+  Output s = run("capture synth --standard lpddr4 --probed CK,CS,FOO --cycles 100 -o " + sr);
+  EXPECT_EQ(s.code, 2);
+  EXPECT_EQ(s.out, "harness: error: " + refusal);
+  EXPECT_FALSE(std::filesystem::exists(sr));
+  ASSERT_EQ(run("capture synth --standard lpddr4 --cycles 100 -o " + sr).code, 0);
+  Output d = run("capture decode " + sr + " --standard lpddr4 --probed CK,CS,FOO");
+  EXPECT_EQ(d.code, 2);
+  EXPECT_TRUE(d.out.ends_with(refusal)) << d.out;
   std::filesystem::remove_all(dir);
 }
 

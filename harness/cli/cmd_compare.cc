@@ -13,6 +13,7 @@
 #include "harness/base/files.h"
 #include "harness/cli/commands.h"
 #include "harness/compare/stored_comparison.h"
+#include "harness/runner/notify.h"
 #include "harness/store/store.h"
 #include "reports/compare_report.h"
 
@@ -58,6 +59,8 @@ Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io) {
                "Exit 1 also when a metric is 'cannot tell' (the evidence could not decide)");
   app.add_flag("--allow-mismatch", o->request.allow_mismatch,
                "Compare even when the baseline's scenario or rig differs from the run's");
+  auto notify = std::make_shared<NotifyFlags>();
+  add_notify_options(app, *notify);
   return [=, &global]() -> Result<ExitCode> {
     Result<Store> store = Store::open(resolve_database_path(global.db));
     if (!store) return store.error();
@@ -69,6 +72,12 @@ Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io) {
     if (global.json) io.out << compare_to_json(report).dump(2) << "\n";
     else io.out << render_compare_text(report);
     if (o->lava) io.out << render_compare_lava(report);
+    // Printed first: a notifier that fails or hangs changes nothing of it.
+    Result<std::optional<NotifyConfig>> notify_config = notify_config_for(
+        notify->target, notify->cannot_tell, compared->current.scenario_text, compared->current.scenario_path);
+    if (!notify_config) io.err << "harness: notify: " << notify_config.error().message << "\n";
+    else if (*notify_config)
+      if (auto said = notify_if_asked(**notify_config, comparison_notification(report))) io.err << "harness: " << *said << "\n";
     if (report.regressed()) return ExitCode::failed;
     return o->fail_on_unknown && report.undecided() ? ExitCode::failed : ExitCode::ok;
   };

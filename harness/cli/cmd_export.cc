@@ -66,11 +66,17 @@ Action setup_export(CLI::App& app, const GlobalOptions& global, Io io) {
   auto id = std::make_shared<std::int64_t>(0);
   auto dir = std::make_shared<std::string>();
   auto trace = std::make_shared<std::string>();
-  app.add_option("run", *id, "Run id")->required();
+  auto openmetrics = std::make_shared<std::string>();
+  CLI::Option* prom = app.add_option("--openmetrics", *openmetrics,
+                                     "Instead: the newest finished run of each scenario and rig as Prometheus text "
+                                     "(node_exporter's textfile collector) into FILE, or - for stdout");
+  app.add_option("run", *id, "Run id")->excludes(prom);
   app.add_option("dir", *dir, "Folder to write the recording bundle to (must be empty or absent)");
   app.add_option("--trace", *trace,
                  "Write the run's measurement window as Chrome trace event JSON (Perfetto, chrome://tracing) to FILE");
   return [=, &global]() -> Result<ExitCode> {
+    if (!openmetrics->empty()) return export_openmetrics(global, *openmetrics, io);
+    if (*id == 0) return Error::input("export: name a run (or --openmetrics FILE)");
     if (dir->empty() && trace->empty()) {
       return Error::input("export: name a folder for the recording bundle, or --trace FILE (or both)");
     }

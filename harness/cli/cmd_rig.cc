@@ -11,32 +11,12 @@
 #include "harness/compare/calibration.h"
 #include "harness/store/store.h"
 #include "harness/rig/remote_device.h"
+#include "harness/runner/preflight.h"
 #include "harness/scenario/scenario.h"
 #include "reports/rig_stability.h"
 
 namespace harness {
 namespace {
-
-// What the scenario needs of the device that the device said it lacks.
-std::vector<std::string> unmet_needs(const Scenario& s, const DeviceInfo& info) {
-  auto has = [&](const char* c) { return std::find(info.capabilities.begin(), info.capabilities.end(), c) != info.capabilities.end(); };
-  std::vector<std::string> unmet;
-  if (s.latency) {
-    for (const LoadCondition& l : s.latency->loads) {
-      if (!l.argv.empty() && l.argv.front() == "stress-ng" && !has("stress-ng")) {
-        unmet.push_back(fmt::format("load \"{}\" needs stress-ng on the device", l.name));
-      }
-    }
-  }
-  if (s.counters) {
-    for (const CounterGroup& g : s.counters->groups)
-      for (const CounterSourceSpec& src : g.sources)
-        if (src.kind == "perf_event" && !has("perf_event")) {
-          unmet.push_back(fmt::format("counter group \"{}\" reads perf_event, which the device does not allow", g.name));
-        }
-  }
-  return unmet;
-}
 
 // The rig's calibration of the scenario in the run store, in words; nothing
 // is created: a store that does not exist yet has none.
@@ -82,7 +62,7 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!device) return device.error();
     const DeviceInfo& info = (*device)->info();
     const ClockOffset& offset = (*device)->offset();
-    std::vector<std::string> unmet = unmet_needs(*scenario, info);
+    std::vector<std::string> unmet = unmet_device_needs(*scenario, info);
     Result<std::vector<StabilityReading>> stability = read_stability_twice(**device, *scenario);
     if (stability && stability->size() < 2) stability = Error::infra("the device returned fewer than two readings");
     (void)(*device)->bye();

@@ -7,6 +7,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/progress_view.h"
+#include "harness/runner/notify.h"
 #include "harness/runner/runner.h"
 #include "harness/runner/signal_stop.h"
 #include "harness/scenario/scenario.h"
@@ -15,6 +16,22 @@
 #include "reports/report.h"
 
 namespace harness {
+
+namespace {
+
+// The run's one judgement (compare_stored_runs without a baseline, as
+// `harness compare RUN` shows it), told when it is news.
+void notify_of_run(const NotifyConfig& config, const Store& store, const RunRecord& run, Io io) {
+  CompareRequest request;
+  request.run = run.id;
+  Result<StoredComparison> judged = compare_stored_runs(store, request);
+  std::optional<Notification> news =
+      run_notification(run, judged ? &judged->report : nullptr, judged ? std::string() : judged.error().message);
+  if (!news) return;
+  if (std::optional<std::string> said = notify_if_asked(config, *news)) io.err << "harness: " << *said << "\n";
+}
+
+}  // namespace
 
 Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
   auto scenario_path = std::make_shared<std::string>();
@@ -34,10 +51,20 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
   app.add_flag("--verbose,-v", *verbose, "End with every metric and its source (as 'harness show RUN'), not only the summary");
   app.add_option("--color", *color, "Colour: auto (on a terminal, unless NO_COLOR is set), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  auto notify = std::make_shared<NotifyFlags>();
+  add_notify_options(app, *notify);
+  auto dry_run = std::make_shared<bool>(false);
+  app.add_flag("--dry-run,-n", *dry_run, "Only check the scenario, its files, tools and rig, as 'harness check' does");
   return [=, &global]() -> Result<ExitCode> {
+    if (*dry_run) return print_preflight(*scenario_path, true, global, io);
     SignalStop signals;  // from the start: a signal at any point aborts the run
-    Result<Scenario> scenario = load_scenario(*scenario_path);
+    // Every file, tool and the rig checked before the store is opened: a
+    // scenario that cannot finish spends no rig time and stores nothing.
+    Result<Scenario> scenario = preflight_for_run(*scenario_path);
     if (!scenario) return scenario.error();
+    Result<std::optional<NotifyConfig>> notify_config =
+        notify_config_for(notify->target, notify->cannot_tell, scenario->text, scenario->path);
+    if (!notify_config) return notify_config.error();
     if (!record_dir->empty() && std::filesystem::exists(*record_dir) && !std::filesystem::is_empty(*record_dir)) {
       return Error::input(fmt::format("{}: the recording folder must be empty or absent", *record_dir));
     }
@@ -50,6 +77,7 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
     view.live = io.err_tty && !*quiet;
     view.color = colour_wanted(choice, io.err_tty, no_color);
     view.columns = io.err_tty ? terminal_columns(STDERR_FILENO) : 80;
+    if (io.err_tty) view.terminal_fd = STDERR_FILENO;
     view.tick = view.live;
     std::unique_ptr<RunProgress> progress = make_progress_view(io.err, clock, view);
     RunOptions options;
@@ -82,6 +110,8 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
       io.out << "\n";
       if (!written.empty()) io.out << fmt::format("report: {}\n", written);
     }
+    // Stored and printed first: a notifier that fails or hangs cannot lose the run.
+    if (*notify_config && outcome->run.id != 0) notify_of_run(**notify_config, *store, outcome->run, io);
     return outcome->exit;
   };
 }

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/base/result.h"
+#include "harness/scenario/scenario.h"
 
 namespace harness {
 
@@ -55,6 +56,27 @@ Action setup_agent(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_store(CLI::App& app, const GlobalOptions& global, Io io);
 Action setup_publish(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_check(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_init(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_completion(CLI::App& app, const GlobalOptions& global, Io io);
+Action setup_man_page(CLI::App& app, const GlobalOptions& global, Io io);  // hidden: the build writes harness.1
+
+// `export --openmetrics FILE` (cmd_export_openmetrics.cc).
+Result<ExitCode> export_openmetrics(const GlobalOptions& global, const std::string& file, Io io);
+
+// --notify TARGET and --notify-cannot-tell of `run` and `compare`.
+struct NotifyFlags {
+  std::string target;
+  bool cannot_tell = false;
+};
+void add_notify_options(CLI::App& app, NotifyFlags& flags);
+
+// The pre-flight (harness/runner/preflight.h) of a scenario file, shared by
+// `check` and `run --dry-run`: "ready to run" and what was checked (exit 0),
+// or every problem at once (exit 2). cmd_check.cc
+Result<ExitCode> print_preflight(const std::string& path, bool ask_rig, const GlobalOptions& global, Io io);
+// The scenario of `run`, checked before the store is opened: every problem at once, exit 2.
+Result<Scenario> preflight_for_run(const std::string& path);
 
 // Parses argv, runs the chosen command, prints errors as
 // "harness: error: <message>" and returns the process exit code.

@@ -235,7 +235,10 @@ class LiveView final : public RunProgress {
  private:
   void draw(std::uint64_t now) {
     const double since = static_cast<double>(now - std::min(now, last_at_ns_)) * 1e-9;
-    out_ << "\r\x1b[K" << live_progress_line(last_, since, options_.columns, palette_);
+    // The width read again at each redraw (one ioctl): a terminal widened or
+    // narrowed during a long level gets lines of its new width.
+    const int columns = options_.terminal_fd >= 0 ? terminal_columns(options_.terminal_fd) : options_.columns;
+    out_ << "\r\x1b[K" << live_progress_line(last_, since, columns, palette_);
     drawn_ = true;
     drawn_at_ns_ = now;
   }

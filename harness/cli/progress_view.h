@@ -35,6 +35,7 @@ struct ProgressViewOptions {
   bool live = false;          // a TTY and not --quiet: redraw a line per level in place
   bool color = false;
   int columns = 80;           // the terminal's width: a live line is cut to fit, never wraps
+  int terminal_fd = -1;       // set: the width is that terminal's at each redraw (columns unused)
   double min_redraw_s = 0.1;  // at most this often (10 redraws a second)
   // Redraw the live line's elapsed time about once a second even when no
   // event comes (a long step of levels 1 and 2, a warm-up). Off in tests,

@@ -215,7 +215,10 @@ void threshold_verdicts(const AccuracyConfig& cfg, const accuracy::AccuracyCompa
 
 void analyse_accuracy(const Scenario& scenario, const AccuracyRecording* rec, const std::string& base_dir,
                       Provenance measured, Analysis& out) {
-  if (!scenario.accuracy) return;  // level 5 is opt-in; no placeholder metrics without it
+  if (!scenario.accuracy) {  // said, as every level does, so that a summary never drops it silently
+    out.metrics.push_back(catalogued_missing(Level::accuracy, "accuracy", "the scenario has no [accuracy] section"));
+    return;
+  }
   const AccuracyConfig& cfg = *scenario.accuracy;
   if (!rec || !rec->unavailable.empty() || rec->dumps.empty()) {
     all_unavailable(rec && !rec->unavailable.empty() ? rec->unavailable : "no dumps were recorded", out);

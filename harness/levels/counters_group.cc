@@ -259,7 +259,18 @@ std::string folder_of(const std::string& path) {
   return p.has_parent_path() ? p.parent_path().string() : std::string(".");
 }
 
-std::string shipped_groups() { return std::string(HARNESS_SOURCE_DIR) + "/scenarios/groups"; }
+// The groups that ship with harness: installed beside the binary
+// (<prefix>/share/harness/scenarios/groups, cmake --install), else those of
+// the source tree it was built from.
+std::string shipped_groups() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path installed = exe.parent_path().parent_path() / "share/harness/scenarios/groups";
+    if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  }
+  return std::string(HARNESS_SOURCE_DIR) + "/scenarios/groups";
+}
 
 }  // namespace
 

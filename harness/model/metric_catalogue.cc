@@ -219,6 +219,8 @@ const CatalogueEntry kLatencyBaseline[] = {
 
 // ---- Level 5: accuracy (device tensors against a reference, layer by layer) ----
 const CatalogueEntry kAccuracyMetrics[] = {
+    {"accuracy", "", B::none, false, "", 0, "", "",
+     "the level as a whole: only ever unavailable, saying why (no [accuracy] section)"},
     {"accuracy.layers", "1", B::none, false, "", 0, "", "", "layers paired and compared"},
     {"accuracy.unpaired", "1", B::lower, false, "", 0, "", "", "layers in only one of the two dumps"},
     {"accuracy.min_cosine", "1", B::higher, false, "", 0, "", "", "the lowest layer cosine; the source names the layer"},

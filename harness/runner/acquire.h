@@ -88,6 +88,15 @@ class WindowCapture {
 // run as bad input before the analysis.
 Status acquire_accuracy(const AcquireContext& context, AccuracyRecording& out);
 
+// The headers, sidecars and pairing of level 5's dumps (the reference's
+// first, then each device set), and the layer map: what a run checks before
+// streaming any tensor, and what the pre-flight checks (preflight.h).
+Status check_accuracy_dumps(const AccuracyConfig& config, const std::vector<std::string>& dump_paths);
+// One set of host dumps exists ("s.toml:9:13: [accuracy] reference: PATH: no such file or directory").
+Status check_accuracy_source(const AccuracyDumpSource& source, const std::string& role);
+// Level 1's per-layer profile read and parsed as a run reads it.
+Status check_layer_profile(const LayerProfileConfig& profile);
+
 // Level 4 from the host: loads, the device's iterations, power, the window.
 Status acquire_latency(const AcquireContext& context, LatencyRecording& out);
 // Plan-time checks of level 4 (workload and load programs, power source), run before anything starts.

@@ -43,10 +43,9 @@ Status record(const AcquireContext& ctx, const std::string& name, AccuracyDumpRe
 // quantization companion "<archive>.json" when there is one).
 Status import_host(const AcquireContext& ctx, const AccuracyDumpSource& src, const std::string& role,
                    AccuracyDumpRecording& out) {
+  HARNESS_TRY(check_accuracy_source(src, role));
   std::error_code ec;
   const fs::file_status st = fs::status(src.path, ec);
-  if (ec || !fs::exists(st))
-    return Error::input(fmt::format("{}: [accuracy] {}: {}: no such file or directory", src.where, role, src.path));
   out.source = "file:" + src.as_written;
   if (fs::is_directory(st)) {
     out.path = "accuracy/" + role;
@@ -93,6 +92,13 @@ Status fetch_from_device(const AcquireContext& ctx, const AccuracyDumpSource& sr
 
 }  // namespace
 
+Status check_accuracy_source(const AccuracyDumpSource& src, const std::string& role) {
+  std::error_code ec;
+  if (!fs::exists(fs::status(src.path, ec)) || ec)
+    return Error::input(fmt::format("{}: [accuracy] {}: {}: no such file or directory", src.where, role, src.path));
+  return ok();
+}
+
 Status acquire_accuracy(const AcquireContext& ctx, AccuracyRecording& out) {
   if (!ctx.scenario.accuracy) return ok();
   const AccuracyConfig& cfg = *ctx.scenario.accuracy;
@@ -123,6 +129,10 @@ Status acquire_accuracy(const AcquireContext& ctx, AccuracyRecording& out) {
   }
   // The headers, sidecars and pairing (of the user's files, which the copies link to): bad input
   // stops the run here (exit 2), before any tensor is streamed.
+  return check_accuracy_dumps(cfg, to_check);
+}
+
+Status check_accuracy_dumps(const AccuracyConfig& cfg, const std::vector<std::string>& to_check) {
   accuracy::LayerMap map;
   if (!cfg.map_path.empty()) {
     Result<accuracy::LayerMap> m = accuracy::read_layer_map(cfg.map_path);

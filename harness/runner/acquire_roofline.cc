@@ -187,6 +187,11 @@ Status read_profile(const LayerProfileConfig& p, RooflineRecording& out) {
 
 }  // namespace
 
+Status check_layer_profile(const LayerProfileConfig& profile) {
+  RooflineRecording ignored;
+  return read_profile(profile, ignored);
+}
+
 Status acquire_roofline(const AcquireContext& ctx, RooflineRecording& out) {
   const Scenario& s = ctx.scenario;
   if (!s.roofline) return ok();

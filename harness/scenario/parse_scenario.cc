@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -14,6 +15,8 @@
 #include "harness/base/input_limits.h"
 
 #include "harness/scenario/scenario.h"
+#include "harness/scenario/notify_config.h"
+#include "harness/scenario/scenario_problems.h"
 #include "harness/scenario/sections.h"
 
 namespace harness {
@@ -269,65 +272,125 @@ Workload read_workload_section(TableReader& r) {
   return w;
 }
 
-Result<Scenario> parse_scenario(std::string text, std::string path, const BundleScope* bundle) {
-  if (text.size() > kMaxScenarioBytes) {
-    return Error::input(fmt::format("{}: {} bytes is more than the {} allowed for a scenario", path, text.size(),
-                                    kMaxScenarioBytes));
+namespace {
+
+// "path:12:5: ..." -> (12, 5); anything else sorts first.
+std::pair<long, long> position_in(const std::string& message, const std::string& path) {
+  if (!message.starts_with(path + ":")) return {0, 0};
+  long line = 0, column = 0;
+  if (std::sscanf(message.c_str() + path.size() + 1, "%ld:%ld", &line, &column) < 1) return {0, 0};
+  return {line, column};
+}
+
+}  // namespace
+
+std::vector<Error> sorted_by_position(std::vector<Error> problems, const std::string& path) {
+  std::stable_sort(problems.begin(), problems.end(), [&](const Error& a, const Error& b) {
+    return position_in(a.message, path) < position_in(b.message, path);
+  });
+  return problems;
+}
+
+Error combined_problems(const std::string& path, const std::vector<Error>& problems) {
+  if (problems.size() == 1) return problems.front();
+  std::string message = fmt::format("{}: {} problems:", path, problems.size());
+  ExitCode code = ExitCode::bad_input;
+  for (const Error& e : problems) {
+    message += "\n  " + e.message;
+    if (e.code != ExitCode::bad_input) code = e.code;
   }
-  ParseContext context{path, std::nullopt, bundle};
+  return {message, code};
+}
+
+ScenarioProblems parse_scenario_problems(std::string text, std::string path, const BundleScope* bundle) {
+  ScenarioProblems out;
+  out.scenario.path = path;
+  if (text.size() > kMaxScenarioBytes) {
+    out.problems.push_back(Error::input(fmt::format("{}: {} bytes is more than the {} allowed for a scenario", path,
+                                                    text.size(), kMaxScenarioBytes)));
+    return out;
+  }
+  ParseContext context{path, std::nullopt, bundle, {}};
   toml::parse_result parsed = toml::parse(text, path);
   if (!parsed) {
     const toml::parse_error& e = parsed.error();
-    return Error::input(fmt::format("{}: {}", context.where(e.source()), e.description()));
+    out.problems.push_back(Error::input(fmt::format("{}: {}", context.where(e.source()), e.description())));
+    return out;
   }
   const toml::table& root = parsed.table();
-  Scenario s;
+  Scenario& s = out.scenario;
   s.path = path;
   TableReader top(context, root, "top level");
 
+  // A missing section beside a near miss of it: the error points at the misspelling.
+  const std::vector<std::string> sections = {"scenario", "rig",     "workload", "reference", "roofline", "counters",
+                                             "ddr",      "latency", "accuracy", "compare",   "notify"};
   auto required = [&](std::string_view key) -> const toml::table* {
     bool present = root.contains(key);
     const toml::table* t = top.table(key);
-    if (!present && top.ok()) context.fail_file(fmt::format("missing required section [{}]", key));
+    if (present || !top.ok()) return t;
+    std::vector<std::string> unknown;
+    for (auto&& [k, v] : root)
+      if (std::find(sections.begin(), sections.end(), k.str()) == sections.end()) unknown.emplace_back(k.str());
+    if (std::optional<std::string> near = closest_match(key, unknown)) {
+      top.allow(*near);
+      context.fail(root.get(*near)->source(),
+                   fmt::format("unknown section [{}]; did you mean [{}]? (a required section)", *near, key));
+    } else {
+      context.fail_file(fmt::format("missing required section [{}]", key));
+    }
     return t;
   };
-
-  if (const toml::table* t = required("scenario")) {
-    TableReader r(context, *t, "scenario");
+  // Each section is read on its own: an error in one does not hide another's.
+  auto section = [&](std::string_view key, auto read) {
+    if (const toml::table* t = required(key)) {
+      TableReader r(context, *t, std::string(key));
+      read(r);
+      (void)r.finish();
+    }
+    if (context.error) out.failed_sections.emplace_back(key);
+    context.end_section();
+  };
+  section("scenario", [&](TableReader& r) {
     s.name = r.required_string("name");
     s.description = r.string("description").value_or("");
-    (void)r.finish();
-  }
-  if (const toml::table* t = required("rig")) {
-    TableReader r(context, *t, "rig");
-    s.rig = read_rig_section(r);
-    (void)r.finish();
-  }
-  if (const toml::table* t = required("workload")) {
-    TableReader r(context, *t, "workload");
-    s.workload = read_workload_section(r);
-    (void)r.finish();
-  }
-  s.reference = read_optional_section(top, "reference", &read_reference_section);
-  s.roofline = read_optional_section(top, "roofline", &read_roofline_section);
-  s.counters = read_optional_section(top, "counters", &read_counters_section);
-  s.ddr = read_optional_section(top, "ddr", &read_ddr_section);
-  s.latency = read_optional_section(top, "latency", &read_latency_section);
-  s.accuracy = read_optional_section(top, "accuracy", &read_accuracy_section);  // level 5
-  s.compare = read_optional_section(top, "compare", &read_compare_section);
-  HARNESS_TRY(top.finish());
-  if (context.error) return *context.error;
-  if (s.compare && s.compare->max_rounds > 0) {
+  });
+  section("rig", [&](TableReader& r) { s.rig = read_rig_section(r); });
+  section("workload", [&](TableReader& r) { s.workload = read_workload_section(r); });
+  // A level whose section has a problem is left out of the partial scenario.
+  auto optional = [&](auto& field, std::string_view key, auto read) {
+    field = read_optional_section(top, key, read);
+    if (context.error) {
+      out.failed_sections.emplace_back(key);
+      field.reset();
+    }
+    context.end_section();
+  };
+  optional(s.reference, "reference", &read_reference_section);
+  optional(s.roofline, "roofline", &read_roofline_section);
+  optional(s.counters, "counters", &read_counters_section);
+  optional(s.ddr, "ddr", &read_ddr_section);
+  optional(s.latency, "latency", &read_latency_section);
+  optional(s.accuracy, "accuracy", &read_accuracy_section);  // level 5
+  optional(s.compare, "compare", &read_compare_section);
+  // Checked here; its typed form is read from the text where it is used (notify_config.h).
+  std::optional<NotifyConfig> notify;
+  optional(notify, "notify", &read_notify_section);
+  (void)top.finish();
+  context.end_section();
+  if (context.earlier.empty() && s.compare && s.compare->max_rounds > 0) {
     // More rounds when undecided: alpha is split over every look the run may take.
     const std::size_t first = s.reference ? static_cast<std::size_t>(s.reference->rounds) : 0;
     if (!s.reference || s.compare->max_rounds < first) {
-      return Error::input(fmt::format("{}: [compare] max_rounds = {} {}", path, s.compare->max_rounds,
-                                      s.reference ? fmt::format("is fewer than [reference] rounds = {}", first)
-                                                  : std::string("needs a [reference] to add rounds of")));
+      context.earlier.push_back(Error::input(fmt::format(
+          "{}: [compare] max_rounds = {} {}", path, s.compare->max_rounds,
+          s.reference ? fmt::format("is fewer than [reference] rounds = {}", first)
+                      : std::string("needs a [reference] to add rounds of"))));
+    } else {
+      s.compare->looks = static_cast<int>((s.compare->max_rounds + first - 1) / first);
     }
-    s.compare->looks = static_cast<int>((s.compare->max_rounds + first - 1) / first);
   }
-  if (!s.rig.window.condition.empty()) {
+  if (context.earlier.empty() && !s.rig.window.condition.empty()) {
     std::vector<std::string> names;
     if (s.latency)
       for (const LoadCondition& c : s.latency->loads) names.push_back(c.name);
@@ -335,11 +398,27 @@ Result<Scenario> parse_scenario(std::string text, std::string path, const Bundle
       std::string message = fmt::format("{}: [rig] window_condition \"{}\" is not a [latency] load condition",
                                         s.rig.window.where.empty() ? path : s.rig.window.where, s.rig.window.condition);
       if (!names.empty()) message += fmt::format(" (they are: {})", fmt::join(names, ", "));
-      return Error::input(message);
+      context.earlier.push_back(Error::input(message));
     }
   }
+  out.problems = sorted_by_position(std::move(context.earlier), path);
   s.text = std::move(text);
-  return s;
+  return out;
+}
+
+Result<Scenario> parse_scenario(std::string text, std::string path, const BundleScope* bundle) {
+  ScenarioProblems parsed = parse_scenario_problems(std::move(text), path, bundle);
+  if (!parsed.problems.empty()) return combined_problems(path, parsed.problems);
+  return std::move(parsed.scenario);
+}
+
+std::string where_in_scenario(const Scenario& s, std::string_view dotted) {
+  toml::parse_result parsed = toml::parse(s.text, s.path);
+  if (!parsed) return s.path;
+  toml::node_view<const toml::node> node = std::as_const(parsed.table()).at_path(dotted);
+  if (!node) return s.path;
+  const toml::source_region& r = node.node()->source();
+  return fmt::format("{}:{}:{}", s.path, r.begin.line, r.begin.column);
 }
 
 Result<Scenario> load_scenario(const std::string& path) {

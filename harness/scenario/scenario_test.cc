@@ -101,6 +101,30 @@ TEST(Scenario, MissingKeyIsNamed) {
             "s.toml:1:1: [scenario] is missing required key 'name' (a string)");
 }
 
+// Each section is read on its own: a problem in one does not hide the
+// others', and all come in the order of their place in the file.
+TEST(Scenario, EverySectionsProblemIsReportedInOnePass) {
+  EXPECT_EQ(error_of("[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\nheartbeat_timeout = \"1 s\"\n"
+                     "[workload]\nbuiltin = \"gemm\"\nm = 1\nn = 1\nk = 1\n"
+                     "[latency]\niterations = 0\nwarmpu = 3\n"
+                     "[compare]\nalpha = 2\n"),
+            "s.toml: 3 problems:\n"
+            "  s.toml:5:21: [rig] heartbeat_timeout: must be at least 2 s (the agent beats every second)\n"
+            "  s.toml:12:14: [latency] iterations must be between 1 and 100000000, got 0\n"
+            "  s.toml:15:9: [compare] alpha: must be between 0 and 1 (exclusive)");
+}
+
+TEST(Scenario, AMissingRequiredKeyBesideAMisspellingNamesIt) {
+  EXPECT_EQ(error_of("[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"vector_add\"\n"
+                     "elemnts = 1024\n"),
+            "s.toml:7:1: [workload] unknown key 'elemnts'; did you mean 'elements'? (a required key)");
+  // A key that is valid where it stands is not taken for a misspelling.
+  EXPECT_EQ(error_of("[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"gemm\"\nm = 2\nk = 2\n"),
+            "s.toml:5:1: [workload] is missing required key 'n' (built-in kernel \"gemm\" needs it)");
+  EXPECT_EQ(error_of("[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workloda]\nbuiltin = \"gemm\"\n"),
+            "s.toml:5:1: unknown section [workloda]; did you mean [workload]? (a required section)");
+}
+
 TEST(Scenario, UnknownBuiltinKernelSuggestsOne) {
   std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"gem\"\n";
   EXPECT_EQ(error_of(text),

@@ -15,6 +15,11 @@ void ParseContext::fail(const toml::source_region& region, const std::string& me
   if (!error) error = Error::input(fmt::format("{}: {}", where(region), message));
 }
 
+void ParseContext::end_section() {
+  if (error) earlier.push_back(std::move(*error));
+  error.reset();
+}
+
 void ParseContext::fail_file(const std::string& message) {
   if (!error) error = Error::input(fmt::format("{}: {}", path, message));
 }
@@ -63,8 +68,10 @@ void TableReader::fail_at_node(const toml::node& node, const std::string& messag
 }
 
 void TableReader::fail_missing(std::string_view key, std::string_view what) {
-  context_.fail(table_.source(),
-                fmt::format("[{}] is missing required key '{}' ({})", name_, key, what));
+  if (!ok()) return;
+  context_.fail(table_.source(), fmt::format("[{}] is missing required key '{}' ({})", name_, key, what));
+  missing_key_ = std::string(key);
+  missing_message_ = context_.error->message;
 }
 
 std::optional<std::string> TableReader::string(std::string_view key) {
@@ -230,7 +237,30 @@ const toml::array* TableReader::table_array(std::string_view key) {
 
 const toml::node* TableReader::node(std::string_view key) { return get(key); }
 
+std::string TableReader::where(std::string_view key) const {
+  const toml::node* n = table_.get(key);
+  return context_.where(n ? n->source() : table_.source());
+}
+
+// A required key is missing and an unknown key of the table is a near miss
+// of it: the error points at the misspelling.
+void TableReader::suggest_for_missing() {
+  std::vector<std::string> unknown;
+  for (auto&& [key, value] : table_)
+    if (!used_.count(key.str())) unknown.emplace_back(key.str());
+  std::optional<std::string> near = closest_match(missing_key_, unknown);
+  if (!near) return;
+  context_.error.reset();
+  const toml::key* misspelt = nullptr;
+  for (auto&& [key, value] : table_)
+    if (key.str() == *near) misspelt = &key;
+  context_.fail(misspelt->source(),
+                fmt::format("[{}] unknown key '{}'; did you mean '{}'? (a required key)", name_, *near, missing_key_));
+}
+
 Status TableReader::finish() {
+  // The missing key's error is still the section's first: a misspelling may explain it.
+  if (!ok() && !missing_key_.empty() && context_.error->message == missing_message_) suggest_for_missing();
   if (!ok()) return *context_.error;
   std::vector<std::string> known(used_.begin(), used_.end());
   for (auto&& [key, value] : table_) {

@@ -1,6 +1,9 @@
 // Reads one TOML table into typed values, remembering which keys were used so
-// that unknown keys are reported with "did you mean". The first error wins;
-// after it every accessor returns nothing, and finish() returns that error.
+// that unknown keys are reported with "did you mean". Within a section the
+// first error wins (later keys may depend on it): after it every accessor
+// returns nothing, and finish() returns that error. Between sections the
+// error is put aside (ParseContext::end_section), so one pass reports a
+// problem in every section that has one.
 #pragma once
 
 #include <cstdint>
@@ -18,13 +21,18 @@
 
 namespace harness {
 
-// Shared by all readers of one file: where errors point, and the first error.
+// Shared by all readers of one file: where errors point, the first error of
+// the section being read, and those of the sections read before it.
 struct BundleScope;
 
 struct ParseContext {
   std::string path;
-  std::optional<Error> error;
+  std::optional<Error> error;           // the current section's first error
   const BundleScope* bundle = nullptr;  // set: the scenario came from a bundle (scenario.h)
+  std::vector<Error> earlier;           // one per section read before with an error
+
+  // Puts the current section's error aside, so the next section is read.
+  void end_section();
 
   // "path:line:col: message"
   std::string where(const toml::source_region& region) const;
@@ -63,12 +71,17 @@ class TableReader {
   const toml::array* table_array(std::string_view key);
   // The raw node, for values of several types ("measure" or "50 GB/s").
   const toml::node* node(std::string_view key);
+  // "path:line:col" of a key's value, else of the table.
+  std::string where(std::string_view key) const;
   // Marks a key as known without reading it.
   void allow(std::string_view key) { used_.insert(std::string(key)); }
 
   // Reports an error at a value: "path:line:col: [rig] key 'x': message".
   void fail_at(std::string_view key, const std::string& message);
   void fail_at_node(const toml::node& node, const std::string& message);
+  // A required key is absent. When finish() then finds an unknown key that
+  // is a near miss of it, the error becomes "unknown key 'elemnts'; did you
+  // mean 'elements'? (a required key)" at the misspelling.
   void fail_missing(std::string_view key, std::string_view what);
 
   // Checks that every key was used; unknown keys get "did you mean".
@@ -77,11 +90,13 @@ class TableReader {
  private:
   const toml::node* get(std::string_view key);
   std::string type_error(std::string_view key, std::string_view expected, const toml::node& got);
+  void suggest_for_missing();
 
   ParseContext& context_;
   const toml::table& table_;
   std::string name_;
   std::set<std::string, std::less<>> used_;
+  std::string missing_key_, missing_message_;
 };
 
 // "a string", "an integer", ...

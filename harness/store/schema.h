@@ -21,7 +21,7 @@ struct Migration {
   const char* postgres;
 };
 
-inline constexpr std::array<Migration, 8> kMigrations = {{
+inline constexpr std::array<Migration, 9> kMigrations = {{
     // 0 -> 1: runs and what they produced.
     {R"sql(
 CREATE TABLE runs (
@@ -386,6 +386,28 @@ CREATE TABLE calibration_metrics (
   false_alarms      BIGINT NOT NULL DEFAULT 0,
   PRIMARY KEY (calibration_id, name)
 );
+)sql"},
+    // 8 -> 9: harness_metrics_v, one row per number of a finished run, with
+    // a time column, for a lab's Grafana (its PostgreSQL data source charts
+    // "time, value, metric" rows directly; docs/parts/store.md "Grafana").
+    // Unavailable and categorical metrics have no number and no row. On
+    // PostgreSQL `time` is a timestamptz (a start that is not ISO 8601 gives
+    // NULL rather than failing the query); on SQLite the ISO 8601 text.
+    {R"sql(
+CREATE VIEW harness_metrics_v AS
+SELECT r.started_at AS time, r.id AS run_id, r.uuid AS run_uuid, r.scenario_name AS scenario, r.rig, r.origin,
+       r.status, m.level, m.name AS metric, m.value, m.unit, m.provenance
+FROM metrics m JOIN runs r ON r.id = m.run_id
+WHERE m.value IS NOT NULL AND r.status IN ('passed', 'failed');
+)sql",
+     R"sql(
+CREATE VIEW harness_metrics_v AS
+SELECT CASE WHEN r.started_at ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9:]+)$'
+            THEN r.started_at::timestamptz END AS time,
+       r.id AS run_id, r.uuid AS run_uuid, r.scenario_name AS scenario, r.rig, r.origin,
+       r.status, m.level, m.name AS metric, m.value, m.unit, m.provenance
+FROM metrics m JOIN runs r ON r.id = m.run_id
+WHERE m.value IS NOT NULL AND r.status IN ('passed', 'failed');
 )sql"},
 }};
 

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -431,6 +433,37 @@ TEST(PublishPages, MetricPagePathsAreSafeAndDistinct) {
   EXPECT_EQ(odd.find('/', 8), std::string::npos) << odd;
   EXPECT_EQ(odd.rfind("metrics/_._x_y-", 0), 0u) << odd;
   EXPECT_NE(metric_page_path("a/b"), metric_page_path("a_b"));
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+// Runs of one day stand apart by their time: the chart's axis is that day's
+// hours, not a week on which they would share one x.
+TEST(PublishCharts, RunsOfOneDayAreSpreadByTheirTime) {
+  const fs::path dir = fs::temp_directory_path() / ("harness-publish-one-day-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Result<Store> store = Store::open((dir / "runs.sqlite").string());
+  ASSERT_TRUE(store) << store.error().message;
+  for (const char* at : {"T01:00:00.000Z", "T09:00:00.000Z", "T17:30:00.000Z"}) {
+    Result<RunRecord> run = test_support::replayed_night("case-study/day6", "bench-1", "2026-11-05");
+    ASSERT_TRUE(run) << run.error().message;
+    run->started_at = std::string("2026-11-05") + at;
+    ASSERT_TRUE(store->insert_run(*run));
+  }
+  ASSERT_TRUE(publish_site(*store, (dir / "site").string(), {}));
+  const std::string page = slurp(dir / "site" / metric_page_path("latency_p50"));
+  EXPECT_NE(page.find("time (UTC) on 2026-11-05"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(page, std::regex(">[0-2][0-9]:[0-5][0-9]</text>")));  // ticks are times of day
+  std::set<std::string> xs;
+  for (std::size_t at = page.find("<circle cx=\""); at != std::string::npos; at = page.find("<circle cx=\"", at + 1))
+    xs.insert(page.substr(at + 12, page.find('"', at + 12) - at - 12));
+  EXPECT_EQ(xs.size(), 3u) << page;
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -102,6 +102,12 @@ std::string date_tick(double days) {
   return fmt::format("{}-{:02}-{:02}", y, m, d);
 }
 
+// An axis in hours since 1970 (runs of one day): "HH:MM" of the tick.
+std::string hour_tick(double hours) {
+  const long minutes = std::lround(hours * 60);
+  return fmt::format("{:02}:{:02}", ((minutes / 60) % 24 + 24) % 24, (minutes % 60 + 60) % 60);
+}
+
 std::string series_title(const MetricSeries& s) { return fmt::format("{} on {}", s.scenario, s.rig); }
 
 std::string change_words(const SeriesChange& c, const std::string& unit) {
@@ -185,9 +191,19 @@ std::string trend_chart_of(const SiteData& site, const RunDays& days, const Metr
     c.text(width / 2, height / 2, "no value in any run", svg::Anchor::middle, 12, "#555");
     return c.str();
   }
-  // At least a week on the axis, so that the ticks fall on whole days (one
-  // label per day at most) and a single night still gets an axis.
-  if (x_hi - x_lo < 7) {
+  // Runs of one day apart only in their time: the axis in hours of that
+  // day, so that they stand apart by time rather than on one x.
+  const bool one_day = x_hi > x_lo && x_hi - x_lo < 1;
+  std::string day_title;
+  if (one_day) {
+    day_title = fmt::format("time (UTC) on {}", date_tick(x_lo));
+    for (std::optional<double>& x : x_of) *x *= 24;
+    const double pad = std::max((x_hi - x_lo) * 24 * 0.05, 0.25);
+    x_lo = x_lo * 24 - pad;
+    x_hi = x_hi * 24 + pad;
+  } else if (x_hi - x_lo < 7) {
+    // At least a week on the axis, so that the ticks fall on whole days (one
+    // label per day at most) and a single night still gets an axis.
     const double pad = (7 - (x_hi - x_lo)) / 2;
     x_lo -= pad;
     x_hi += pad;
@@ -200,8 +216,8 @@ std::string trend_chart_of(const SiteData& site, const RunDays& days, const Metr
   f.bottom = height - (compact ? 40 : 48);
   f.x = svg::Scale::linear(x_lo, x_hi, f.left, f.right);
   f.y = svg::Scale::linear(ny_lo, ny_hi, f.bottom, f.top);
-  svg::draw_axes(c, f, compact ? "" : "night (UTC)", unit.empty() || unit == "1" ? "value" : unit, &date_tick,
-                 nullptr);
+  svg::draw_axes(c, f, compact ? "" : one_day ? day_title : "night (UTC)", unit.empty() || unit == "1" ? "value" : unit,
+                 one_day ? &hour_tick : &date_tick, nullptr);
 
   auto fitted_x = [&](std::size_t k) { return f.x.px(*x_of[s.fitted[k]]); };
   auto fitted_v = [&](std::size_t k) { return s.points[s.fitted[k]].value; };
