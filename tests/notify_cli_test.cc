@@ -84,5 +84,51 @@ TEST_F(NotifyCli, ACommandGetsTheSummaryLineInItsEnvironment) {
                   "(latency.expect.latency_p50_max)");
 }
 
+// The second night of a scenario is judged against the first, as `compare
+// RUN` judges it: one night cannot show how far the rig's nights wander, so
+// it cannot tell. The notifier hears "cannot tell" with why (never a pass or
+// a regression), and export --openmetrics says the same.
+TEST_F(NotifyCli, ANightThatCannotBeToldIsToldSoByTheNotifierAndTheExport) {
+  std::ofstream(dir_ / "s.toml") << R"([scenario]
+name = "nights"
+[rig]
+name = "test-host"
+[workload]
+builtin = "vector_add"
+elements = 1024
+[latency]
+iterations = 30
+warmup = 2
+)";
+  const std::string path = (dir_ / "s.toml").string();
+  const std::string got = (dir_ / "told.json").string();
+  const std::string notify = "sh -c cat>" + got;
+  EXPECT_EQ(harness({"run", "--no-report", "--notify", notify, "--notify-cannot-tell", path}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(got)) << "a first night has nothing to judge it by";
+  CommandResult second = harness({"run", "--no-report", "--notify", notify, "--notify-cannot-tell", path});
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_THAT(second.err, HasSubstr("harness: notified: command sh -c cat>" + got + "\n"));
+  std::ifstream in(got);
+  nlohmann::json told = nlohmann::json::parse(in);
+  EXPECT_EQ(told["outcome"], "cannot tell");
+  EXPECT_THAT(told["why"].get<std::string>(), HasSubstr(" cannot tell: "));
+  EXPECT_EQ(told["run"]["id"], 2);
+  EXPECT_EQ(told["judgement"]["current"]["run"], 2);
+
+  // compare RUN judges it the same way.
+  nlohmann::json compared = nlohmann::json::parse(harness({"--json", "compare", "2"}).out);
+  EXPECT_EQ(compared["undecided"], true);
+  EXPECT_EQ(compared["regressed"], false);
+
+  CommandResult exported = harness({"export", "--openmetrics", "-"});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_THAT(exported.out,
+              HasSubstr("harness_judgement{rig=\"test-host\",scenario=\"nights\",harness_judgement=\"cannot tell\"} 1\n"));
+  EXPECT_THAT(exported.out,
+              HasSubstr("harness_judgement{rig=\"test-host\",scenario=\"nights\",harness_judgement=\"unchanged\"} 0\n"));
+  EXPECT_THAT(exported.out, HasSubstr("harness_judgement_info{rig=\"test-host\",scenario=\"nights\",outcome=\"cannot tell\",why=\"" +
+                                          told["why"].get<std::string>()));
+}
+
 }  // namespace
 }  // namespace harness
