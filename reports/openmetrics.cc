@@ -90,19 +90,25 @@ void add_metrics(const RunRecord& r, std::map<std::string, Family>& families, st
   }
 }
 
+// A state set: one sample per state, labelled with the family's own name,
+// 1 for `current` and 0 for the others.
+template <typename State, std::size_t N, typename NameOf>
+void add_state_set(Family& f, const std::string& family, const std::string& labels, const State (&states)[N],
+                   State current, NameOf name_of) {
+  for (State s : states)
+    f.samples.push_back(fmt::format("{}{{{},{}=\"{}\"}} {}", family, labels, family, name_of(s), s == current ? 1 : 0));
+}
+
 void add_states(const RunRecord& r, std::map<std::string, Family>& families) {
   Family& verdicts = families["harness_verdict"];
   verdicts.help = "each verdict of the run as a state set: 1 for its state (label harness_verdict), 0 for the others";
   for (const Verdict& v : r.analysis.verdicts)
-    for (VerdictStatus s : kVerdictStates)
-      verdicts.samples.push_back(fmt::format("harness_verdict{{{},level=\"{}\",check=\"{}\",harness_verdict=\"{}\"}} {}",
-                                             run_labels(r), level_name(v.level), escape_label(v.check),
-                                             verdict_status_name(s), v.status == s ? 1 : 0));
+    add_state_set(verdicts, "harness_verdict",
+                  fmt::format("{},level=\"{}\",check=\"{}\"", run_labels(r), level_name(v.level), escape_label(v.check)),
+                  kVerdictStates, v.status, verdict_status_name);
   Family& status = families["harness_run_status"];
   status.help = "the run's status as a state set: 1 for its status (label harness_run_status), 0 for the others";
-  for (RunStatus s : kRunStates)
-    status.samples.push_back(fmt::format("harness_run_status{{{},harness_run_status=\"{}\"}} {}", run_labels(r),
-                                         run_status_name(s), r.status == s ? 1 : 0));
+  add_state_set(status, "harness_run_status", run_labels(r), kRunStates, r.status, run_status_name);
   Family& id = families["harness_run_id"];
   id.help = "the run's id in the store (harness show ID)";
   id.samples.push_back(fmt::format("harness_run_id{{{}}} {}", run_labels(r), r.id));
@@ -124,9 +130,7 @@ void add_judgement(const RunRecord& r, const CompareReport& judged, std::map<std
   const Outcome o = outcome_of(judged);
   Family& outcome = families["harness_judgement"];
   outcome.help = "the run's judgement as a state set of its four outcomes (compare RUN, history --changes, publish)";
-  for (Change c : kOutcomes)
-    outcome.samples.push_back(fmt::format("harness_judgement{{{},harness_judgement=\"{}\"}} {}", run_labels(r),
-                                          change_name(c), o.outcome == c ? 1 : 0));
+  add_state_set(outcome, "harness_judgement", run_labels(r), kOutcomes, o.outcome, change_name);
   Family& info = families["harness_judgement_info"];
   info.help = "why the run's judgement is what it is (label why), always 1";
   info.samples.push_back(fmt::format("harness_judgement_info{{{},outcome=\"{}\",why=\"{}\"}} 1", run_labels(r),
@@ -134,13 +138,12 @@ void add_judgement(const RunRecord& r, const CompareReport& judged, std::map<std
   Family& metrics = families["harness_metric_judgement"];
   metrics.help = "each judged metric's verdict as a state set (against the nights or the same-run reference)";
   auto add_rows = [&](const Comparison& c, const char* against) {
-    for (const MetricComparison& m : c.metrics) {
-      if (!tells_about_the_night(m)) continue;
-      for (Change s : kMetricStates)
-        metrics.samples.push_back(fmt::format(
-            "harness_metric_judgement{{{},level=\"{}\",metric=\"{}\",against=\"{}\",harness_metric_judgement=\"{}\"}} {}",
-            run_labels(r), level_name(m.level), escape_label(m.name), against, change_name(s), m.verdict == s ? 1 : 0));
-    }
+    for (const MetricComparison& m : c.metrics)
+      if (tells_about_the_night(m))
+        add_state_set(metrics, "harness_metric_judgement",
+                      fmt::format("{},level=\"{}\",metric=\"{}\",against=\"{}\"", run_labels(r), level_name(m.level),
+                                  escape_label(m.name), against),
+                      kMetricStates, m.verdict, change_name);
   };
   add_rows(judged.comparison, "nights");
   if (judged.reference) add_rows(*judged.reference, "reference");
