@@ -54,7 +54,7 @@ TEST_F(NotifyCli, AWebhookHearsOfAFailedVerdictWithTheRunsJson) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("harness: notified: webhook " + hook.url() + "\n"));
   ASSERT_EQ(hook.requests().size(), 1u);
-  const std::string& request = hook.requests()[0];
+  const std::string request = hook.requests()[0];
   nlohmann::json body = nlohmann::json::parse(request.substr(request.find("\r\n\r\n") + 4));
   EXPECT_EQ(body["outcome"], "regressed");
   EXPECT_EQ(body["run"]["id"], 1);

@@ -31,7 +31,7 @@ TEST(WebhookChannel, PostsTheVerdictJsonToTheUrl) {
   Status sent = webhook_channel(hook.url(), 5, 0)->send(kNews);
   ASSERT_TRUE(sent) << sent.error().message;
   ASSERT_EQ(hook.requests().size(), 1u);
-  const std::string& r = hook.requests()[0];
+  const std::string r = hook.requests()[0];
   EXPECT_THAT(r, ::testing::StartsWith("POST /hook HTTP/1.1\r\n"));
   EXPECT_THAT(r, HasSubstr("Content-Type: application/json\r\n"));
   EXPECT_THAT(r, ::testing::EndsWith("\r\n\r\n" + kNews.json));
