@@ -1,5 +1,6 @@
 // End to end: `harness run` on a scenario whose per-layer profile is bad
-// stops with the file:line error and exit code 2.
+// stops with the file:line error and exit code 2 (found by the pre-flight,
+// before anything runs; on stderr).
 #include <filesystem>
 #include <fstream>
 
@@ -23,7 +24,7 @@ TEST(RooflineCli, BadProfileFileIsExitTwoWithFileAndLine) {
       {HARNESS_BINARY, "--db", (dir / "runs.db").string(), "run", (dir / "s.toml").string()});
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->exit_code, 2) << r->out << r->err;
-  EXPECT_NE(r->out.find((dir / "layers.csv").string() + ":3: column 'time_us': \"fast\" is not a number"),
+  EXPECT_NE(r->err.find((dir / "layers.csv").string() + ":3: column 'time_us': \"fast\" is not a number"),
             std::string::npos)
       << r->out << r->err;
   std::filesystem::remove_all(dir);

@@ -132,7 +132,7 @@ void fail_in_formula(ParseContext& context, const toml::node& node, std::size_t 
 }  // namespace
 
 Result<CounterGroup> parse_counter_group(std::string text, std::string path) {
-  ParseContext context{path, std::nullopt};
+  ParseContext context{path, std::nullopt, nullptr, {}};
   toml::parse_result parsed = toml::parse(text, path);
   if (!parsed) {
     const toml::parse_error& e = parsed.error();

@@ -43,7 +43,7 @@ Result<std::optional<NotifyConfig>> notify_config_from_text(const std::string& t
   if (!parsed) return Error::input(fmt::format("{}: {}", path, parsed.error().description()));
   const toml::table* t = parsed.table()["notify"].as_table();
   if (!t) return std::optional<NotifyConfig>{};
-  ParseContext context{path, std::nullopt};
+  ParseContext context{path, std::nullopt, nullptr, {}};
   TableReader r(context, *t, "notify");
   NotifyConfig c = read_notify_section(r);
   HARNESS_TRY(r.finish());

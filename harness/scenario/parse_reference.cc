@@ -14,7 +14,7 @@ constexpr std::string_view kPairingKeys[] = {"rounds", "order", "seed", "block_w
 Result<std::string> aa_scenario_text(const std::string& text, const std::string& path) {
   toml::parse_result parsed = toml::parse(text, path);
   if (!parsed) {
-    ParseContext context{path, std::nullopt, nullptr};
+    ParseContext context{path, std::nullopt, nullptr, {}};
     return Error::input(fmt::format("{}: {}", context.where(parsed.error().source()), parsed.error().description()));
   }
   toml::table root = parsed.table();
