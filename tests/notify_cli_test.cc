@@ -28,21 +28,20 @@ class NotifyCli : public ::testing::Test {
     EXPECT_TRUE(r) << r.error().message;
     return r ? *r : CommandResult{};
   }
-  // A run whose verdict must fail (no iteration takes a nanosecond): news to notify.
-  std::string scenario(const std::string& notify) {
-    std::ofstream(dir_ / "s.toml") << R"([scenario]
-name = "notified"
+  // By default a run whose verdict must fail (no iteration takes a
+  // nanosecond): news to notify.
+  std::string scenario(const std::string& notify, const std::string& name = "notified",
+                       const std::string& expect = "[latency.expect]\nlatency_p50_max = \"1 ns\"\n") {
+    std::ofstream(dir_ / "s.toml") << "[scenario]\nname = \"" << name << R"("
 [rig]
 name = "test-host"
 [workload]
 builtin = "vector_add"
 elements = 1024
 [latency]
-iterations = 20
+iterations = 30
 warmup = 2
-[latency.expect]
-latency_p50_max = "1 ns"
-)" << notify;
+)" << expect << notify;
     return (dir_ / "s.toml").string();
   }
   fs::path dir_;
@@ -89,18 +88,7 @@ TEST_F(NotifyCli, ACommandGetsTheSummaryLineInItsEnvironment) {
 // it cannot tell. The notifier hears "cannot tell" with why (never a pass or
 // a regression), and export --openmetrics says the same.
 TEST_F(NotifyCli, ANightThatCannotBeToldIsToldSoByTheNotifierAndTheExport) {
-  std::ofstream(dir_ / "s.toml") << R"([scenario]
-name = "nights"
-[rig]
-name = "test-host"
-[workload]
-builtin = "vector_add"
-elements = 1024
-[latency]
-iterations = 30
-warmup = 2
-)";
-  const std::string path = (dir_ / "s.toml").string();
+  const std::string path = scenario("", "nights", "");
   const std::string got = (dir_ / "told.json").string();
   const std::string notify = "sh -c cat>" + got;
   EXPECT_EQ(harness({"run", "--no-report", "--notify", notify, "--notify-cannot-tell", path}).exit_code, 0);
