@@ -3,20 +3,10 @@
 #include <algorithm>
 #include <optional>
 
-#include <fmt/format.h>
-
 #include "harness/compare/compare.h"
 
 namespace harness {
 namespace {
-
-// splitmix64: a fixed, portable mix of the seed and the round.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Whether a gating metric of this condition is still "cannot tell" on the
 // rounds so far (the paired judgement of everything measured until now).
@@ -51,16 +41,6 @@ bool gating_undecided(const AcquireContext& ctx, const std::vector<std::uint64_t
 }
 
 }  // namespace
-
-bool reference_first(const ReferenceConfig& config, std::uint64_t seed, int round) {
-  if (config.order == "abba") return round % 2 == 1;
-  return (mix(seed ^ mix(static_cast<std::uint64_t>(round))) & 1) != 0;
-}
-
-std::string pairing_text(const ReferenceConfig& config, std::uint64_t seed) {
-  if (config.order == "abba") return "ABBA order";
-  return fmt::format("random order, seed {}", seed);
-}
 
 std::int64_t paired_block_iterations(const Scenario& s) {
   if (!s.latency || !s.reference) return 1;

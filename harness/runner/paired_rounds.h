@@ -14,14 +14,6 @@
 
 namespace harness {
 
-// Whether the reference runs first in round `round` (0-based): drawn from the
-// seed for "random" (a fair coin per round, the same for the same seed and
-// round on every host), alternating AB, BA, ... for "abba".
-bool reference_first(const ReferenceConfig& config, std::uint64_t seed, int round);
-
-// "random order, seed 1234" / "ABBA order".
-std::string pairing_text(const ReferenceConfig& config, std::uint64_t seed);
-
 // Level 4's iterations a block: [latency] iterations split over the first
 // look's rounds, at least one.
 std::int64_t paired_block_iterations(const Scenario& scenario);

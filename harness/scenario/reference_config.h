@@ -30,4 +30,12 @@ struct ReferenceConfig {
   std::string where;  // file:line:col of [reference]
 };
 
+// Whether the reference runs first in round `round` (0-based): drawn from the
+// seed for "random" (a fair coin per round, the same for the same seed and
+// round on every host and device), alternating AB, BA, ... for "abba".
+bool reference_first(const ReferenceConfig& config, std::uint64_t seed, int round);
+
+// "random order, seed 1234" / "ABBA order".
+std::string pairing_text(const ReferenceConfig& config, std::uint64_t seed);
+
 }  // namespace harness
