@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/base/bounded_json.h"
+#include "harness/base/result.h"
 #include "harness/model/metric_catalogue.h"
 
 namespace harness {
@@ -29,6 +30,10 @@ void to_json(nlohmann::json& j, const CountersRecording& r) {
   j["unavailable"] = r.unavailable;
   j["iterations"] = r.iterations;
   j["windows"] = r.windows;
+  if (!r.window_sides.empty()) {
+    j["window_sides"] = r.window_sides;
+    j["pairing"] = r.pairing;
+  }
   j["groups"] = nlohmann::json::array();
   for (const RecordedCounterGroup& g : r.groups) {
     j["groups"].push_back({{"name", g.name}, {"path", g.path}, {"sha256", g.sha256}});
@@ -57,6 +62,8 @@ void from_json(const nlohmann::json& j, CountersRecording& r) {
   r.unavailable = j.value("unavailable", "");
   r.iterations = j.value("iterations", std::int64_t{0});
   r.windows = j.value("windows", std::int64_t{0});
+  if (j.contains("window_sides")) r.window_sides = j.at("window_sides").get<std::vector<std::string>>();
+  r.pairing = j.value("pairing", "");
   if (j.contains("groups")) {
     for (const auto& g : j.at("groups")) {
       r.groups.push_back({g.value("name", ""), g.value("path", ""), g.value("sha256", "")});
@@ -269,6 +276,170 @@ std::string windows_source(std::size_t windows, std::int64_t iterations) {
                      windows, iterations);
 }
 
+// A run with a same-run reference: its windows alternate the sides in
+// rounds, one window of each a round.
+struct PairedWindows {
+  std::vector<std::size_t> of[2];       // each side's windows in round order: [0] candidate, [1] reference
+  std::vector<std::int64_t> length;     // each window's iterations
+  std::int64_t iterations[2] = {0, 0};  // each side's
+};
+
+// The recording's windows by side, or why they do not fit it.
+Result<PairedWindows> paired_windows(const CountersRecording& rec) {
+  const std::int64_t n = static_cast<std::int64_t>(rec.window_sides.size());
+  if (rec.windows != n || n % 2 != 0 || rec.iterations < n)
+    return Error::input(fmt::format("the recording's {} window sides do not fit its {} windows of {} iterations", n,
+                                    rec.windows, rec.iterations));
+  PairedWindows p;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::string& side = rec.window_sides[static_cast<std::size_t>(k)];
+    if (side != "candidate" && side != "reference")
+      return Error::input(fmt::format("the recording's window {} has the side \"{}\"", k + 1, side));
+    if (k % 2 == 1 && side == rec.window_sides[static_cast<std::size_t>(k - 1)])
+      return Error::input(fmt::format("round {} of the recording has two {} windows", k / 2 + 1, side));
+    const bool reference = side == "reference";
+    p.of[reference].push_back(static_cast<std::size_t>(k));
+    p.length.push_back(window_end(rec.iterations, n, k) - (k == 0 ? 0 : window_end(rec.iterations, n, k - 1)));
+    p.iterations[reference] += p.length.back();
+  }
+  return p;
+}
+
+// What the formulas are evaluated over: each counter's value (or why not)
+// and its windows; with a reference, the reference's values too and each
+// side's per-iteration value in every round.
+struct CounterValues {
+  std::map<std::string, Formula::Value> values;  // the candidate's (the run's, without a reference)
+  std::map<std::string, Formula::Value> reference;
+  std::map<std::string, std::vector<double>> windows;  // the candidate's, each scaled to its iterations
+  std::map<std::string, std::vector<double>> rounds[2];  // per side: per iteration, in round order
+};
+
+// The rounds' ratios candidate / reference of `name` (per-iteration values
+// in round order) as the sample set "vs_reference.<name>", and their
+// geometric mean as the metric of that name.
+void paired_ratio(const std::string& name, const std::vector<double>& candidate, const std::vector<double>& reference,
+                  const std::string& source, Provenance measured, std::optional<Better> better, Analysis& out) {
+  const std::string ratio_name = "vs_reference." + name;
+  std::vector<double> ratios;
+  for (std::size_t r = 0; r < candidate.size() && r < reference.size(); ++r)
+    if (candidate[r] > 0 && reference[r] > 0 && std::isfinite(candidate[r] / reference[r]))
+      ratios.push_back(candidate[r] / reference[r]);
+  if (ratios.empty()) {
+    out.metrics.push_back(
+        catalogued_missing(Level::counters, ratio_name, "no round gave both sides a value above 0", "1", better));
+    return;
+  }
+  double log_sum = 0;
+  for (double r : ratios) log_sum += std::log(r);
+  const std::string how = fmt::format("{}: geometric mean of {} rounds' candidate / reference per iteration", source,
+                                      ratios.size());
+  out.metrics.push_back(catalogued_metric(Level::counters, ratio_name, std::exp(log_sum / double(ratios.size())),
+                                          measured, how, {}, "1", better));
+  out.samples.push_back(catalogued_samples(Level::counters, ratio_name, measured, how, std::move(ratios), "1", better));
+}
+
+// One counter of a run with a reference: the candidate's windows summed
+// under its name, the reference's as "reference.<name>", the candidate's
+// windows as its sample set, and the rounds' ratios.
+void analyse_paired_reading(const CountersRecording& rec, const PairedWindows& paired, const CounterReading& c,
+                            const CounterDelta& d, Provenance measured, CounterValues& v, Analysis& out) {
+  const std::string name = "counter." + c.name;
+  if (d.windows.size() != paired.length.size()) {
+    const std::string why = fmt::format("not read in each of the {} windows of the paired rounds, so the "
+                                        "candidate's count cannot be told from the reference's",
+                                        paired.length.size());
+    out.metrics.push_back(catalogued_missing(Level::counters, name, why, c.unit, Better::lower));
+    v.values[c.name] = v.reference[c.name] = {std::nullopt, why};
+    return;
+  }
+  double sum[2] = {0, 0};
+  for (int side : {0, 1}) {
+    for (std::size_t k : paired.of[side]) {
+      sum[side] += d.windows[k];
+      v.rounds[side][c.name].push_back(d.windows[k] / static_cast<double>(paired.length[k]));
+    }
+  }
+  std::string how = d.note.empty() ? "" : ", " + d.note;
+  if (c.scale != 1) how += fmt::format(", x {}", number(c.scale));
+  const char* whose[2] = {"candidate", "reference"};
+  for (int side : {0, 1}) {
+    const std::string source = fmt::format("{}: sum of the {}'s {} windows of the paired rounds ({}){}", c.source,
+                                           whose[side], paired.of[side].size(), rec.pairing, how);
+    out.metrics.push_back(catalogued_metric(Level::counters, side ? "reference." + name : name, sum[side], measured,
+                                            source, {}, c.unit, Better::lower));
+  }
+  v.values[c.name] = {sum[0], ""};
+  v.reference[c.name] = {sum[1], ""};
+  std::vector<double>& w = v.windows[c.name];
+  for (double per_iteration : v.rounds[0][c.name])
+    w.push_back(per_iteration * static_cast<double>(paired.iterations[0]));
+  out.samples.push_back(catalogued_samples(
+      Level::counters, name, measured,
+      fmt::format("{}: the candidate's {} windows in the order they ran, each window's change x the candidate's {} "
+                  "iterations / its iterations",
+                  c.source, w.size(), paired.iterations[0]),
+      w, c.unit, Better::lower));
+  paired_ratio(name, v.rounds[0][c.name], v.rounds[1][c.name], c.source, measured, Better::lower, out);
+}
+
+// One counter: its delta over the counted iterations, and its windows.
+void analyse_reading(const CountersRecording& rec, const PairedWindows* paired, const CounterReading& c,
+                     Provenance measured, CounterValues& v, Analysis& out) {
+  const std::string name = "counter." + c.name;
+  CounterDelta d = counter_delta(c);
+  if (!d.value) {
+    out.metrics.push_back(catalogued_missing(Level::counters, name, d.unavailable, c.unit, Better::lower));
+    v.values[c.name] = v.reference[c.name] = {std::nullopt, d.unavailable};
+    return;
+  }
+  if (paired) return analyse_paired_reading(rec, *paired, c, d, measured, v, out);
+  std::string source = c.delta             ? c.source + ": delta reported by the source"
+                       : c.between.empty() ? c.source + ": after - before"
+                                           : fmt::format("{}: sum of {} steps read between windows of the "
+                                                         "iterations",
+                                                         c.source, c.between.size() + 1);
+  if (!d.note.empty()) source += ", " + d.note;
+  if (c.scale != 1) source += fmt::format(", x {}", number(c.scale));
+  out.metrics.push_back(
+      catalogued_metric(Level::counters, name, *d.value, measured, source, {}, c.unit, Better::lower));
+  v.values[c.name] = {d.value, ""};
+  if (std::vector<double> w = per_run_windows(rec, d.windows); !w.empty()) {
+    out.samples.push_back(catalogued_samples(Level::counters, name, measured,
+                                             c.source + ": " + windows_source(w.size(), rec.iterations), w, c.unit,
+                                             Better::lower));
+    v.windows[c.name] = std::move(w);
+  }
+}
+
+Formula::Value value_of(const std::map<std::string, Formula::Value>& values, const std::string& name,
+                        const std::string& not_read) {
+  auto it = values.find(name);
+  if (it == values.end()) return {std::nullopt, not_read};
+  return it->second;
+}
+
+// A group formula in a run with a reference: over the reference's windows
+// as "reference.<name>", and the rounds' ratios of its value in each side's
+// window of the round.
+void analyse_paired_formula(const DerivedCounterMetric& dm, const std::string& formula, const CounterValues& v,
+                            const std::string& not_read, Provenance measured, Analysis& out) {
+  const std::string name = "counter." + dm.name;
+  Formula::Value r = dm.formula.evaluate([&](const std::string& n) { return value_of(v.reference, n, not_read); });
+  out.metrics.push_back(r.value ? catalogued_metric(Level::counters, "reference." + name, *r.value, measured,
+                                                    formula + " over the reference's windows", {}, dm.unit, dm.better)
+                                : catalogued_missing(Level::counters, "reference." + name, r.unavailable, dm.unit,
+                                                     dm.better));
+  const std::vector<double> candidate = formula_windows(dm.formula, v.rounds[0]);
+  const std::vector<double> reference = formula_windows(dm.formula, v.rounds[1]);
+  if (candidate.empty() || reference.empty()) {
+    out.metrics.push_back(catalogued_missing(Level::counters, "vs_reference." + name,
+                                             "the formula has no value in every round of both sides", "1", dm.better));
+    return;
+  }
+  paired_ratio(name, candidate, reference, formula, measured, dm.better, out);
+}
+
 }  // namespace
 
 void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Provenance measured,
@@ -277,45 +448,24 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
     out.metrics.push_back(catalogued_missing(Level::counters, "counters", "the scenario has no [counters] section"));
     return;
   }
-  std::map<std::string, Formula::Value> values;
-  std::map<std::string, std::vector<double>> windows;  // per counter, scaled to the run
+  CounterValues v;
   std::string not_read = "not read in this run";
-  if (!rec || rec->readings.empty()) {
-    std::string why = rec && !rec->unavailable.empty() ? rec->unavailable : "no counter readings recorded";
+  std::optional<PairedWindows> paired;
+  if (rec && !rec->window_sides.empty()) {
+    Result<PairedWindows> p = paired_windows(*rec);
+    if (p) paired = std::move(*p);
+    else not_read = p.error().message;
+  }
+  if (!rec || rec->readings.empty() || (!rec->window_sides.empty() && !paired)) {
+    std::string why = rec && !rec->unavailable.empty() ? rec->unavailable
+                      : rec && !rec->readings.empty()  ? not_read
+                                                       : "no counter readings recorded";
     out.metrics.push_back(catalogued_missing(Level::counters, "counters", why));
     not_read = why;
   } else {
-    for (const CounterReading& c : rec->readings) {
-      std::string name = "counter." + c.name;
-      CounterDelta d = counter_delta(c);
-      if (!d.value) {
-        out.metrics.push_back(catalogued_missing(Level::counters, name, d.unavailable, c.unit, Better::lower));
-        values[c.name] = {std::nullopt, d.unavailable};
-        continue;
-      }
-      std::string source = c.delta             ? c.source + ": delta reported by the source"
-                           : c.between.empty() ? c.source + ": after - before"
-                                               : fmt::format("{}: sum of {} steps read between windows of the "
-                                                             "iterations",
-                                                             c.source, c.between.size() + 1);
-      if (!d.note.empty()) source += ", " + d.note;
-      if (c.scale != 1) source += fmt::format(", x {}", number(c.scale));
-      out.metrics.push_back(
-          catalogued_metric(Level::counters, name, *d.value, measured, source, {}, c.unit, Better::lower));
-      values[c.name] = {d.value, ""};
-      if (std::vector<double> w = per_run_windows(*rec, d.windows); !w.empty()) {
-        out.samples.push_back(catalogued_samples(Level::counters, name, measured,
-                                                 c.source + ": " + windows_source(w.size(), rec->iterations), w,
-                                                 c.unit, Better::lower));
-        windows[c.name] = std::move(w);
-      }
-    }
+    for (const CounterReading& c : rec->readings) analyse_reading(*rec, paired ? &*paired : nullptr, c, measured, v, out);
   }
-  auto lookup = [&](const std::string& n) -> Formula::Value {
-    auto it = values.find(n);
-    if (it == values.end()) return {std::nullopt, not_read};
-    return it->second;
-  };
+  const std::int64_t counted = !rec ? 0 : paired ? paired->iterations[0] : rec->iterations;
   for (const CounterGroup& g : scenario.counters->groups) {
     if (rec) {
       for (const RecordedCounterGroup& r : rec->groups) {
@@ -329,24 +479,28 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
     }
     for (const DerivedCounterMetric& dm : g.metrics) {
       std::string name = "counter." + dm.name;
-      Formula::Value v = dm.formula.evaluate(lookup);
-      if (!v.value) {
-        out.metrics.push_back(catalogued_missing(Level::counters, name, v.unavailable, dm.unit, dm.better));
+      Formula::Value value = dm.formula.evaluate([&](const std::string& n) { return value_of(v.values, n, not_read); });
+      if (!value.value) {
+        out.metrics.push_back(catalogued_missing(Level::counters, name, value.unavailable, dm.unit, dm.better));
         continue;
       }
       const std::string formula = fmt::format("formula {} = {} (group {})", dm.name, dm.formula.text(), g.name);
-      const Metric m = catalogued_metric(Level::counters, name, *v.value, measured, formula, {}, dm.unit, dm.better);
+      const Metric m =
+          catalogued_metric(Level::counters, name, *value.value, measured, formula, {}, dm.unit, dm.better);
       out.metrics.push_back(m);
-      if (std::vector<double> w = formula_windows(dm.formula, windows); !w.empty()) {
-        out.samples.push_back(catalogued_samples(Level::counters, name, measured,
-                                                 formula + " in each of " + windows_source(w.size(), rec->iterations),
+      if (std::vector<double> w = formula_windows(dm.formula, v.windows); !w.empty()) {
+        const std::string windows = paired ? fmt::format("the candidate's {} windows", w.size())
+                                           : windows_source(w.size(), rec->iterations);
+        out.samples.push_back(catalogued_samples(Level::counters, name, measured, formula + " in each of " + windows,
                                                  std::move(w), dm.unit, dm.better));
       }
-      if (dm.name == "bytes" && rec && rec->iterations > 0) {
+      if (paired) analyse_paired_formula(dm, formula, v, not_read, measured, out);
+      if (dm.name == "bytes" && counted > 0) {
         // Level 1 places one run of the workload: bytes per iteration.
-        out.metrics.push_back(catalogued_metric(
-            Level::counters, "counter.bytes_per_iteration", *m.value / static_cast<double>(rec->iterations), measured,
-            fmt::format("counter.bytes / {} iterations", rec->iterations), {}, m.unit, m.better));
+        out.metrics.push_back(catalogued_metric(Level::counters, "counter.bytes_per_iteration",
+                                                *m.value / static_cast<double>(counted), measured,
+                                                fmt::format("counter.bytes / {} iterations", counted), {}, m.unit,
+                                                m.better));
       }
     }
   }

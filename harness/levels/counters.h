@@ -31,6 +31,11 @@ struct CountersRecording {
   // The windows the iterations were read in (window_end); 0 in a recording
   // older than windows, whose readings between came after every iteration.
   std::int64_t windows = 0;
+  // With a same-run reference: whose each window was, "candidate" or
+  // "reference", one of each a round in the order they ran (so windows is
+  // twice the rounds); empty without a reference (and in older recordings).
+  std::vector<std::string> window_sides;
+  std::string pairing;  // "random order, seed 1234" / "ABBA order"; with window_sides
   std::string unavailable;  // why the level has no readings at all
 };
 

@@ -257,6 +257,15 @@ const CatalogueEntry kAccuracyMetrics[] = {
      "the PSNR bound that applies to the layer (declared), drawn beside its bar"},
 };
 
+// The generated names' storage (the tables hold string_views; two levels'
+// tables may be made at once on different threads).
+std::string_view keep(std::string text) {
+  static std::mutex mutex;
+  static std::deque<std::string> names;
+  std::lock_guard lock(mutex);
+  return names.emplace_back(std::move(text));
+}
+
 // ---- The rig's stability around a level's acquisition on the device (harness/levels/stability.cc) ----
 // Levels 1, 2 and 4, whose work runs on the device, each carry these rows
 // with "<level>" spelled out ("stability.latency.canary_change"); compare
@@ -285,17 +294,51 @@ const CatalogueEntry kStabilityRows[] = {
 
 // A level's table followed by the stability rows with its name in them.
 std::vector<CatalogueEntry> with_stability_rows(Level level, std::span<const CatalogueEntry> table) {
-  static std::deque<std::string> names;  // the generated names' storage (built once per level)
-  static std::mutex names_mutex;          // levels' tables may be built on two threads at once
-  std::lock_guard lock(names_mutex);
   std::vector<CatalogueEntry> t(table.begin(), table.end());
   for (CatalogueEntry e : kStabilityRows) {
     std::string name(e.name);
     name.replace(name.find("<level>"), 7, level_name(level));
-    e.name = names.emplace_back(std::move(name));
+    e.name = keep(std::move(name));
     t.push_back(e);
   }
   return t;
+}
+
+// A paired figure's two entries in a run with a same-run reference:
+// "reference.<name>" (the reference's own figure) and "vs_reference.<name>"
+// (the rounds' ratios candidate / reference and their geometric mean); `what`
+// says what the figure is.
+void add_paired_entries(std::vector<CatalogueEntry>& t, const CatalogueEntry& e, std::string_view what) {
+  CatalogueEntry reference = e;
+  reference.name = keep("reference." + std::string(e.name));
+  reference.expect = "";
+  reference.forms = kNoExpectation;
+  reference.expect_table = "";
+  reference.description = keep("the same-run reference's " + std::string(what));
+  reference.series = Series::metric;
+  reference.repetitions_in_order = false;
+  t.push_back(reference);
+  CatalogueEntry ratio = reference;
+  ratio.name = keep("vs_reference." + std::string(e.name));
+  ratio.unit = "1";
+  ratio.series = Series::both;
+  ratio.description = keep("candidate / reference, a ratio per round (the samples) of " + std::string(what) +
+                           "; the metric is their geometric mean (judged as paired rounds)");
+  t.push_back(ratio);
+}
+
+// Level 2's table; with a same-run reference, each counter and formula is
+// paired too (its windows alternate with the reference's).
+std::span<const CatalogueEntry> counters_entries() {
+  static const std::vector<CatalogueEntry> table = [] {
+    std::vector<CatalogueEntry> t(std::begin(kCountersMetrics), std::end(kCountersMetrics));
+    for (const CatalogueEntry& e : kCountersMetrics)
+      if (e.name == "counter.<name>")
+        add_paired_entries(t, e, "counter delta or group metric over its windows of the paired rounds (in a "
+                                 "round's ratio: per iteration)");
+    return with_stability_rows(Level::counters, t);
+  }();
+  return table;
 }
 
 // Level 4's table: the first condition's metrics, each again under
@@ -304,37 +347,20 @@ std::vector<CatalogueEntry> with_stability_rows(Level level, std::span<const Cat
 // figure and the rounds' ratios); then the baseline-relative ones.
 std::span<const CatalogueEntry> latency_entries() {
   static const std::vector<CatalogueEntry> table = [] {
-    static std::deque<std::string> names;  // the generated names' storage
     std::vector<CatalogueEntry> t(std::begin(kLatencyCondition), std::end(kLatencyCondition));
     std::vector<CatalogueEntry> conditions(std::begin(kLatencyCondition), std::end(kLatencyCondition));
     for (const CatalogueEntry& e : kLatencyCondition) {
       CatalogueEntry loaded = e;
-      loaded.name = names.emplace_back("load.<load>." + std::string(e.name));
+      loaded.name = keep("load.<load>." + std::string(e.name));
       loaded.expect = "";
       loaded.forms = kNoExpectation;
       loaded.expect_table = "";
-      loaded.description = names.emplace_back(std::string(e.description) + ", under another load condition");
+      loaded.description = keep(std::string(e.description) + ", under another load condition");
       t.push_back(loaded);
       conditions.push_back(loaded);
     }
-    for (const CatalogueEntry& e : conditions) {
-      if (!is_paired_latency_statistic(e.name)) continue;
-      CatalogueEntry reference = e;
-      reference.name = names.emplace_back("reference." + std::string(e.name));
-      reference.expect = "";
-      reference.forms = kNoExpectation;
-      reference.expect_table = "";
-      reference.description = names.emplace_back("the same-run reference's " + std::string(e.description));
-      t.push_back(reference);
-      CatalogueEntry ratio = reference;
-      ratio.name = names.emplace_back("vs_reference." + std::string(e.name));
-      ratio.unit = "1";
-      ratio.series = Series::both;
-      ratio.description = names.emplace_back(
-          "candidate / reference, a ratio per round (the samples) of " + std::string(e.description) +
-          "; the metric is their geometric mean (judged as paired rounds)");
-      t.push_back(ratio);
-    }
+    for (const CatalogueEntry& e : conditions)
+      if (is_paired_latency_statistic(e.name)) add_paired_entries(t, e, e.description);
     t.insert(t.end(), std::begin(kLatencyBaseline), std::end(kLatencyBaseline));
     return with_stability_rows(Level::latency, t);
   }();
@@ -411,10 +437,8 @@ std::span<const CatalogueEntry> metric_catalogue(Level level) {
       static const std::vector<CatalogueEntry> table = with_stability_rows(Level::roofline, kRooflineMetrics);
       return table;
     }
-    case Level::counters: {
-      static const std::vector<CatalogueEntry> table = with_stability_rows(Level::counters, kCountersMetrics);
-      return table;
-    }
+    case Level::counters:
+      return counters_entries();
     case Level::ddr:
       return kDdrMetrics;
     case Level::latency:

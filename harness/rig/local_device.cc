@@ -144,9 +144,11 @@ Result<CountersRecording> LocalDevice::measure_counters(const Workload& workload
   Scenario s;
   s.workload = workload;
   s.counters = config;
+  s.reference = config.paired_with;
   CountersRecording out;
   AcquireContext ctx{s, clock_, stop, {}};
   ctx.progress = steps;
+  if (config.paired_with) ctx.pairing_seed = config.paired_with->seed.value_or(0);
   HARNESS_TRY(acquire_counters(ctx, out));
   return out;
 }

@@ -100,10 +100,19 @@ json to_wire(const CountersConfig& c) {
   }
   // read_each_iteration for an agent older than `windows`, which reads
   // around the run or after every iteration.
-  return {{"groups", groups},
-          {"iterations", c.iterations},
-          {"windows", c.windows},
-          {"read_each_iteration", c.windows == c.iterations && c.iterations > 1}};
+  json j = {{"groups", groups},
+            {"iterations", c.iterations},
+            {"windows", c.windows},
+            {"read_each_iteration", c.windows == c.iterations && c.iterations > 1}};
+  // An agent older than it counts the candidate alone: its recording has no
+  // window sides, so the host analyses it as a run without a reference.
+  if (const std::optional<ReferenceConfig>& r = c.paired_with) {
+    j["paired_with"] = {{"workload", to_wire(r->workload)},
+                        {"rounds", r->rounds},
+                        {"order", r->order},
+                        {"seed", r->seed.value_or(0)}};
+  }
+  return j;
 }
 
 Result<CountersConfig> counters_from_wire(const json& j) {
@@ -120,6 +129,21 @@ Result<CountersConfig> counters_from_wire(const json& j) {
     if (c.iterations < 1) return Error::input("agent protocol: counters need at least one iteration");
     if (c.windows < 1 || c.windows > c.iterations)
       return Error::input("agent protocol: counters need 1 to iterations windows");
+    if (j.contains("paired_with")) {
+      const json& p = j.at("paired_with");
+      ReferenceConfig r;
+      Result<Workload> w = workload_from_wire(p.at("workload"));
+      if (!w) return w.error();
+      r.workload = std::move(*w);
+      json_read(p.at("rounds"), r.rounds);
+      json_read(p.at("order"), r.order);
+      r.seed.emplace();
+      json_read(p.at("seed"), *r.seed);
+      if (r.rounds < 1) return Error::input("agent protocol: paired counters need at least one round");
+      if (r.order != "random" && r.order != "abba")
+        return Error::input("agent protocol: unknown order of paired rounds " + r.order);
+      c.paired_with = std::move(r);
+    }
     for (const json& g : j.at("groups")) {
       CounterGroup group;
       json_read(g.at("name"), group.name);

@@ -13,7 +13,8 @@
 // ops: hello {protocol, versions, heartbeat_s} -> DeviceInfo
 //      time -> {t_ns}                 the device's monotonic clock (clock sync)
 //      workload {workload, plan}      -> events "iterations", then {measuring_ns, end_ns, iterations}
-//      counters {workload, counters}  -> events "step", then CountersRecording
+//      counters {workload, counters}  -> events "step", then CountersRecording (counters.paired_with:
+//                                        the reference and seed its windows alternate with)
 //      roofline {roofline}            -> events "step", then RooflineRecording (ceilings, vendor tools, kernels)
 //      load.start {argv} -> {id};  load.check {id};  load.stop {id} -> {end, output}
 //      file.read {path, offset, max_bytes} -> {size, sha256, data (base64, at most kFileChunkBytes)}

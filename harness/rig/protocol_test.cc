@@ -145,6 +145,37 @@ TEST(AgentProtocol, CounterWindowsCrossWithHostsAndAgentsOlderThanThem) {
   EXPECT_THAT(protocol::counters_from_wire(too_many).error().message, HasSubstr("windows"));
 }
 
+// A run with a same-run reference sends the reference and the run's seed, so
+// the device alternates level 2's windows as the host would; a host older
+// than it sends neither, and the agent counts the candidate alone.
+TEST(AgentProtocol, CountersCarryTheReferenceTheirWindowsAlternateWith) {
+  CountersConfig c;
+  c.iterations = 40;
+  EXPECT_FALSE(protocol::counters_from_wire(protocol::to_wire(c))->paired_with);
+  ReferenceConfig r;
+  r.workload.kind = Workload::Kind::command;
+  r.workload.command = {"./infer", "--model", "last-good.tflite"};
+  r.rounds = 8;
+  r.order = "abba";
+  r.seed = 18446744073709551557u;  // the largest 64-bit prime: a seed beyond int64
+  c.paired_with = r;
+  Result<CountersConfig> back = protocol::counters_from_wire(protocol::to_wire(c));
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_TRUE(back->paired_with);
+  EXPECT_EQ(back->paired_with->workload.command, r.workload.command);
+  EXPECT_EQ(back->paired_with->rounds, 8);
+  EXPECT_EQ(back->paired_with->order, "abba");
+  EXPECT_EQ(back->paired_with->seed, 18446744073709551557u);
+  nlohmann::json odd = protocol::to_wire(c);
+  odd["paired_with"]["order"] = "zigzag";
+  ASSERT_FALSE(protocol::counters_from_wire(odd));
+  EXPECT_EQ(protocol::counters_from_wire(odd).error().message, "agent protocol: unknown order of paired rounds zigzag");
+  odd["paired_with"]["order"] = "random";
+  odd["paired_with"]["rounds"] = 0;
+  EXPECT_EQ(protocol::counters_from_wire(odd).error().message,
+            "agent protocol: paired counters need at least one round");
+}
+
 TEST(AgentProtocol, MalformedRequestsAreErrorsNotCrashes) {
   Result<Workload> w = protocol::workload_from_wire(nlohmann::json{{"kind", "builtin"}});
   ASSERT_FALSE(w);

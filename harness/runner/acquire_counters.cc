@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <memory>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "harness/runner/acquire.h"
@@ -6,62 +10,135 @@
 #include "probes/process.h"
 
 namespace harness {
+namespace {
 
-// Counters are read before and after `iterations` runs of the workload, and
-// between its `windows` (consecutive, of nearly equal length: window k ends
-// after iteration floor((k + 1) * iterations / windows)). A counter that cannot be read, or that vanished or went
-// backwards during the run, is recorded with its reason and reported as
-// unavailable by the analysis; the run goes on with the other counters.
+// One side's workload, ready to run an iteration: a built-in kernel made
+// (and warmed up) once, or a command started per iteration.
+class CountedWorkload {
+ public:
+  // `what`: "workload" or "reference", as errors name it.
+  static Result<CountedWorkload> make(const Workload& w, const char* what) {
+    CountedWorkload out;
+    out.workload_ = &w;
+    out.what_ = what;
+    if (w.kind == Workload::Kind::builtin) {
+      Result<std::unique_ptr<KernelInstance>> made = make_kernel(w.builtin);
+      if (!made) return made.error().within(what);
+      out.kernel_ = std::move(*made);
+      out.kernel_->run();  // warm-up: first-touch page faults are set-up, not the workload
+    }
+    return out;
+  }
+
+  Status iteration() const {
+    if (kernel_) {
+      kernel_->run();
+      return ok();
+    }
+    const Workload& w = *workload_;
+    Result<CommandResult> r = run_command(w.command, {.timeout_s = w.timeout_s, .max_output = 64 * 1024});
+    if (!r) return r.error().within(what_);
+    if (!r->succeeded()) {
+      std::string tail = r->err.size() > 400 ? r->err.substr(r->err.size() - 400) : r->err;
+      return Error::infra(fmt::format("{} {} {}; last output: {}", what_, w.command.front(), r->describe_end(),
+                                      tail.empty() ? "(none)" : tail));
+    }
+    return ok();
+  }
+
+ private:
+  const Workload* workload_ = nullptr;
+  const char* what_ = "workload";
+  std::unique_ptr<KernelInstance> kernel_;
+};
+
+// The order the windows run in: each window's side (true: the reference)
+// and length. Without a reference, [counters] windows of the candidate
+// (window_end); with one, rounds (the reference's, at most the iterations),
+// one window of each side a round in the order reference_first draws, each
+// ceil(iterations / rounds) iterations.
+struct WindowPlan {
+  std::vector<bool> reference;
+  std::vector<std::int64_t> length;
+  std::int64_t total() const {
+    std::int64_t n = 0;
+    for (std::int64_t l : length) n += l;
+    return n;
+  }
+};
+
+WindowPlan plan_windows(const CountersConfig& cfg, const std::optional<ReferenceConfig>& ref, std::uint64_t seed) {
+  WindowPlan plan;
+  if (!ref) {
+    for (std::int64_t k = 0; k < cfg.windows; ++k) {
+      plan.reference.push_back(false);
+      plan.length.push_back(window_end(cfg.iterations, cfg.windows, k) -
+                            (k == 0 ? 0 : window_end(cfg.iterations, cfg.windows, k - 1)));
+    }
+    return plan;
+  }
+  const int rounds = static_cast<int>(std::min<std::int64_t>(ref->rounds, cfg.iterations));
+  const std::int64_t per_window = (cfg.iterations + rounds - 1) / rounds;
+  for (int round = 0; round < rounds; ++round) {
+    const bool first = reference_first(*ref, seed, round);
+    for (bool side : {first, !first}) {
+      plan.reference.push_back(side);
+      plan.length.push_back(per_window);
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
+// Counters are read before and after the counted iterations, and between
+// their windows (WindowPlan). A counter that cannot be read, or that vanished
+// or went backwards during the run, is recorded with its reason and reported
+// as unavailable by the analysis; the run goes on with the other counters.
 // Only a broken workload or a wrong source setting aborts the run.
 Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
   const Scenario& s = ctx.scenario;
   if (!s.counters) return ok();
   const CountersConfig& cfg = *s.counters;
-  const Workload& w = s.workload;
+  const std::optional<ReferenceConfig>& ref = s.reference;
 
-  std::unique_ptr<KernelInstance> kernel;
-  if (w.kind == Workload::Kind::builtin) {
-    Result<std::unique_ptr<KernelInstance>> made = make_kernel(w.builtin);
-    if (!made) return made.error().within("workload");
-    kernel = std::move(*made);
-    kernel->run();  // warm-up: first-touch page faults are set-up, not the workload
+  Result<CountedWorkload> candidate = CountedWorkload::make(s.workload, "workload");
+  if (!candidate) return candidate.error();
+  std::optional<CountedWorkload> reference;
+  if (ref) {
+    Result<CountedWorkload> made = CountedWorkload::make(ref->workload, "reference");
+    if (!made) return made.error();
+    reference = std::move(*made);
   }
-  auto iteration = [&]() -> Status {
-    if (kernel) {
-      kernel->run();
-      return ok();
-    }
-    Result<CommandResult> r = run_command(w.command, {.timeout_s = w.timeout_s, .max_output = 64 * 1024});
-    if (!r) return r.error().within("workload");
-    if (!r->succeeded()) {
-      std::string tail = r->err.size() > 400 ? r->err.substr(r->err.size() - 400) : r->err;
-      return Error::infra(fmt::format("workload {} {}; last output: {}", w.command.front(), r->describe_end(),
-                                      tail.empty() ? "(none)" : tail));
-    }
-    return ok();
-  };
 
   CounterSourceOptions options;
-  options.follow_children = w.kind == Workload::Kind::command;
+  options.follow_children = s.workload.kind == Workload::Kind::command ||
+                            (ref && ref->workload.kind == Workload::Kind::command);
   Result<CounterSession> session = CounterSession::open(cfg.session_sources(), options);
   if (!session) return session.error();
+  const WindowPlan plan = plan_windows(cfg, ref, ctx.pairing_seed);
+  const std::int64_t total = plan.total();
   // One step: the counted iterations (the session opens in no time).
   StepProgress steps(ctx.progress, ctx.clock, Level::counters, 1, "iterations");
-  steps.begin("workload", cfg.iterations);
+  steps.begin("workload", total);
   session->read_before();
-  std::int64_t window = 0;
-  for (std::int64_t i = 0; i < cfg.iterations; ++i) {
-    if (ctx.stop.stop_requested()) return interrupted_error();
-    HARNESS_TRY(iteration());
-    if (i + 1 < cfg.iterations && i + 1 == window_end(cfg.iterations, cfg.windows, window)) {
-      session->read_between(i + 1);
-      ++window;
+  std::int64_t done = 0;
+  for (std::size_t k = 0; k < plan.length.size(); ++k) {
+    const CountedWorkload& side = plan.reference[k] ? *reference : *candidate;
+    for (std::int64_t i = 0; i < plan.length[k]; ++i) {
+      if (ctx.stop.stop_requested()) return interrupted_error();
+      HARNESS_TRY(side.iteration());
+      steps.advance(++done);
     }
-    steps.advance(i + 1);
+    if (k + 1 < plan.length.size()) session->read_between(done);
   }
   session->read_after();
-  out.iterations = cfg.iterations;
-  out.windows = cfg.windows;
+  out.iterations = total;
+  out.windows = static_cast<std::int64_t>(plan.length.size());
+  if (ref) {
+    for (bool r : plan.reference) out.window_sides.push_back(r ? "reference" : "candidate");
+    out.pairing = pairing_text(*ref, ctx.pairing_seed);
+  }
   for (const CounterGroup& g : cfg.groups) out.groups.push_back({g.name, g.path, g.sha256});
   out.readings = session->readings();
   if (out.readings.empty()) out.unavailable = "the counter groups define no counters";

@@ -1,7 +1,9 @@
 // The harness headers come first: units.h declares a parameter named
 // si_value, which <signal.h> (pulled in by gtest) defines as a macro.
+#include "harness/compare/compare.h"
 #include "harness/levels/analyse.h"
 #include "harness/levels/counters_group.h"
+#include "harness/rig/local_device.h"
 #include "harness/runner/acquire.h"
 #include "probes/counters/session.h"
 
@@ -12,6 +14,8 @@
 #include <fstream>
 #include <thread>
 
+#include <gmock/gmock.h>
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 namespace harness {
@@ -273,18 +277,26 @@ struct BusyRun {
   Scenario scenario;
   Recording recording;
 };
-BusyRun run_busy_counter(const std::filesystem::path& dir, std::uint64_t start, std::uint64_t by, int width,
-                         const std::string& counters) {
+// A shell command that advances the busy file by `by` (modulo 2^width).
+std::string busy_step(const std::filesystem::path& dir, std::uint64_t by, int width) {
   const std::string file = (dir / "pmu" / "busy").string();
-  std::ofstream(file) << start << "\n";
-  const std::string step = "v=$(cat " + file + "); echo $(( (v + " + std::to_string(by) + ") % " +
-                           std::to_string(std::uint64_t{1} << width) + " )) > " + file + ".tmp && mv " + file +
-                           ".tmp " + file;
+  return "v=$(cat " + file + "); echo $(( (v + " + std::to_string(by) + ") % " +
+         std::to_string(std::uint64_t{1} << width) + " )) > " + file + ".tmp && mv " + file + ".tmp " + file;
+}
+
+// The busy file at `start` and its group; the scenario's text up to [counters].
+std::string busy_scenario(const std::filesystem::path& dir, std::uint64_t start, std::uint64_t by, int width) {
+  std::ofstream(dir / "pmu" / "busy") << start << "\n";
   write_group(dir, "busy.toml",
               "name = \"busy\"\n[sources.pmu]\nkind = \"text_file\"\npath = \"" + (dir / "pmu").string() +
                   "\"\nwidth = " + std::to_string(width) + "\n[counters.BUSY]\nkey = \"busy\"\n");
-  const std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"sh\", \"-c\", \"" +
-                           step + "\"]\n[counters]\ngroups = [\"busy.toml\"]\n" + counters;
+  return "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"sh\", \"-c\", \"" +
+         busy_step(dir, by, width) + "\"]\n";
+}
+
+BusyRun run_busy_counter(const std::filesystem::path& dir, std::uint64_t start, std::uint64_t by, int width,
+                         const std::string& counters) {
+  const std::string text = busy_scenario(dir, start, by, width) + "[counters]\ngroups = [\"busy.toml\"]\n" + counters;
   Result<Scenario> s = parse_scenario(text, (dir / "scenario.toml").string());
   EXPECT_TRUE(s) << s.error().message;
   BusyRun run{*s, {}};
@@ -330,11 +342,137 @@ TEST_F(FakeSysfs, WindowsAreReadAtTheirEnds) {
   EXPECT_EQ(a.find_samples("counter.BUSY")->values, (std::vector<double>{7, 7, 7}));
 }
 
+// Level 2 with a same-run reference as the runner runs it: through a
+// LocalDevice, the reference and the run's seed in the counters' settings
+// (acquire_table.cc). The candidate advances the busy counter by
+// `candidate_by` an iteration, the reference by `reference_by`; 6 rounds of
+// windows of 2 iterations.
+struct PairedBusy {
+  Scenario scenario;
+  Recording recording;
+  Analysis analysis;  // with its verdicts against the reference, as the runner stores them
+};
+PairedBusy run_paired_busy(const std::filesystem::path& dir, std::uint64_t candidate_by, std::uint64_t reference_by) {
+  const std::string text = busy_scenario(dir, 100, candidate_by, 32) + "[reference]\ncommand = [\"sh\", \"-c\", \"" +
+                           busy_step(dir, reference_by, 32) +
+                           "\"]\nrounds = 6\nseed = 7\n[counters]\ngroups = [\"busy.toml\"]\niterations = 12\n";
+  Result<Scenario> s = parse_scenario(text, (dir / "scenario.toml").string());
+  EXPECT_TRUE(s) << s.error().message;
+  PairedBusy run{*s, {}, {}};
+  MonotonicClock clock;
+  LocalDevice device(clock);
+  CountersConfig config = *s->counters;
+  config.paired_with = *s->reference;
+  std::stop_source stop;
+  Result<CountersRecording> r = device.measure_counters(s->workload, config, stop.get_token(), nullptr);
+  EXPECT_TRUE(r) << r.error().message;
+  if (r) run.recording.counters = *r;
+  run.analysis = analyse(run.scenario, run.recording, Provenance::measured);
+  add_reference_verdicts(CompareConfig{}, run.analysis);
+  return run;
+}
+
+const Verdict* find_verdict(const Analysis& a, const std::string& check) {
+  for (const Verdict& v : a.verdicts)
+    if (v.check == check) return &v;
+  return nullptr;
+}
+
+// The windows alternate in the order the seed draws, one of each side a
+// round; the candidate's metrics are its windows', the reference's
+// "reference.<metric>", and each round's ratio a sample of
+// "vs_reference.<metric>". A reference doing half the work: every round's
+// ratio is 2, and the candidate is regressed against it.
+TEST_F(FakeSysfs, AReferenceDoingHalfTheWorkMakesTheCandidateRegressed) {
+  PairedBusy run = run_paired_busy(dir_, 2, 1);
+  const CountersRecording& rec = *run.recording.counters;
+  EXPECT_EQ(rec.iterations, 24);
+  EXPECT_EQ(rec.windows, 12);
+  EXPECT_EQ(rec.pairing, "random order, seed 7");
+  ASSERT_EQ(rec.window_sides.size(), 12u);
+  for (int round = 0; round < 6; ++round) {
+    const bool first = reference_first(*run.scenario.reference, 7, round);
+    EXPECT_EQ(rec.window_sides[2 * round], first ? "reference" : "candidate");
+    EXPECT_EQ(rec.window_sides[2 * round + 1], first ? "candidate" : "reference");
+  }
+  const Analysis& a = run.analysis;
+  EXPECT_EQ(a.find_metric("counter.BUSY")->value, 24.0);  // 6 windows x 2 iterations x 2
+  EXPECT_EQ(a.find_metric("reference.counter.BUSY")->value, 12.0);
+  EXPECT_EQ(a.find_metric("vs_reference.counter.BUSY")->value, 2.0);
+  EXPECT_EQ(a.find_metric("reference.counter.BUSY")->source,
+            "text_file:" + (dir_ / "pmu").string() +
+                ": sum of the reference's 6 windows of the paired rounds (random order, seed 7)");
+  ASSERT_TRUE(a.find_samples("vs_reference.counter.BUSY"));
+  EXPECT_EQ(a.find_samples("vs_reference.counter.BUSY")->values, std::vector<double>(6, 2.0));
+  EXPECT_EQ(a.find_samples("vs_reference.counter.BUSY")->better, Better::lower);
+  ASSERT_TRUE(a.find_samples("counter.BUSY"));
+  EXPECT_EQ(a.find_samples("counter.BUSY")->values, std::vector<double>(6, 24.0));
+  const Verdict* v = find_verdict(a, "reference.counter.BUSY");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->level, Level::counters);
+  EXPECT_EQ(v->status, VerdictStatus::fail);
+  EXPECT_EQ(v->measured, "+100.0 % (regressed)");
+}
+
+// A/A: both sides do the same work, every round's ratio is 1.
+TEST_F(FakeSysfs, TheSameWorkOnBothSidesIsUnchanged) {
+  PairedBusy run = run_paired_busy(dir_, 1, 1);
+  EXPECT_EQ(run.analysis.find_metric("vs_reference.counter.BUSY")->value, 1.0);
+  const Verdict* v = find_verdict(run.analysis, "reference.counter.BUSY");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->status, VerdictStatus::pass);
+  EXPECT_EQ(v->measured, "+0.0 % (unchanged)");
+}
+
+// The recording's JSON keeps whose each window was: a replay (the analysis
+// of the stored recording, then the verdicts against the reference, as
+// replay_bundle does) gives the same verdicts. A recording older than the
+// sides is read as a run without a reference.
+TEST_F(FakeSysfs, APairedRecordingReplaysToTheSameVerdicts) {
+  PairedBusy run = run_paired_busy(dir_, 2, 1);
+  const nlohmann::json stored = run.recording;
+  Recording back = stored.get<Recording>();
+  Analysis replayed = analyse(run.scenario, back, Provenance::replayed);
+  add_reference_verdicts(CompareConfig{}, replayed);
+  ASSERT_EQ(replayed.verdicts.size(), run.analysis.verdicts.size());
+  for (std::size_t i = 0; i < replayed.verdicts.size(); ++i) {
+    EXPECT_EQ(replayed.verdicts[i].check, run.analysis.verdicts[i].check);
+    EXPECT_EQ(replayed.verdicts[i].status, run.analysis.verdicts[i].status);
+    EXPECT_EQ(replayed.verdicts[i].measured, run.analysis.verdicts[i].measured);
+    EXPECT_EQ(replayed.verdicts[i].detail, run.analysis.verdicts[i].detail);
+  }
+  EXPECT_EQ(replayed.find_metric("vs_reference.counter.BUSY")->provenance, Provenance::replayed);
+  nlohmann::json older = stored;
+  older["counters"].erase("window_sides");
+  older["counters"].erase("pairing");
+  Recording old = older.get<Recording>();
+  Analysis unpaired = analyse(run.scenario, old, Provenance::replayed);
+  EXPECT_EQ(unpaired.find_metric("counter.BUSY")->value, 36.0);  // both sides' counts: nobody knew whose
+  EXPECT_FALSE(unpaired.find_metric("reference.counter.BUSY"));
+  EXPECT_FALSE(unpaired.find_samples("vs_reference.counter.BUSY"));
+}
+
+// Sides that do not fit the windows (a broken or foreign recording) leave the
+// level unavailable rather than mixing the two sides' counts.
+TEST_F(FakeSysfs, SidesThatDoNotFitTheWindowsAreNotGuessed) {
+  PairedBusy run = run_paired_busy(dir_, 2, 1);
+  Recording broken = run.recording;
+  broken.counters->window_sides[1] = broken.counters->window_sides[0];
+  Analysis a = analyse(run.scenario, broken, Provenance::replayed);
+  const std::string side = broken.counters->window_sides[0];
+  EXPECT_EQ(a.find_metric("counters")->unavailable, "round 1 of the recording has two " + side + " windows");
+  EXPECT_FALSE(a.find_metric("counter.BUSY")->value);
+  broken.counters->window_sides.pop_back();
+  EXPECT_EQ(analyse(run.scenario, broken, Provenance::replayed).find_metric("counters")->unavailable,
+            "the recording's 11 window sides do not fit its 12 windows of 24 iterations");
+}
+
 // The real perf path end to end with the shipped Linux group: software
 // events count a built-in kernel; hardware events say why they cannot.
 TEST(AcquireCounters, TheHostScenarioCountsSoftwareEventsForReal) {
   Result<Scenario> s = load_scenario(std::string(HARNESS_SOURCE_DIR) + "/scenarios/host.toml");
   ASSERT_TRUE(s) << s.error().message;
+  s->reference.reset();  // the candidate alone, in [counters] windows
   s->counters->iterations = 3;
   s->counters->windows = 3;
   MonotonicClock clock;
@@ -373,6 +511,40 @@ TEST(AcquireCounters, TheHostScenarioCountsSoftwareEventsForReal) {
               0u)
         << bytes->unavailable;
   }
+}
+
+// The same with the host scenario's A/A reference: perf's task-clock of the
+// same kernel on both sides, alternating in 20 rounds. Real noise, no
+// difference: the verdict is unchanged or cannot tell, never regressed (a
+// false alarm at the default alpha of 0.05 is at most about 1 run in 40).
+TEST(AcquireCounters, AnAANightOfTheHostScenarioIsNeverRegressed) {
+  Result<Scenario> s = load_scenario(std::string(HARNESS_SOURCE_DIR) + "/scenarios/host.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_TRUE(s->reference);
+  s->counters->iterations = 200;  // 20 rounds of 10 iterations a side
+  MonotonicClock clock;
+  std::stop_source stop;
+  AcquireContext ctx{*s, clock, stop.get_token(), {}};
+  ctx.pairing_seed = 1234;
+  Recording rec;
+  rec.counters.emplace();
+  ASSERT_TRUE(acquire_counters(ctx, *rec.counters));
+  EXPECT_EQ(rec.counters->windows, 40);
+  Analysis a = analyse(*s, rec, Provenance::measured);
+  add_reference_verdicts(s->compare.value_or(CompareConfig{}), a);
+  const Metric* clock_s = a.find_metric("counter.TASK_CLOCK");
+  ASSERT_TRUE(clock_s);
+  if (!clock_s->value && clock_s->unavailable.find("EACCES") != std::string::npos) GTEST_SKIP() << clock_s->unavailable;
+  ASSERT_TRUE(clock_s->value) << clock_s->unavailable;
+  ASSERT_TRUE(a.find_metric("reference.counter.TASK_CLOCK")->value);
+  const SampleSet* ratios = a.find_samples("vs_reference.counter.TASK_CLOCK");
+  ASSERT_TRUE(ratios);
+  EXPECT_EQ(ratios->values.size(), 20u);
+  const Verdict* v = find_verdict(a, "reference.counter.TASK_CLOCK");
+  ASSERT_TRUE(v);
+  EXPECT_NE(v->status, VerdictStatus::fail) << v->measured << ": " << v->detail;
+  EXPECT_THAT(v->measured, ::testing::AnyOf(::testing::HasSubstr("(unchanged)"), ::testing::HasSubstr("cannot tell")))
+      << v->detail;
 }
 
 }  // namespace

@@ -56,7 +56,12 @@ Status acquire_counters_row(LevelAcquisition& a) {
     // The agent does not time level 2's iterations: they lie inside the
     // request's span as this host saw it, which the window records.
     window.iterations_start_s = seconds_between(opened, ctx.clock.now_ns());
-    Result<CountersRecording> r = ctx.device->measure_counters(s.workload, *s.counters, ctx.stop, &a.level_progress);
+    CountersConfig config = *s.counters;
+    if (s.reference) {  // the device alternates the windows as this run's seed says
+      config.paired_with = *s.reference;
+      config.paired_with->seed = ctx.pairing_seed;
+    }
+    Result<CountersRecording> r = ctx.device->measure_counters(s.workload, config, ctx.stop, &a.level_progress);
     window.iterations_end_s = seconds_between(opened, ctx.clock.now_ns());
     if (r) *rec.counters = std::move(*r);
     else status = r.error();

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/levels/counters_formula.h"
 #include "harness/scenario/expectation.h"
+#include "harness/scenario/reference_config.h"
 #include "probes/counters/counter_spec.h"
 
 namespace harness {
@@ -56,6 +58,11 @@ struct CountersConfig {
   // step), and each window's count a sample of the run (1..iterations;
   // read_each_iteration = true is windows = iterations).
   std::int64_t windows = 1;
+  // Not a [counters] key: the scenario's [reference] with the run's seed,
+  // set by the runner for the device (Device::measure_counters): the
+  // iterations are then counted in rounds, one window of each side a round
+  // (scenarios/README.md "[reference]"), and `windows` does not apply.
+  std::optional<ReferenceConfig> paired_with;
   std::vector<Expectation> expectations;  // absolute: "mem_stall_ratio_max = 0.6"
   std::vector<BaselineCounterExpectation> baseline_expectations;
 
