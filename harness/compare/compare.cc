@@ -33,6 +33,12 @@ std::size_t Comparison::unacknowledged_regressions() const {
   }));
 }
 
+bool Comparison::undecided() const {
+  return std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) {
+    return m.verdict == Change::cannot_tell && !m.nothing_to_judge;
+  });
+}
+
 bool Comparison::failed_expectations() const {
   return std::any_of(expectations.begin(), expectations.end(),
                      [](const Verdict& v) { return v.status == VerdictStatus::fail; });
@@ -184,6 +190,7 @@ class Judge {
     if (r.kind == "text") {  // a category (or the stability readings themselves): same or not
       if (config_.ignore.count(r.name)) {
         r.reason = "ignored: listed in [compare] ignore";
+        r.nothing_to_judge = true;
         return r;
       }
       r.verdict = b->text == c->text ? Change::unchanged : Change::changed;
@@ -192,11 +199,15 @@ class Judge {
     }
     if (std::string why = unjudgeable(r); !why.empty()) {
       r.reason = why;
+      r.nothing_to_judge = config_.ignore.count(r.name) > 0;
       r.decided_by = why.rfind("rig unstable", 0) == 0 ? "stability" : "";
       return r;
     }
     if (!b->value || !c->value) {
-      if (!b->value && !c->value) r.reason = fmt::format("unavailable in both runs: {}", shown_unavailable(*c));
+      if (!b->value && !c->value) {
+        r.reason = fmt::format("unavailable in both runs: {}", shown_unavailable(*c));
+        r.nothing_to_judge = true;
+      }
       else if (!b->value) r.reason = fmt::format("unavailable in the baseline: {}", shown_unavailable(*b));
       else r.reason = fmt::format("unavailable in the new run: {}", shown_unavailable(*c));
       return r;
@@ -238,6 +249,7 @@ class Judge {
     }
     if (std::string why = unjudgeable(r); !why.empty()) {
       r.reason = why;
+      r.nothing_to_judge = config_.ignore.count(r.name) > 0;
       r.decided_by = why.rfind("rig unstable", 0) == 0 ? "stability" : "";
       return r;
     }
@@ -633,6 +645,7 @@ Comparison judge_against_reference(const Analysis& run, const CompareConfig& con
     r.effect_name = "paired change";
     if (config.ignore.count(r.name)) {
       r.reason = "ignored: listed in [compare] ignore";
+      r.nothing_to_judge = true;
     } else if (s.values.size() < config.min_rounds) {
       r.decided_by = "rounds";
       r.reason = fmt::format("too few rounds: {} (a paired verdict needs {})", s.values.size(), config.min_rounds);

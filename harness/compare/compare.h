@@ -47,6 +47,10 @@ struct MetricComparison {
   std::string unit;
   Better better = Better::none;
   std::string kind;  // "samples" (a sample set's median), "from samples", "single", "text", "paired"
+  // Unavailable in both runs, or ignored by the scenario: "cannot tell", but no
+  // evidence was missed either, so `--fail-on-unknown` does not count it (a
+  // rig without a power sensor would otherwise fail every night).
+  bool nothing_to_judge = false;
   std::optional<double> baseline, current;
   std::string baseline_text, current_text;  // categorical value or "unavailable: why"
   std::optional<Provenance> baseline_provenance, current_provenance;
@@ -111,7 +115,7 @@ struct Comparison {
   // Exit code 1: any regression not acknowledged, or a failed baseline expectation.
   bool regressed() const { return unacknowledged_regressions() > 0 || failed_expectations(); }
   // `--fail-on-unknown`: a metric that could not be told also fails.
-  bool undecided() const { return count(Change::cannot_tell) > 0; }
+  bool undecided() const;
 };
 
 // Earlier values of a metric on the same scenario and rig, oldest first (empty

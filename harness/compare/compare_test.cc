@@ -127,6 +127,8 @@ TEST(Compare, CannotTellWhenMissingUnavailableOrDifferentEvidence) {
   EXPECT_EQ(row(c, "power_mean").reason, "unavailable in both runs: no power source");
   EXPECT_EQ(row(c, "ceiling").verdict, Change::cannot_tell);
   EXPECT_EQ(row(c, "ceiling").reason, "provenance differs: declared vs measured");
+  EXPECT_TRUE(row(c, "power_mean").nothing_to_judge);
+  EXPECT_FALSE(row(c, "ceiling").nothing_to_judge);
   // A replay re-analyses a measurement: the same kind of evidence.
   EXPECT_EQ(row(c, "replayed").verdict, Change::unchanged);
   EXPECT_FALSE(c.regressed());
@@ -147,6 +149,25 @@ TEST(Compare, OnlyDeclaredFiguresAreFreeOfNoiseBetweenNights) {
       << row(c, "ceiling").reason;
   EXPECT_EQ(row(c, "softmax.utilisation").verdict, Change::cannot_tell) << row(c, "softmax.utilisation").reason;
   EXPECT_EQ(row(c, "softmax.utilisation").decided_by, "spread unknown");
+}
+
+// `--fail-on-unknown` fails on what could not be told, not on a figure no run
+// has (a rig without a power sensor) nor one the scenario ignores.
+TEST(Compare, NothingToJudgeIsNotUndecided) {
+  Analysis a, b;
+  a.metrics = {value("latency_p50", 1.0), Metric::missing(Level::latency, "power_mean", "W", "no power source"),
+               value("noisy", 1.0)};
+  b.metrics = {value("latency_p50", 1.0), Metric::missing(Level::latency, "power_mean", "W", "no power source"),
+               value("noisy", 3.0)};
+  CompareConfig config;
+  config.ignore.insert("noisy");
+  Comparison c = compare_analyses(a, b, config, {}, {}, calibrated(0.01));
+  EXPECT_EQ(row(c, "power_mean").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "noisy").verdict, Change::cannot_tell);
+  EXPECT_EQ(row(c, "latency_p50").verdict, Change::unchanged) << row(c, "latency_p50").reason;
+  EXPECT_FALSE(c.undecided());
+  c = compare_analyses(a, b, CompareConfig{}, {}, {}, calibrated(0.01));
+  EXPECT_EQ(row(c, "noisy").verdict, Change::regressed);
 }
 
 TEST(Compare, CategoricalMetricsChangeWithoutADirection) {
