@@ -52,6 +52,18 @@ std::optional<std::string> unstable_level(const Analysis& run, Level level) {
 
 namespace {
 
+// The scenario's settings for judging one metric: its threshold and better
+// direction, alpha split over the looks a run may take at it.
+JudgementSettings judgement_settings(const CompareConfig& config, double threshold, Better better, int looks) {
+  JudgementSettings s;
+  s.threshold = threshold;
+  s.alpha = config.alpha;
+  s.power = config.power;
+  s.looks = looks;
+  s.better = better;
+  return s;
+}
+
 struct SortedSamples {
   const SampleSet* set = nullptr;
   std::vector<double> sorted;
@@ -360,12 +372,7 @@ class Judge {
   }
 
   JudgementSettings settings_for(const MetricComparison& r, double threshold) const {
-    JudgementSettings s;
-    s.threshold = threshold;
-    s.alpha = config_.alpha;
-    s.power = config_.power;
-    s.better = r.better;
-    return s;
+    return judgement_settings(config_, threshold, r.better, 1);
   }
 
   // For a baseline of one run without a calibration: the spread of the
@@ -669,12 +676,7 @@ Comparison judge_against_reference(const Analysis& run, const CompareConfig& con
   const std::vector<double> adjusted = adjust_p_values(family, config.method);
   for (std::size_t k = 0; k < judged.size(); ++k) {
     MetricComparison& r = out.metrics[judged[k]];
-    JudgementSettings s;
-    s.threshold = r.threshold;
-    s.alpha = config.alpha;
-    s.power = config.power;
-    s.looks = config.looks;
-    s.better = r.better;
+    const JudgementSettings s = judgement_settings(config, r.threshold, r.better, config.looks);
     r.p_adjusted = adjusted[k];
     Judge::apply(r, judge_change(evidence[k], s,
                                  config.method == Correction::none ? std::nullopt : std::optional<double>(adjusted[k])));
