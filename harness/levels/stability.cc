@@ -99,13 +99,18 @@ const T* on_cpu(const std::vector<T>& items, int cpu) {
   return nullptr;
 }
 
+// Decided on the workload CPUs' total canary time: a busy thread that moves
+// from one CPU to another between the ends (level 4's own stress-ng load, a
+// neighbour) slows one CPU's canary as much as it speeds up the other's, while
+// the CPUs together did not change; each CPU's change is named beside.
 void judge_canary(const StabilityReading* before, const StabilityReading* after, double limit, StabilityJudgement& j) {
   if (std::string why = ends_missing(before, after); !why.empty()) {
     j.canary_change = Probed<double>::missing(why);
     return;
   }
-  std::optional<double> worst;
-  std::string why, broken;
+  double before_s = 0, after_s = 0;
+  std::vector<int> cpus;
+  std::string why, each;
   for (const CanaryTime& b : before->canary) {
     const CanaryTime* a = on_cpu(after->canary, b.cpu);
     if (!a || !b.seconds || !a->seconds || !(*b.seconds.value > 0)) {
@@ -115,17 +120,21 @@ void judge_canary(const StabilityReading* before, const StabilityReading* after,
                          : a->seconds.unavailable;
       continue;
     }
-    const double change = *a->seconds.value / *b.seconds.value - 1;
-    if (!worst || std::fabs(change) > std::fabs(*worst)) worst = change;
-    if (std::fabs(change) > limit)
-      broken += fmt::format("{}cpu{} {:+.0f} %", broken.empty() ? "canary " : ", ", b.cpu, 100 * change);
+    before_s += *b.seconds.value;
+    after_s += *a->seconds.value;
+    cpus.push_back(b.cpu);
+    each += fmt::format("{}cpu{} {:+.0f} %", each.empty() ? "" : ", ", b.cpu,
+                        100 * (*a->seconds.value / *b.seconds.value - 1));
   }
-  if (!worst) {
+  if (cpus.empty()) {
     j.canary_change = Probed<double>::missing(why.empty() ? "the canary did not run" : why);
     return;
   }
-  j.canary_change = Probed<double>::known(*worst);
-  if (!broken.empty()) j.broken.push_back(broken);
+  const double change = after_s / before_s - 1;
+  j.canary_change = Probed<double>::known(change);
+  if (std::fabs(change) <= limit) return;
+  j.broken.push_back(cpus.size() == 1 ? "canary " + each
+                                      : fmt::format("canary cpu{} {:+.0f} % ({})", cpu_list_text(cpus), 100 * change, each));
 }
 
 // Both ends' clocks were read under the canary's load, so a governor that

@@ -189,6 +189,18 @@ TEST(StabilityGate, NothingReadIsUnavailableWithTheReason) {
             "window)");
 }
 
+// On several CPUs the canary is judged on their total: a busy thread that
+// moved from cpu1 to cpu0 between the ends (level 4's own unpinned stress-ng)
+// changes neither; one CPU slowed for good does, each CPU named beside.
+TEST(StabilityGate, TheCanaryIsJudgedOnTheWorkloadCpusTogether) {
+  StabilityReading before = quiet("before"), after = quiet("after");
+  before.canary = {{0, known(0.100)}, {1, known(0.200)}};
+  after.canary = {{0, known(0.200)}, {1, known(0.100)}};
+  EXPECT_EQ(verdict(series_of({before, after})), "stable");
+  after.canary = {{0, known(0.100)}, {1, known(0.350)}};
+  EXPECT_EQ(verdict(series_of({before, after})), "unstable: canary cpu0-1 +50 % (cpu0 +0 %, cpu1 +75 %)");
+}
+
 TEST(StabilityGate, ALevelWithSeveralConditionsNamesWhichBroke) {
   StabilityReading hot = quiet("after");
   hot.canary[0].seconds = known(0.2);
