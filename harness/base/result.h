@@ -55,6 +55,10 @@ struct Done {};
 using Status = Result<Done>;
 inline Status ok() { return Done{}; }
 
+// The error every measurement returns when its stop token was set (SIGINT,
+// SIGTERM, a cancel from the host).
+inline Error interrupted_error() { return Error::infra("interrupted"); }
+
 }  // namespace harness
 
 // Returns the error of an expression of type Result<...> from the enclosing

@@ -16,7 +16,7 @@
 #include "harness/base/bounded_json.h"
 #include "harness/base/digest.h"
 #include "harness/base/files.h"
-#include "harness/levels/counters_group.h"
+#include "harness/scenario/counters_group.h"
 
 namespace harness {
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 #include "harness/base/digest.h"
 #include "harness/compare/compare.h"
 #include "harness/levels/analyse.h"
-#include "reports/json.h"
+#include "harness/model/analysis_json.h"
 
 namespace harness {
 

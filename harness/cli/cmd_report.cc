@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "harness/cli/commands.h"
-#include "harness/compare/multiple_testing.h"
+#include "harness/base/multiple_testing.h"
 #include "harness/compare/stored_comparison.h"
 #include "harness/store/store.h"
 #include "reports/report.h"

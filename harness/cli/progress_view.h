@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/runner/progress.h"
+#include "harness/model/progress.h"
 #include "probes/clock.h"
 #include "reports/console.h"  // Palette
 

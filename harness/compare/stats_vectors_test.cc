@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/compare/mann_whitney.h"
-#include "harness/compare/multiple_testing.h"
+#include "harness/base/multiple_testing.h"
 #include "harness/compare/nights.h"
 #include "harness/compare/noise_band.h"
 #include "harness/compare/paired.h"

@@ -20,7 +20,7 @@
 #include "harness/base/result.h"
 #include "harness/levels/counters.h"
 #include "harness/levels/roofline.h"
-#include "harness/runner/progress.h"
+#include "harness/model/progress.h"
 #include "harness/scenario/scenario.h"
 #include "probes/stability/stability_reading.h"
 

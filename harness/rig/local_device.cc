@@ -10,8 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/runner/acquire.h"
-#include "harness/runner/context.h"
+#include "probes/device_context.h"
 #include "probes/workload/cpu_pinning.h"
 #include "probes/workload/workload_runner.h"
 
@@ -43,9 +42,7 @@ DeviceInfo describe_this_device(const std::vector<VersionCommand>& versions) {
   info.harness_version = HARNESS_VERSION;
   info.context = host_context();
   info.context["os_release"] = os_release();
-  Rig rig;
-  rig.versions = versions;
-  collect_versions(rig, info.context);
+  collect_versions(versions, info.context);
   info.capabilities = {"workload", "counters", "roofline", "load", "file"};
   if (find_executable("stress-ng")) {
     info.capabilities.push_back("stress-ng");
@@ -137,33 +134,7 @@ Result<WorkloadWindow> LocalDevice::run_workload(const Workload& workload, const
   return window;
 }
 
-Result<CountersRecording> LocalDevice::measure_counters(const Workload& workload, const CountersConfig& config,
-                                                        std::stop_token stop, RunProgress* steps) {
-  Result<CpuPin> pinned = CpuPin::to(workload.cpus, workload.first_cpu);
-  if (!pinned) return pinned.error();
-  Scenario s;
-  s.workload = workload;
-  s.counters = config;
-  s.reference = config.paired_with;
-  CountersRecording out;
-  AcquireContext ctx{s, clock_, stop, {}};
-  ctx.progress = steps;
-  if (config.paired_with) ctx.pairing_seed = config.paired_with->seed.value_or(0);
-  HARNESS_TRY(acquire_counters(ctx, out));
-  return out;
-}
-
-Result<RooflineRecording> LocalDevice::measure_roofline(const RooflineConfig& config, std::stop_token stop,
-                                                        RunProgress* steps) {
-  Scenario s;
-  s.roofline = config;
-  s.roofline->profile.reset();  // a host file: the host reads it
-  RooflineRecording out;
-  AcquireContext ctx{s, clock_, stop, {}};
-  ctx.progress = steps;
-  HARNESS_TRY(acquire_roofline(ctx, out));
-  return out;
-}
+// measure_counters and measure_roofline: measure_counters.cc, measure_roofline.cc.
 
 Result<int> LocalDevice::start_load(const std::vector<std::string>& argv) {
   Result<std::unique_ptr<BackgroundLoad>> started = BackgroundLoad::start(argv);

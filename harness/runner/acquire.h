@@ -10,7 +10,7 @@
 
 #include "harness/base/result.h"
 #include "harness/levels/recording.h"
-#include "harness/runner/progress.h"
+#include "harness/model/progress.h"
 #include "harness/scenario/scenario.h"
 #include "probes/clock.h"
 
@@ -50,9 +50,10 @@ struct AcquireContext {
   StabilityRecording* stability = nullptr;
 };
 
-// Levels 1 and 2 run on the device: the agent calls these (LocalDevice).
-Status acquire_roofline(const AcquireContext& context, RooflineRecording& out);
-Status acquire_counters(const AcquireContext& context, CountersRecording& out);
+// Levels 1 and 2 run on the device (Device::measure_roofline,
+// measure_counters); level 1's layer profile is a host file, read here and
+// checked now, so that a bad file stops the run with its file:line error.
+Status read_roofline_profile(const LayerProfileConfig& profile, RooflineRecording& out);
 // Level 3 on its own: an imported capture, or a live capture not tied to a window.
 Status acquire_ddr(const AcquireContext& context, DdrRecording& out);
 
@@ -103,8 +104,5 @@ Status acquire_latency(const AcquireContext& context, LatencyRecording& out);
 Status check_latency_plan(const Scenario& scenario);
 // "builtin:gemm", "command:./infer", "stream:./serve".
 std::string workload_source(const Workload& workload);
-
-// The error every probe returns when the stop token was set.
-Error interrupted_error();
 
 }  // namespace harness

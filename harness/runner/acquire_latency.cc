@@ -15,8 +15,6 @@
 
 namespace harness {
 
-Error interrupted_error() { return Error::infra("interrupted"); }
-
 namespace {
 
 // Sleeps in small steps so that a stop request is seen promptly.

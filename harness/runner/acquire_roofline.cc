@@ -2,153 +2,16 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <memory>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "harness/base/input_limits.h"
 #include "harness/levels/layer_profile.h"
 #include "harness/runner/acquire.h"
-#include "probes/compute_peak.h"
-#include "probes/kernels.h"
-#include "probes/membw.h"
-#include "probes/vendor_figures.h"
 
 namespace harness {
 namespace {
-
-int host_threads(const RooflineConfig& c) {
-  return std::max(1, c.threads > 0 ? c.threads : static_cast<int>(std::thread::hardware_concurrency()));
-}
-
-// One repeated measurement of the level: a host ceiling or a built-in
-// kernel's time. The repetitions of all of them are taken in rounds, one of
-// each per round, so that a disturbance of the host for a while (another
-// tenant's burst on a shared machine) falls on one or two repetitions of
-// each measurement instead of all of one's, and their median keeps it out:
-// on the shared VM five back-to-back repetitions of bandwidth.burst_64B once
-// all read 5.4-6.1 GB/s against 9.1-9.5 in every other run.
-struct Repeated {
-  std::string name;              // the step's text
-  std::function<void()> warm;    // before its first repetition (may be empty)
-  std::function<double()> take;  // one repetition's value
-  std::vector<double>* values;   // where the values go
-  // Warm before every repetition, for what back to back the repetition before
-  // it left: a working set that fits the caches (the L2 read, a kernel's
-  // data), the clock's frequency (FMA). The reads of the large buffer leave
-  // nothing a round undoes; they warm once.
-  bool warm_each = false;
-};
-
-// This host's "bandwidth" and "compute" tables (seed 001): sequential reads
-// on 1..N threads, the L2, random 4 KiB blocks, the burst sweep, FMA peak
-// 1..N threads; each a CeilingSamples in `out` (in this order), its
-// repetitions appended to `plan`. The buffers live in `buffers`.
-Status plan_host(const RooflineConfig& c, Clock& clock, std::vector<std::unique_ptr<BandwidthBuffer>>& buffers,
-                 RooflineRecording& out, std::vector<Repeated>& plan) {
-  const int threads = host_threads(c);
-  Result<BandwidthBuffer> allocated = BandwidthBuffer::allocate(static_cast<std::size_t>(c.buffer_bytes));
-  if (!allocated) return allocated.error();
-  BandwidthBuffer* buffer = buffers.emplace_back(std::make_unique<BandwidthBuffer>(std::move(*allocated))).get();
-  // Which pages the buffer got changes the figures (TLB misses): say it in
-  // every source.
-  Result<std::size_t> huge = buffer->huge_page_bytes();
-  const std::string pages = huge ? fmt::format("{} of {} MiB on huge pages", *huge >> 20, buffer->size() >> 20)
-                                 : "huge pages unknown";
-  const std::string isa = bandwidth_instruction_set();
-  // Each ceiling with how to measure it; the plan points at the ceilings'
-  // values once all are in place.
-  std::vector<std::pair<std::size_t, Repeated>> measured;  // index into out.ceilings
-  auto add = [&](CeilingSamples ceiling, std::function<void()> warm, std::function<double()> take, bool warm_each) {
-    measured.emplace_back(out.ceilings.size(), Repeated{ceiling.name, std::move(warm), std::move(take), nullptr,
-                                                        warm_each});
-    out.ceilings.push_back(std::move(ceiling));
-  };
-
-  for (int t = 1; t <= threads; ++t) {
-    add({fmt::format("bandwidth.seq_read.{}t", t), "B/s",
-         fmt::format("membw:seq_read {} {} thread{}, {}", isa, t, t == 1 ? "" : "s", pages), {}, ""},
-        [&clock, buffer, t] { (void)sequential_read(*buffer, clock, t); },  // TLB, page tables, prefetchers
-        [&clock, buffer, t] { return sequential_read(*buffer, clock, t).bytes_per_second(); }, false);
-  }
-
-  // The on-chip ceiling: sequential reads of half the L2, many passes (a
-  // rig's "l2" memory ceiling measured on a host).
-  if (Result<std::size_t> l2 = cache_bytes(2); !l2) {
-    out.ceilings.push_back({"bandwidth.l2", "B/s", "", {}, l2.error().message});
-  } else {
-    Result<BandwidthBuffer> small = BandwidthBuffer::allocate(*l2 / 2);
-    if (!small) return small.error();
-    BandwidthBuffer* half = buffers.emplace_back(std::make_unique<BandwidthBuffer>(std::move(*small))).get();
-    const int passes = static_cast<int>(std::max<std::size_t>(1, (64u << 20) / half->size()));
-    add({"bandwidth.l2", "B/s",
-         fmt::format("membw:seq_read {} 1 thread, {} KiB buffer x {} passes", isa, half->size() >> 10, passes), {},
-         ""},
-        [&clock, half] { (void)sequential_read(*half, clock, 1, 1); },
-        [&clock, half, passes] { return sequential_read(*half, clock, 1, passes).bytes_per_second(); }, true);
-  }
-
-  // Random reads: the 4 KiB block of seed 000 (52 vs 8.3 GB/s), then the
-  // burst sweep of seed 001 (64 B .. 2 KiB).
-  std::vector<std::pair<std::string, std::int64_t>> blocks = {{"bandwidth.random_4k", 4096}};
-  for (std::int64_t b : c.bursts) blocks.emplace_back(fmt::format("bandwidth.burst_{}B", b), b);
-  for (const auto& [name, bytes] : blocks) {
-    const auto block = static_cast<std::size_t>(bytes);
-    const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(1, c.random_bytes / bytes));
-    // A new seed per repetition: each reads a different random set.
-    add({name, "B/s", fmt::format("membw:random_read {} blocks of {} B, {}", isa, bytes, pages), {}, ""}, nullptr,
-        [&clock, buffer, block, count, seed = std::uint64_t{0}]() mutable {
-          return random_block_read(*buffer, clock, block, count, ++seed).bytes_per_second();
-        },
-        false);
-  }
-
-  const std::int64_t iterations = c.fma_iterations;
-  for (int t = 1; t <= threads; ++t) {
-    add({fmt::format("compute.fma_fp32.{}t", t), "op/s",
-         fmt::format("fma_peak {} x{} chains, {} thread{}", fma_instruction_set(), kFmaChains, t, t == 1 ? "" : "s"),
-         {}, ""},
-        [&clock, t, iterations] { (void)fma_fp32_peak(clock, iterations / 8, t); },  // the clock settles
-        [&clock, t, iterations] { return fma_fp32_peak(clock, iterations, t).ops_per_second(); }, true);
-  }
-  for (auto& [index, m] : measured) {
-    m.values = &out.ceilings[index].values;
-    plan.push_back(std::move(m));
-  }
-  return ok();
-}
-
-// The built-in kernels to time, each a KernelTiming in `out`; the instances
-// live in `kernels`.
-Status plan_kernels(const RooflineConfig& c, Clock& clock, std::vector<std::unique_ptr<KernelInstance>>& kernels,
-                    RooflineRecording& out, std::vector<Repeated>& plan) {
-  const std::size_t first = out.kernels.size();
-  std::vector<KernelInstance*> instances;
-  for (const RooflineKernel& k : c.kernels) {
-    if (!k.builtin || k.time) continue;
-    Result<std::unique_ptr<KernelInstance>> kernel = make_kernel(*k.builtin);
-    if (!kernel) return kernel.error().within("kernel " + k.name);
-    instances.push_back(kernels.emplace_back(std::move(*kernel)).get());
-    out.kernels.push_back(KernelTiming{k.name, {}, ""});
-  }
-  for (std::size_t i = 0; i < instances.size(); ++i) {
-    KernelTiming& timing = out.kernels[first + i];
-    KernelInstance* kernel = instances[i];
-    plan.push_back(Repeated{"kernel " + timing.name,
-                            // First-touch page faults, and a round of other work, are not its time.
-                            [kernel] { kernel->run(); },
-                            [&clock, kernel] {
-                              const std::uint64_t t0 = clock.now_ns();
-                              kernel->run();
-                              return static_cast<double>(clock.now_ns() - t0) * 1e-9;
-                            },
-                            &timing.seconds, true});
-  }
-  return ok();
-}
 
 // Reads a profile file whole, refusing one beyond the limit before reading it.
 Result<std::string> read_profile_file(const std::string& path, const std::string& from) {
@@ -166,9 +29,11 @@ Result<std::string> read_profile_file(const std::string& path, const std::string
   return text.str();
 }
 
-// Reads the per-layer profile (and its work file) into the recording,
-// checking them now so that a bad file stops the run with its file:line error.
-Status read_profile(const LayerProfileConfig& p, RooflineRecording& out) {
+}  // namespace
+
+// The per-layer profile (and its work file) into the recording, checked now
+// so that a bad file stops the run with its file:line error.
+Status read_roofline_profile(const LayerProfileConfig& p, RooflineRecording& out) {
   Result<std::string> text = read_profile_file(p.path, p.where);
   if (!text) return text.error();
   std::optional<std::string> work;
@@ -185,48 +50,9 @@ Status read_profile(const LayerProfileConfig& p, RooflineRecording& out) {
   return ok();
 }
 
-}  // namespace
-
 Status check_layer_profile(const LayerProfileConfig& profile) {
   RooflineRecording ignored;
-  return read_profile(profile, ignored);
-}
-
-Status acquire_roofline(const AcquireContext& ctx, RooflineRecording& out) {
-  const Scenario& s = ctx.scenario;
-  if (!s.roofline) return ok();
-  const RooflineConfig& c = *s.roofline;
-
-  if (c.profile) HARNESS_TRY(read_profile(*c.profile, out));
-  std::vector<std::unique_ptr<BandwidthBuffer>> buffers;
-  std::vector<std::unique_ptr<KernelInstance>> kernels;
-  std::vector<Repeated> plan;
-  if (c.host_benchmarks) HARNESS_TRY(plan_host(c, ctx.clock, buffers, out, plan));
-  HARNESS_TRY(plan_kernels(c, ctx.clock, kernels, out, plan));
-
-  // Each vendor tool a step; then each round a step, one repetition of every
-  // measurement (Repeated says why), the step's text naming the one taken.
-  const int rounds = plan.empty() ? 0 : c.repetitions;
-  StepProgress steps(ctx.progress, ctx.clock, Level::roofline, static_cast<int>(c.vendor.size()) + rounds,
-                     "measurements this round");
-  for (const VendorTool& tool : c.vendor) {
-    if (ctx.stop.stop_requested()) return interrupted_error();
-    steps.begin("vendor tool " + tool.name, 1);
-    out.vendor.push_back(run_vendor_tool(tool.name, tool.argv, tool.timeout_s));
-    steps.advance(1);
-  }
-  for (int round = 1; round <= rounds; ++round) {
-    steps.begin(plan.front().name, static_cast<std::int64_t>(plan.size()));
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-      Repeated& m = plan[i];
-      if (ctx.stop.stop_requested()) return interrupted_error();
-      steps.retitle(m.name);
-      if ((round == 1 || m.warm_each) && m.warm) m.warm();
-      m.values->push_back(m.take());
-      steps.advance(static_cast<std::int64_t>(i + 1));
-    }
-  }
-  return ok();
+  return read_roofline_profile(profile, ignored);
 }
 
 }  // namespace harness

@@ -1,6 +1,6 @@
 // Harness headers first: gtest pulls in <signal.h>, whose si_value macro
 // breaks harness/base/units.h.
-#include "harness/levels/analyse.h"
+#include "harness/scenario/scenario.h"
 #include "harness/runner/acquire.h"
 
 #include <filesystem>
@@ -21,109 +21,22 @@ Scenario parse(const std::string& roofline, const std::string& path = "s.toml") 
   return s ? *s : Scenario{};
 }
 
-// The real probes, made tiny: every table of seed 001 is recorded and becomes
-// a metric with samples.
-TEST(AcquireRoofline, HostTablesAreMeasuredAndAnalysed) {
-  Scenario s = parse(
-      "[roofline]\nrepetitions = 2\nbuffer = \"2 MiB\"\nthreads = 2\nrandom_reads = \"64 KiB\"\n"
-      "fma_iterations = 1000\n"
-      "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\n");
-  MonotonicClock clock;
-  std::stop_source stop;
-  Recording rec;
-  rec.roofline.emplace();
-  ASSERT_TRUE(acquire_roofline({s, clock, stop.get_token(), {}}, *rec.roofline));
-  std::vector<std::string> names;
-  for (const CeilingSamples& c : rec.roofline->ceilings) {
-    names.push_back(c.name);
-    // The L2 size comes from sysfs, which a container may hide: then it says why.
-    EXPECT_EQ(c.values.size(), c.unavailable.empty() ? 2u : 0u) << c.name << ": " << c.unavailable;
-  }
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "bandwidth.seq_read.1t", "bandwidth.seq_read.2t", "bandwidth.l2", "bandwidth.random_4k",
-                       "bandwidth.burst_64B", "bandwidth.burst_128B", "bandwidth.burst_256B", "bandwidth.burst_512B",
-                       "bandwidth.burst_1024B", "bandwidth.burst_2048B", "compute.fma_fp32.1t",
-                       "compute.fma_fp32.2t"}));
-  Analysis a = analyse(s, rec, Provenance::measured);
-  const Metric* dram = a.find_metric("ceiling.memory.dram");
-  ASSERT_TRUE(dram && dram->value);
-  EXPECT_GT(*dram->value, 0);
-  const Metric* util = a.find_metric("va.utilisation");
-  ASSERT_TRUE(util && util->value) << (util ? util->unavailable : "absent");
-}
-
-// Level 1 takes the repetitions of every ceiling and kernel in rounds, one
-// of each per round; each round is a step, reported through the same progress
-// interface as level 4 (progress.h).
-TEST(AcquireRoofline, EveryMeasurementIsRepeatedInRoundsEachAStep) {
-  Scenario s = parse(
-      "[roofline]\nrepetitions = 3\nbuffer = \"1 MiB\"\nthreads = 1\nrandom_reads = \"64 KiB\"\n"
-      "fma_iterations = 1000\nbursts = [\"64 B\"]\n"
-      "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\n");
-  FakeClock clock(1'000'000'000);  // every reading a second later: no count is held back
-  std::stop_source stop;
-  RecordedProgress progress;
-  AcquireContext ctx{s, clock, stop.get_token(), {}};
-  ctx.progress = &progress;
-  RooflineRecording rec;
-  ASSERT_TRUE(acquire_roofline(ctx, rec));
-  // bandwidth.l2 reads the L2's size from sysfs: hidden in a container, it is not measured.
-  std::vector<std::string> measured = {"bandwidth.seq_read.1t", "bandwidth.l2", "bandwidth.random_4k",
-                                       "bandwidth.burst_64B", "compute.fma_fp32.1t", "kernel va"};
-  ASSERT_EQ(rec.ceilings.size(), 5u);
-  if (!rec.ceilings[1].unavailable.empty()) measured.erase(measured.begin() + 1);
-  std::vector<std::string> seen;
-  for (const ProgressEvent& e : progress.events) {
-    ASSERT_EQ(e.kind, ProgressEvent::Kind::step);
-    EXPECT_EQ(e.level, Level::roofline);
-    EXPECT_EQ(e.step_count, 3);
-    EXPECT_EQ(e.counted, "measurements this round");
-    seen.push_back(fmt::format("{} {} {}/{}", e.step_index, e.text, e.done, e.planned));
-  }
-  // A round starts at 0 and counts each measurement as it is taken, naming it.
-  std::vector<std::string> expected;
-  const std::size_t n = measured.size();
-  for (int round = 1; round <= 3; ++round) {
-    expected.push_back(fmt::format("{} {} 0/{}", round, measured.front(), n));
-    for (std::size_t i = 0; i < n; ++i) expected.push_back(fmt::format("{} {} {}/{}", round, measured[i], i + 1, n));
-  }
-  EXPECT_EQ(seen, expected);
-  // Each measurement keeps its place in the recording and gets one value a round.
-  for (const CeilingSamples& c : rec.ceilings)
-    if (c.unavailable.empty()) EXPECT_EQ(c.values.size(), 3u) << c.name;
-  ASSERT_EQ(rec.kernels.size(), 1u);
-  EXPECT_EQ(rec.kernels[0].name, "va");
-  EXPECT_EQ(rec.kernels[0].seconds.size(), 3u);
-}
-
-TEST(AcquireRoofline, StopsWhenAsked) {
-  Scenario s = parse("[roofline]\nbuffer = \"1 MiB\"\nthreads = 1\n");
-  MonotonicClock clock;
-  std::stop_source stop;
-  stop.request_stop();
-  RooflineRecording rec;
-  Status st = acquire_roofline({s, clock, stop.get_token(), {}}, rec);
-  EXPECT_FALSE(st);
-}
-
 TEST(AcquireRoofline, ProfileTextIsRecordedAndABadOneIsABadInputError) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / "harness_acquire_roofline_test";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "good.csv") << "layer,time_us,flops,bytes\na,10,100,50\n";
   std::ofstream(dir / "bad.csv") << "layer,time_us\na,10\nb,-1\n";
   const std::string scenario_path = (dir / "s.toml").string();
-  MonotonicClock clock;
-  std::stop_source stop;
 
   Scenario good = parse("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"good.csv\"\n", scenario_path);
   RooflineRecording rec;
-  ASSERT_TRUE(acquire_roofline({good, clock, stop.get_token(), {}}, rec));
+  ASSERT_TRUE(read_roofline_profile(*good.roofline->profile, rec));
   ASSERT_TRUE(rec.profile);
   EXPECT_EQ(rec.profile->text, "layer,time_us,flops,bytes\na,10,100,50\n");
 
   Scenario bad = parse("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"bad.csv\"\n", scenario_path);
   RooflineRecording rec2;
-  Status st = acquire_roofline({bad, clock, stop.get_token(), {}}, rec2);
+  Status st = read_roofline_profile(*bad.roofline->profile, rec2);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().code, ExitCode::bad_input);
   EXPECT_EQ(st.error().message, (dir / "bad.csv").string() + ":3: column 'time_us': negative time -1");

@@ -24,15 +24,7 @@ Status acquire_roofline_row(LevelAcquisition& a) {
   Result<RooflineRecording> r = ctx.device->measure_roofline(*s.roofline, ctx.stop, &a.level_progress);
   if (r) *rec.roofline = std::move(*r);
   else status = r.error();
-  if (status && s.roofline->profile) {  // a host file
-    Scenario profile_only;  // nothing else of level 1 runs here
-    profile_only.roofline.emplace();
-    profile_only.roofline->host_benchmarks = false;
-    profile_only.roofline->profile = s.roofline->profile;
-    RooflineRecording read;
-    status = acquire_roofline({profile_only, ctx.clock, ctx.stop, ctx.artifact_dir}, read);
-    rec.roofline->profile = read.profile;
-  }
+  if (status && s.roofline->profile) status = read_roofline_profile(*s.roofline->profile, *rec.roofline);
   return status;
 }
 

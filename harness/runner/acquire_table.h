@@ -26,7 +26,7 @@
 #include "harness/base/result.h"
 #include "harness/levels/recording.h"
 #include "harness/runner/acquire.h"
-#include "harness/runner/progress.h"
+#include "harness/model/progress.h"
 
 namespace harness {
 

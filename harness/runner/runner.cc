@@ -19,8 +19,8 @@
 #include "harness/levels/level_table.h"
 #include "harness/runner/acquire.h"
 #include "harness/runner/acquire_table.h"
-#include "harness/runner/context.h"
 #include "harness/runner/stability_readings.h"
+#include "probes/device_context.h"
 #include "harness/rig/remote_device.h"
 
 namespace harness {
@@ -128,7 +128,7 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
     if (!connected) return connected.error();
     device = std::move(*connected);
   }
-  if (!needs_device) collect_versions(s.rig, context);  // nothing on a device: the rig is this host
+  if (!needs_device) collect_versions(s.rig.versions, context);  // nothing on a device: the rig is this host
   const std::uint64_t sync_before_ns = base.clock.now_ns();
   AcquireContext ctx = base;
   ctx.device = device.get();

@@ -9,7 +9,7 @@
 
 #include "harness/base/result.h"
 #include "harness/model/run.h"
-#include "harness/runner/progress.h"
+#include "harness/model/progress.h"
 #include "harness/runner/signal_stop.h"
 #include "harness/scenario/scenario.h"
 #include "harness/store/store.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/compare/multiple_testing.h"
+#include "harness/base/multiple_testing.h"
 
 namespace harness {
 

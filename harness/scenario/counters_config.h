@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/levels/counters_formula.h"
+#include "harness/scenario/counters_formula.h"
 #include "harness/scenario/expectation.h"
 #include "harness/scenario/reference_config.h"
 #include "probes/counters/counter_spec.h"

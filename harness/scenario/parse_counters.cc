@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/levels/counters_group.h"
+#include "harness/scenario/counters_group.h"
 #include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
 

@@ -18,6 +18,7 @@
 #include "harness/scenario/reference_config.h"
 #include "harness/scenario/roofline_config.h"
 #include "harness/scenario/stability_config.h"
+#include "probes/device_context.h"
 #include "probes/rig/transport.h"
 #include "probes/workload/workload_spec.h"
 
@@ -29,12 +30,6 @@ struct Ceiling {
   bool measure = false;  // true: measured by a microbenchmark or vendor tool
   double value = 0;      // SI (op/s or B/s) when declared
   std::string where;     // file:line:col of the declaration
-};
-
-// A command whose output is stored in the run's context (firmware, driver...).
-struct VersionCommand {
-  std::string name;
-  std::vector<std::string> argv;
 };
 
 // Which workload window the host-side instruments (the analyzer capture of

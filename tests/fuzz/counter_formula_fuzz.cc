@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/levels/counters_formula.h"
-#include "harness/levels/counters_group.h"
+#include "harness/scenario/counters_formula.h"
+#include "harness/scenario/counters_group.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

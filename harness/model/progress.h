@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "harness/model/metric.h"
-#include "probes/clock.h"
 
 namespace harness {
 
@@ -21,7 +20,7 @@ struct ProgressEvent {
     condition_started,   // level 4: a load condition begins (load settling, then the warm-up)
     iterations,          // level 4: measured iterations so far (about every 250 ms)
     condition_finished,  // level 4: the condition's iterations are all in
-    step,                // levels 1 and 2: a step of the level and how far it got (StepProgress)
+    step,                // levels 1 and 2: a step of the level and how far it got (harness/rig/step_progress.h)
     level_finished,      // `failure` empty: the level is done; else why it stopped
   };
   Kind kind = Kind::note;
@@ -74,28 +73,5 @@ class RecordedProgress final : public RunProgress {
 // step). Negative: no estimate yet (nothing measured, or an event without
 // counts).
 double estimated_remaining_s(const ProgressEvent& event);
-
-// How levels 1 and 2 report their steps where they run (on the device, in
-// the agent): the start of each step, then its count at most every
-// `period_s` and once when it is complete, so a million fast iterations cost
-// a few events (each crosses the agent's link). `progress` may be null.
-class StepProgress {
- public:
-  StepProgress(RunProgress* progress, Clock& clock, Level level, int step_count, std::string counted,
-               double period_s = 0.25);
-  void begin(std::string step, std::int64_t planned);  // reports done = 0
-  void advance(std::int64_t done);
-  // The step's text from now on, shown with the next count reported (what a
-  // step that takes several measurements is taking now).
-  void retitle(std::string step);
-
- private:
-  void report();
-  RunProgress* progress_;
-  Clock& clock_;
-  double period_s_;
-  std::uint64_t start_ns_ = 0, reported_ns_ = 0;
-  ProgressEvent event_;
-};
 
 }  // namespace harness

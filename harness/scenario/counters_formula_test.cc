@@ -1,4 +1,4 @@
-#include "harness/levels/counters_formula.h"
+#include "harness/scenario/counters_formula.h"
 
 #include <map>
 

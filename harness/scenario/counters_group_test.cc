@@ -1,4 +1,4 @@
-#include "harness/levels/counters_group.h"
+#include "harness/scenario/counters_group.h"
 
 #include <filesystem>
 #include <fstream>

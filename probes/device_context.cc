@@ -1,4 +1,4 @@
-#include "harness/runner/context.h"
+#include "probes/device_context.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -56,8 +56,8 @@ std::map<std::string, std::string> host_context(const std::string& proc_root, co
   return c;
 }
 
-void collect_versions(const Rig& rig, std::map<std::string, std::string>& context) {
-  for (const VersionCommand& v : rig.versions) {
+void collect_versions(const std::vector<VersionCommand>& versions, std::map<std::string, std::string>& context) {
+  for (const VersionCommand& v : versions) {
     std::string key = "version." + v.name;
     Result<CommandResult> r = run_command(v.argv, {.timeout_s = 10, .max_output = 64 * 1024});
     if (!r) {

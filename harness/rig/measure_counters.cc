@@ -4,10 +4,13 @@
 
 #include <fmt/format.h>
 
-#include "harness/runner/acquire.h"
+#include "harness/rig/local_device.h"
+#include "harness/rig/step_progress.h"
+#include "harness/scenario/reference_config.h"
 #include "probes/counters/session.h"
 #include "probes/kernels.h"
 #include "probes/process.h"
+#include "probes/workload/cpu_pinning.h"
 
 namespace harness {
 namespace {
@@ -96,13 +99,15 @@ WindowPlan plan_windows(const CountersConfig& cfg, const std::optional<Reference
 // or went backwards during the run, is recorded with its reason and reported
 // as unavailable by the analysis; the run goes on with the other counters.
 // Only a broken workload or a wrong source setting aborts the run.
-Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
-  const Scenario& s = ctx.scenario;
-  if (!s.counters) return ok();
-  const CountersConfig& cfg = *s.counters;
-  const std::optional<ReferenceConfig>& ref = s.reference;
+Result<CountersRecording> LocalDevice::measure_counters(const Workload& w, const CountersConfig& cfg,
+                                                        std::stop_token stop, RunProgress* progress) {
+  Result<CpuPin> pinned = CpuPin::to(w.cpus, w.first_cpu);
+  if (!pinned) return pinned.error();
+  CountersRecording out;
+  const std::optional<ReferenceConfig>& ref = cfg.paired_with;
+  const std::uint64_t seed = ref ? ref->seed.value_or(0) : 0;
 
-  Result<CountedWorkload> candidate = CountedWorkload::make(s.workload, "workload");
+  Result<CountedWorkload> candidate = CountedWorkload::make(w, "workload");
   if (!candidate) return candidate.error();
   std::optional<CountedWorkload> reference;
   if (ref) {
@@ -112,21 +117,21 @@ Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
   }
 
   CounterSourceOptions options;
-  options.follow_children = s.workload.kind == Workload::Kind::command ||
+  options.follow_children = w.kind == Workload::Kind::command ||
                             (ref && ref->workload.kind == Workload::Kind::command);
   Result<CounterSession> session = CounterSession::open(cfg.session_sources(), options);
   if (!session) return session.error();
-  const WindowPlan plan = plan_windows(cfg, ref, ctx.pairing_seed);
+  const WindowPlan plan = plan_windows(cfg, ref, seed);
   const std::int64_t total = plan.total();
   // One step: the counted iterations (the session opens in no time).
-  StepProgress steps(ctx.progress, ctx.clock, Level::counters, 1, "iterations");
+  StepProgress steps(progress, clock_, Level::counters, 1, "iterations");
   steps.begin("workload", total);
   session->read_before();
   std::int64_t done = 0;
   for (std::size_t k = 0; k < plan.length.size(); ++k) {
     const CountedWorkload& side = plan.reference[k] ? *reference : *candidate;
     for (std::int64_t i = 0; i < plan.length[k]; ++i) {
-      if (ctx.stop.stop_requested()) return interrupted_error();
+      if (stop.stop_requested()) return interrupted_error();
       HARNESS_TRY(side.iteration());
       steps.advance(++done);
     }
@@ -137,12 +142,12 @@ Status acquire_counters(const AcquireContext& ctx, CountersRecording& out) {
   out.windows = static_cast<std::int64_t>(plan.length.size());
   if (ref) {
     for (bool r : plan.reference) out.window_sides.push_back(r ? "reference" : "candidate");
-    out.pairing = pairing_text(*ref, ctx.pairing_seed);
+    out.pairing = pairing_text(*ref, seed);
   }
   for (const CounterGroup& g : cfg.groups) out.groups.push_back({g.name, g.path, g.sha256});
   out.readings = session->readings();
   if (out.readings.empty()) out.unavailable = "the counter groups define no counters";
-  return ok();
+  return out;
 }
 
 }  // namespace harness

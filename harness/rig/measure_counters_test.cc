@@ -2,9 +2,8 @@
 // si_value, which <signal.h> (pulled in by gtest) defines as a macro.
 #include "harness/compare/compare.h"
 #include "harness/levels/analyse.h"
-#include "harness/levels/counters_group.h"
+#include "harness/scenario/counters_group.h"
 #include "harness/rig/local_device.h"
-#include "harness/runner/acquire.h"
 #include "probes/counters/session.h"
 
 #include <unistd.h>
@@ -67,6 +66,15 @@ class FakeSysfs : public ::testing::Test {
 
   std::filesystem::path dir_;
 };
+
+// Level 2 as the device runs it (the agent's LocalDevice), in this process.
+Status measure(const Scenario& s, Clock& clock, CountersRecording& out, RunProgress* progress = nullptr) {
+  LocalDevice device(clock);
+  Result<CountersRecording> r = device.measure_counters(s.workload, *s.counters, {}, progress);
+  if (!r) return r.error();
+  out = std::move(*r);
+  return ok();
+}
 
 const CounterReading* find(const std::vector<CounterReading>& rs, const std::string& name) {
   for (const CounterReading& r : rs)
@@ -147,9 +155,8 @@ TEST_F(FakeSysfs, AcquireRunsTheWorkloadBetweenTheReadings) {
     }
   });
   MonotonicClock clock;
-  std::stop_source stop;
   CountersRecording rec;
-  Status st = acquire_counters({s, clock, stop.get_token(), {}}, rec);
+  Status st = measure(s, clock, rec);
   running = false;
   device.join();
   ASSERT_TRUE(st) << st.error().message;
@@ -181,12 +188,9 @@ TEST_F(FakeSysfs, TheCountedIterationsAreReportedAsOneStepAtABoundedRate) {
                                       (dir_ / "scenario.toml").string());
   ASSERT_TRUE(s) << s.error().message;
   FakeClock clock(1'000'000);  // a millisecond a reading: one per iteration
-  std::stop_source stop;
   RecordedProgress progress;
-  AcquireContext ctx{*s, clock, stop.get_token(), {}};
-  ctx.progress = &progress;
   CountersRecording rec;
-  ASSERT_TRUE(acquire_counters(ctx, rec));
+  ASSERT_TRUE(measure(*s, clock, rec, &progress));
   std::vector<std::int64_t> done;
   for (const ProgressEvent& e : progress.events) {
     EXPECT_EQ(e.kind, ProgressEvent::Kind::step);
@@ -204,9 +208,8 @@ TEST_F(FakeSysfs, TheCountedIterationsAreReportedAsOneStepAtABoundedRate) {
 TEST_F(FakeSysfs, AFailingWorkloadAbortsTheLevel) {
   Scenario s = scenario({"sh", "-c", "echo broken >&2; exit 4"}, 2);
   MonotonicClock clock;
-  std::stop_source stop;
   CountersRecording rec;
-  Status st = acquire_counters({s, clock, stop.get_token(), {}}, rec);
+  Status st = measure(s, clock, rec);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "workload sh exit status 4; last output: broken\n");
   EXPECT_EQ(st.error().code, ExitCode::infrastructure);
@@ -231,9 +234,8 @@ TEST_F(FakeSysfs, AVendorToolGroupReadsAroundTheWorkload) {
   Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
   ASSERT_TRUE(s) << s.error().message;
   MonotonicClock clock;
-  std::stop_source stop;
   CountersRecording rec;
-  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token(), {}}, rec));
+  ASSERT_TRUE(measure(*s, clock, rec));
   ASSERT_EQ(rec.readings.size(), 2u);
   EXPECT_EQ(rec.readings[1].name, "MEM_STALL_CYCLES");
   EXPECT_EQ(rec.readings[1].before, 1000000u);
@@ -257,10 +259,9 @@ TEST_F(FakeSysfs, RecordedReadingsReplayTheSeedsDay6Counters) {
   Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
   ASSERT_TRUE(s) << s.error().message;
   MonotonicClock clock;
-  std::stop_source stop;
   Recording rec;
   rec.counters.emplace();
-  ASSERT_TRUE(acquire_counters({*s, clock, stop.get_token(), {}}, *rec.counters));
+  ASSERT_TRUE(measure(*s, clock, *rec.counters));
   Analysis a = analyse(*s, rec, Provenance::measured);
   ASSERT_TRUE(a.find_metric("counter.mem_stall_ratio")->value);
   EXPECT_DOUBLE_EQ(*a.find_metric("counter.mem_stall_ratio")->value, 412960000.0 / 712000000.0);
@@ -301,9 +302,8 @@ BusyRun run_busy_counter(const std::filesystem::path& dir, std::uint64_t start, 
   EXPECT_TRUE(s) << s.error().message;
   BusyRun run{*s, {}};
   MonotonicClock clock;
-  std::stop_source stop;
   run.recording.counters.emplace();
-  EXPECT_TRUE(acquire_counters({run.scenario, clock, stop.get_token(), {}}, *run.recording.counters));
+  EXPECT_TRUE(measure(run.scenario, clock, *run.recording.counters));
   return run;
 }
 
@@ -476,10 +476,9 @@ TEST(AcquireCounters, TheHostScenarioCountsSoftwareEventsForReal) {
   s->counters->iterations = 3;
   s->counters->windows = 3;
   MonotonicClock clock;
-  std::stop_source stop;
   CountersRecording rec;
   const std::uint64_t t0 = clock.now_ns();
-  Status st = acquire_counters({*s, clock, stop.get_token(), {}}, rec);
+  Status st = measure(*s, clock, rec);
   const double wall_s = static_cast<double>(clock.now_ns() - t0) * 1e-9;
   ASSERT_TRUE(st) << st.error().message;
   Recording full;
@@ -523,12 +522,14 @@ TEST(AcquireCounters, AnAANightOfTheHostScenarioIsNeverRegressed) {
   ASSERT_TRUE(s->reference);
   s->counters->iterations = 200;  // 20 rounds of 10 iterations a side
   MonotonicClock clock;
-  std::stop_source stop;
-  AcquireContext ctx{*s, clock, stop.get_token(), {}};
-  ctx.pairing_seed = 1234;
+  CountersConfig config = *s->counters;
+  config.paired_with = *s->reference;
+  config.paired_with->seed = 1234;
+  LocalDevice device(clock);
+  Result<CountersRecording> measured = device.measure_counters(s->workload, config, {}, nullptr);
+  ASSERT_TRUE(measured) << measured.error().message;
   Recording rec;
-  rec.counters.emplace();
-  ASSERT_TRUE(acquire_counters(ctx, *rec.counters));
+  rec.counters = std::move(*measured);
   EXPECT_EQ(rec.counters->windows, 40);
   Analysis a = analyse(*s, rec, Provenance::measured);
   add_reference_verdicts(s->compare.value_or(CompareConfig{}), a);

@@ -1,4 +1,4 @@
-#include "harness/compare/multiple_testing.h"
+#include "harness/base/multiple_testing.h"
 
 #include <algorithm>
 #include <numeric>
