@@ -11,11 +11,11 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
 
 #include "harness/base/bounded_json.h"
 #include "harness/base/digest.h"
 #include "harness/base/files.h"
+#include "harness/base/toml.h"
 #include "harness/scenario/counters_group.h"
 
 namespace harness {

@@ -57,6 +57,23 @@ TEST(Scenario, BadTomlNamesLineAndColumn) {
             "explicitly prohibited");
 }
 
+// Code points toml++ 3.3 never expected where whitespace may stand (U+00A1..
+// U+0499, U+FB46..U+FEFE) are an error, not its TOML_UNREACHABLE (an abort
+// under UBSan; see harness/base/toml.h).
+TEST(Scenario, NonAsciiWhereWhitespaceMayStandIsAnError) {
+  EXPECT_EQ(error_of("[scenario]\nname = \xc3\xa9\n"),
+            "s.toml:2:8: Error while parsing value: could not determine value type");
+  EXPECT_EQ(error_of("[scenario]\nname = \"t\"\xef\xbc\xa0\n"),
+            "s.toml:2:11: Error while parsing key-value pair: expected a comment or whitespace, saw '\xef\xbc\xa0'");
+  // After a line-ending backslash in a multi-line string the parser skips
+  // whitespace, asking the same question of the next line's first letter.
+  Result<Scenario> s = parse_scenario("[scenario]\nname = \"t\"\ndescription = \"\"\"\\\n  \xd0\x96\"\"\"\n[rig]\n"
+                                      "name = \"r\"\n[workload]\nbuiltin = \"vector_add\"\nelements = 16\n",
+                                      "s.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->description, "\xd0\x96");
+}
+
 TEST(Scenario, UnknownKeySuggestsTheClosest) {
   std::string text = kMinimal;
   text += "[latency]\niterations = 10\nwarmpu = 3\n";

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include <toml++/toml.h>
+#include "harness/base/toml.h"
 
 #include "harness/base/closest_match.h"
 #include "harness/base/result.h"
