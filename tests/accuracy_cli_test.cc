@@ -120,6 +120,18 @@ TEST_F(AccuracyCli, UnpairedLayersAreListed) {
       << r.out;
 }
 
+// A sidecar nested 400,000 deep (issue 29: it crashed `accuracy`) is read by
+// the bounded reader: exit 2 at the bracket past the limit.
+TEST_F(AccuracyCli, ADeeplyNestedSidecarIsExitTwo) {
+  write("ref/a.npy", npy("<f4", "(3,)", floats({1, 2, 3})));
+  write("dev/a.bin", floats({1, 2, 3}));
+  const std::string sidecar =
+      write("dev/a.json", "{\"shape\": " + std::string(400000, '[') + std::string(400000, ']') + "}");
+  CommandResult r = run({"accuracy", ref(), dev()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "harness: error: " + sidecar + ":1:74: JSON nested deeper than 64 levels\n");
+}
+
 TEST_F(AccuracyCli, TruncatedNpyIsExitTwo) {
   std::string whole = npy("<f4", "(4,)", floats({1, 2, 3, 4}));
   write("ref/a.npy", whole);

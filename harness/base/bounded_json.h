@@ -1,7 +1,9 @@
-// JSON read from a file with its limits: size (checked by the caller before
-// reading) and nesting depth, tracked while parsing so that a deeply nested
-// document is refused before it exhausts the stack; and integers read within
-// their type's range.
+// The one JSON reader for everything the harness reads (files, stored
+// recordings, the agent's lines): the document within its limits — size,
+// nesting depth, and the memory its values take once parsed — refused with
+// an error naming the input (and line:column) before the limit is passed,
+// never by recursion into a crash or an allocation that ends the process.
+// And integers read within their type's range.
 #pragma once
 
 #include <cstdint>
@@ -13,13 +15,35 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/base/input_limits.h"
 #include "harness/base/result.h"
 
 namespace harness {
 
-// Parses `text`; `where` names the file in errors: "<where>: not valid JSON
-// (...)", "<where>: JSON nested deeper than <max_depth> levels".
-Result<nlohmann::json> parse_bounded_json(std::string_view text, const std::string& where, int max_depth);
+struct JsonLimits {
+  std::uint64_t bytes = kMaxRecordingBytes;  // the text; the default is the largest document the harness reads
+  int depth = kMaxJsonDepth;                 // arrays and objects inside each other
+  // What the parsed values may take in memory, estimated as they are built
+  // (16 bytes a value, 32 an array element, 96 an object member, plus what
+  // each string, array and object allocates): the element limit, weighted by
+  // what an element costs, so that a million numbers pass where a million
+  // empty objects in as many bytes of text would not.
+  std::uint64_t memory = kMaxJsonMemoryBytes;
+};
+
+// Parses `text`; `where` names the input in errors:
+//   "<where>: 5000000 bytes of JSON is more than the 4194304 allowed"
+//   "<where>:3:17: not valid JSON: syntax error while parsing object key - ..."
+//   "<where>:1:65: JSON nested deeper than 64 levels"
+//   "<where>: JSON values would take more than 268435456 bytes of memory"
+Result<nlohmann::json> parse_bounded_json(std::string_view text, const std::string& where,
+                                          const JsonLimits& limits = {});
+
+// A regular file (read_regular_file: no FIFO, device or symlinked-away
+// surprise, at most limits.bytes), parsed by parse_bounded_json; `what`
+// names it in the size error ("site manifest").
+Result<nlohmann::json> read_bounded_json_file(const std::string& path, const JsonLimits& limits,
+                                              std::string_view what = "JSON file");
 
 // `v` as an integer of type Int. nlohmann's get<Int>() casts whatever number
 // it holds, and a float out of Int's range (5e80 read as a size) is undefined

@@ -256,10 +256,7 @@ Result<LoadedBundle> load_bundle(const std::string& dir_text, const BundleLimits
                                     ec ? ec.message() : std::string("not a directory")));
   }
   fs::path manifest_path = dir / "manifest.json";
-  Result<std::string> manifest_text = read_regular_file(manifest_path.string(), limits.max_manifest_bytes);
-  if (!manifest_text) return manifest_text.error();
-  Result<nlohmann::json> manifest_json =
-      parse_bounded_json(*manifest_text, manifest_path.string(), limits.max_json_depth);
+  Result<nlohmann::json> manifest_json = read_bounded_json_file(manifest_path.string(), limits.manifest, "manifest");
   if (!manifest_json) return manifest_json.error();
   Result<BundleManifest> manifest = manifest_from_json(*manifest_json, manifest_path.string());
   if (!manifest) return manifest.error();
@@ -282,7 +279,7 @@ Result<LoadedBundle> load_bundle(const std::string& dir_text, const BundleLimits
       return Error::input(fmt::format("{}: the manifest lists itself", manifest_path.string()));
     }
     std::uint64_t limit = f.role == "scenario"    ? limits.max_scenario_bytes
-                          : f.role == "recording" ? limits.max_json_bytes
+                          : f.role == "recording" ? limits.recording.bytes
                                                   : limits.max_file_bytes;
     if (f.size > limit) {
       return Error::input(fmt::format("{}: {} bytes is more than the {} allowed", full->string(), f.size, limit));
@@ -305,12 +302,10 @@ Result<LoadedBundle> load_bundle(const std::string& dir_text, const BundleLimits
   if (!scenario) return scenario.error();
   b.scenario_text = *scenario;
   fs::path recording_path = dir / recording_file->path;
-  Result<std::string> recording = read_regular_file(recording_path.string(), limits.max_json_bytes);
-  if (!recording) return recording.error();
-  Result<nlohmann::json> j = parse_bounded_json(*recording, recording_path.string(), limits.max_json_depth);
+  Result<nlohmann::json> j = read_bounded_json_file(recording_path.string(), limits.recording, "recording");
   if (!j) return j.error();
   try {
-    int version = j->value("format_version", 0);
+    const int version = j->contains("format_version") ? json_integer<int>(j->at("format_version")) : 0;
     if (version > Recording::kFormatVersion) {
       return Error::input(fmt::format("{}: recording format version {} is newer than this harness reads ({})",
                                       recording_path.string(), version, Recording::kFormatVersion));

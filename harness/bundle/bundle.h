@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/base/bounded_json.h"
 #include "harness/base/input_limits.h"
 #include "harness/base/result.h"
 #include "harness/levels/recording.h"
@@ -48,10 +49,9 @@ struct BundleManifest {
 // Limits that keep a hostile bundle from exhausting memory or disk; the
 // defaults are the harness's input limits (harness/base/input_limits.h).
 struct BundleLimits {
-  std::uint64_t max_manifest_bytes = kMaxManifestBytes;
-  std::uint64_t max_json_bytes = kMaxRecordingBytes;     // recording.json
+  JsonLimits manifest{.bytes = kMaxManifestBytes};    // manifest.json
+  JsonLimits recording{.bytes = kMaxRecordingBytes};  // recording.json
   std::uint64_t max_scenario_bytes = kMaxScenarioBytes;  // scenario.toml
-  int max_json_depth = kMaxJsonDepth;                    // manifest.json, recording.json
   std::uint64_t max_file_bytes = 64ull << 30;            // a capture
   std::uint64_t max_total_bytes = 128ull << 30;
   std::size_t max_files = 4096;
@@ -85,7 +85,7 @@ struct LoadedBundle {
 // resolved; every listed file a regular file (opened with O_NOFOLLOW and
 // O_NONBLOCK, so a symlink, FIFO or device is refused without blocking, the
 // manifest included) with the manifest's size and sha256; the JSON within
-// its size and depth limits; every file the recording names (the capture)
+// its limits (size, depth, memory: bounded_json.h); every file the recording names (the capture)
 // one of the listed files. Every error names the bundle's path and the rule.
 Result<LoadedBundle> load_bundle(const std::string& dir, const BundleLimits& limits = {});
 

@@ -20,7 +20,7 @@ Result<Recording> stored_recording(const RunRecord& run) {
     return Error::input(fmt::format("run {} has no recording (it never finished acquiring)", run.id));
   }
   Result<nlohmann::json> stored =
-      parse_bounded_json(run.recording_json, fmt::format("run {}'s stored recording", run.id), kMaxJsonDepth);
+      parse_bounded_json(run.recording_json, fmt::format("run {}'s stored recording", run.id));
   if (!stored) return Error::infra(stored.error().message);
   try {
     return stored->get<Recording>();

@@ -77,9 +77,8 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!o->write_expect.empty()) HARNESS_TRY(write_file_atomically(o->write_expect, fingerprint.dump(1) + "\n"));
     std::string difference;
     if (!o->expect.empty()) {
-      Result<std::string> text = read_regular_file(o->expect, kMaxExpectationBytes, "expectation file");
-      if (!text) return text.error();
-      Result<nlohmann::json> expected = parse_bounded_json(*text, o->expect, kMaxJsonDepth);
+      Result<nlohmann::json> expected =
+          read_bounded_json_file(o->expect, {.bytes = kMaxExpectationBytes}, "expectation file");
       if (!expected) return expected.error();
       difference = describe_fingerprint_difference(*expected, fingerprint);
     }

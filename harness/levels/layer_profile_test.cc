@@ -177,7 +177,7 @@ TEST(LayerProfile, BadFilesNameFileAndLine) {
             "bad.json:3:13: not valid JSON: syntax error while parsing value - unexpected '}'; expected '[', '{', or "
             "a literal");
   EXPECT_EQ(error("[{\"layer\": \"a\", \"time_ms\": 1e999}]", "bad.json"),
-            "bad.json: not valid JSON ([json.exception.out_of_range.406] number overflow parsing '1e999')");
+            "bad.json:1:32: not valid JSON: number overflow parsing '1e999'");
   EXPECT_EQ(error("a,b\n1,2\n", "p.txt").substr(0, 50), "p.txt: not a profile format the harness reads: onn");
 }
 

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/bounded_json.h"
 #include "harness/base/files.h"
 #include "harness/store/run_owner.h"
 #include "harness/store/schema.h"
@@ -388,8 +389,10 @@ Result<RunRecord> Store::load_run(std::int64_t id) const {
   r.status = effective_status(*q, 6, 12, r.reason);
   r.started_at = q->text(8);
   r.ended_at = q->text(9);
+  Result<nlohmann::json> context = parse_bounded_json(q->text(10), fmt::format("store {}: run {}'s context", path_, id));
+  if (!context) return Error::infra(context.error().message);
   try {
-    r.context = nlohmann::json::parse(q->text(10)).get<std::map<std::string, std::string>>();
+    r.context = context->get<std::map<std::string, std::string>>();
   } catch (const nlohmann::json::exception& e) {
     return Error::infra(fmt::format("store {}: load run {}: corrupt JSON: {}", path_, id, e.what()));
   }

@@ -1,7 +1,3 @@
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -64,16 +60,14 @@ Result<std::unique_ptr<CounterSource>> make_recorded_source(const CounterSourceS
   for (const CounterSpec& c : counters) keys.push_back(c.key.empty() ? c.name : c.key);
   std::string broken;
   nlohmann::json snapshots = nlohmann::json::array();
-  std::ifstream in(spec.path);
-  if (!in) {
-    broken = fmt::format("cannot read {}: {}", spec.path, std::strerror(errno));
+  Result<nlohmann::json> doc =
+      read_bounded_json_file(spec.path, {.bytes = kMaxCounterSnapshotBytes}, "counter snapshots");
+  if (!doc) {
+    broken = doc.error().message;
+  } else if (!doc->is_object() || !doc->contains("snapshots") || !(*doc)["snapshots"].is_array()) {
+    broken = fmt::format("{}: expected a JSON object with a \"snapshots\" array", spec.path);
   } else {
-    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("snapshots") || !doc["snapshots"].is_array()) {
-      broken = fmt::format("{}: expected a JSON object with a \"snapshots\" array", spec.path);
-    } else {
-      snapshots = doc["snapshots"];
-    }
+    snapshots = std::move((*doc)["snapshots"]);
   }
   return std::unique_ptr<CounterSource>(
       std::make_unique<RecordedSource>(spec.path, std::move(keys), std::move(snapshots), std::move(broken)));

@@ -157,7 +157,12 @@ TEST_F(TempDir, RecordedSourceHandsOutOneSnapshotPerRead) {
   EXPECT_EQ(b[1].unavailable, path("rec.json") + ": snapshot 2: 'L2' is not an unsigned integer");
   EXPECT_EQ((*s)->read()[0].unavailable, path("rec.json") + " holds 2 snapshots; reading 3 has none");
   auto broken = make_recorded_source(source("recorded", path("none.json")), {counter("CYCLES")}, {});
-  EXPECT_EQ((*broken)->read()[0].unavailable, "cannot read " + path("none.json") + ": No such file or directory");
+  EXPECT_EQ((*broken)->read()[0].unavailable,
+            path("none.json") + ": cannot open counter snapshots: No such file or directory");
+  // Read by the bounded reader: nesting past the limit is a reason, not a crash.
+  write("deep.json", "{\"snapshots\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  auto deep = make_recorded_source(source("recorded", path("deep.json")), {counter("CYCLES")}, {});
+  EXPECT_EQ((*deep)->read()[0].unavailable, path("deep.json") + ":1:78: JSON nested deeper than 64 levels");
 }
 
 }  // namespace

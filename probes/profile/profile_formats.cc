@@ -2,7 +2,6 @@
 // by content (never by file name), and its reader.
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -83,16 +82,6 @@ const std::vector<ProfileFormat>& formats() {
   return f;
 }
 
-// nlohmann's "parse error at line 3, column 13: ..." as "path:3:13: ...".
-Error json_error(const Error& e, const std::string& path) {
-  static const std::regex at(R"(at line (\d+), column (\d+): (.*)\)$)");
-  std::smatch m;
-  if (std::regex_search(e.message, m, at)) {
-    return Error::input(fmt::format("{}:{}:{}: not valid JSON: {}", path, m[1].str(), m[2].str(), m[3].str()));
-  }
-  return e;
-}
-
 // Names become metric names (layer.<name>.time): a layer needs one, and a
 // hostile profile's megabyte-long name is refused where it stands.
 constexpr std::size_t kMaxNameBytes = 4096;
@@ -154,8 +143,8 @@ Result<LayerProfile> read_layer_profile(const std::string& text, const std::stri
   const std::size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
   const bool json = first != std::string::npos && (text[first] == '[' || text[first] == '{');
   if ((chosen && chosen->read_json) || (!chosen && json)) {
-    Result<nlohmann::json> doc = parse_bounded_json(text, path, kMaxJsonDepth);
-    if (!doc) return json_error(doc.error(), path);
+    Result<nlohmann::json> doc = parse_bounded_json(text, path, {.bytes = kMaxProfileBytes});
+    if (!doc) return doc.error();
     if (chosen) return checked(read_json_format(*chosen, *doc, text, path, options));
     for (const ProfileFormat& f : formats())
       if (f.json_test && f.json_test(*doc)) return checked(read_json_format(f, *doc, text, path, options));

@@ -352,14 +352,16 @@ Status check_quantization(const Quantization& q, const std::vector<std::uint64_t
 }
 
 Result<std::optional<Quantization>> parse_quantization_json(std::string_view text, const std::string& where) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error::input(where + ": not a JSON object");
-  return quantization_of(j, where);
+  Result<nlohmann::json> j = parse_bounded_json(text, where, {.bytes = kMaxSidecarBytes});
+  if (!j) return j.error();
+  if (!j->is_object()) return Error::input(where + ": not a JSON object");
+  return quantization_of(*j, where);
 }
 
 Result<Sidecar> parse_sidecar(std::string_view text, const std::string& path) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) return Error::input(path + ": not valid JSON");
+  Result<nlohmann::json> parsed = parse_bounded_json(text, path, {.bytes = kMaxSidecarBytes});
+  if (!parsed) return parsed.error();
+  nlohmann::json& j = *parsed;
   if (!j.is_object()) return Error::input(path + ": a tensor sidecar must be a JSON object");
   static const std::set<std::string> kKeys = {"name", "data", "shape", "dtype", "byte_order", "scale", "zero_point",
                                               "axis"};
@@ -521,7 +523,7 @@ Result<TensorInfo> npy_file(const std::string& path) {
 // A sidecar and its data file: a raw file needs shape and dtype; an .npy
 // file takes them from its header (the sidecar's, if given, must agree).
 Result<TensorInfo> sidecar_tensor(const std::string& sidecar_path) {
-  Result<std::string> text = slurp(sidecar_path, 1 << 20);
+  Result<std::string> text = slurp(sidecar_path, kMaxSidecarBytes);
   if (!text) return text.error();
   Result<Sidecar> sc = parse_sidecar(*text, sidecar_path);
   if (!sc) return sc.error();
@@ -570,10 +572,12 @@ Result<std::vector<TensorInfo>> list_npz(const std::string& path) {
   // Quantization of an archive's entries: an optional "<archive>.json".
   const std::string companion = path + ".json";
   if (fs::exists(companion)) {
-    Result<std::string> text = slurp(companion, 1 << 20);
+    Result<std::string> text = slurp(companion, kMaxSidecarBytes);
     if (!text) return text.error();
-    nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
+    Result<nlohmann::json> parsed = parse_bounded_json(*text, companion, {.bytes = kMaxSidecarBytes});
+    if (!parsed) return parsed.error();
+    const nlohmann::json& j = *parsed;
+    if (!j.is_object())
       return Error::input(companion + ": expected a JSON object {\"layer\": {\"scale\": ..}, ...}");
     for (auto it = j.begin(); it != j.end(); ++it) {
       auto t = std::find_if(list->begin(), list->end(), [&](const TensorInfo& x) { return x.name == it.key(); });

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/bounded_json.h"
 #include "probes/kernels.h"
 #include "probes/process.h"
 #include "probes/workload/timed_spawn.h"
@@ -174,10 +175,11 @@ class StreamRunner final : public WorkloadRunner {
     } else {
       // Log lines and other JSON objects pass by; the field, when present,
       // must hold a number.
-      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object() || !j.contains(report_.json_field)) return;
-      if (j[report_.json_field].is_number()) {
-        value = j[report_.json_field].get<double>();
+      Result<nlohmann::json> parsed = parse_bounded_json(line, name_, {.bytes = kMaxWorkloadLineBytes});
+      if (!parsed || !parsed->is_object() || !parsed->contains(report_.json_field)) return;
+      const nlohmann::json& field = (*parsed)[report_.json_field];
+      if (field.is_number()) {
+        value = field.get<double>();
       } else {
         bad = true;
       }

@@ -53,9 +53,7 @@ Result<std::optional<Manifest>> read_manifest(const fs::path& dir) {
     }
     return std::optional<Manifest>{};
   }
-  Result<std::string> text = read_regular_file(path.string(), kMaxSiteManifestBytes, "publish manifest");
-  if (!text) return text.error();
-  Result<nlohmann::json> j = parse_bounded_json(*text, path.string(), kMaxJsonDepth);
+  Result<nlohmann::json> j = read_bounded_json_file(path.string(), {.bytes = kMaxSiteManifestBytes}, "publish manifest");
   if (!j) return j.error();
   auto bad = [&](const std::string& why) {
     return Error::input(fmt::format("{}: not a publish manifest: {}", path.string(), why));
