@@ -59,38 +59,51 @@ struct Fd {
 
 }  // namespace
 
-Status write_file_atomically(const std::string& path, std::string_view text, Flush flush) {
-  std::filesystem::path target(path);
-  std::filesystem::path dir = target.parent_path();
-  if (dir.empty()) dir = ".";
+Status write_file_atomically_at(int dir_fd, const std::string& name, std::string_view text, Flush flush,
+                                const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().empty()
+                              ? std::string(".")
+                              : std::filesystem::path(path).parent_path().string();
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+    return Error::infra(fmt::format("{}: not a file name in {}", path, dir));
+  }
   Fd tmp;
-  std::string tmp_path;
+  std::string tmp_name;
   for (int attempt = 0; attempt < 16 && tmp.fd < 0; ++attempt) {
-    tmp_path = (dir / fmt::format(".{}.{}.tmp", target.filename().string(), random_suffix())).string();
-    tmp.fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    tmp_name = fmt::format(".{}.{}.tmp", name, random_suffix());
+    tmp.fd = ::openat(dir_fd, tmp_name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (tmp.fd < 0 && errno != EEXIST) {
-      return Error::infra(fmt::format("{}: cannot create a temporary file in {}: {}", path, dir.string(),
-                                      os_error(errno)));
+      return Error::infra(fmt::format("{}: cannot create a temporary file in {}: {}", path, dir, os_error(errno)));
     }
   }
   if (tmp.fd < 0) {
     return Error::infra(fmt::format("{}: cannot create a temporary file in {}: {} (16 random names all taken)", path,
-                                    dir.string(), os_error(EEXIST)));
+                                    dir, os_error(EEXIST)));
   }
   Status written = write_all(tmp.fd, text, path);
   if (written && flush == Flush::each && ::fsync(tmp.fd) != 0) written = Error::infra(fmt::format("{}: fsync failed: {}", path, os_error(errno)));
   if (!written) {
-    ::unlink(tmp_path.c_str());
+    ::unlinkat(dir_fd, tmp_name.c_str(), 0);
     return written;
   }
   ::close(tmp.fd);
   tmp.fd = -1;
-  if (std::rename(tmp_path.c_str(), path.c_str()) != 0) {
+  if (::renameat(dir_fd, tmp_name.c_str(), dir_fd, name.c_str()) != 0) {
     int e = errno;
-    ::unlink(tmp_path.c_str());
+    ::unlinkat(dir_fd, tmp_name.c_str(), 0);
     return Error::infra(fmt::format("{}: cannot write: {}", path, os_error(e)));
   }
   return ok();
+}
+
+Status write_file_atomically(const std::string& path, std::string_view text, Flush flush) {
+  std::filesystem::path target(path);
+  const std::string dir = target.parent_path().empty() ? std::string(".") : target.parent_path().string();
+  Fd folder{::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)};
+  if (folder.fd < 0) {
+    return Error::infra(fmt::format("{}: cannot create a temporary file in {}: {}", path, dir, os_error(errno)));
+  }
+  return write_file_atomically_at(folder.fd, target.filename().string(), text, flush, path);
 }
 
 Status sync_filesystem(const std::string& path) {

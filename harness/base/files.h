@@ -25,6 +25,13 @@ namespace harness {
 enum class Flush { each, deferred };
 Status write_file_atomically(const std::string& path, std::string_view text, Flush flush = Flush::each);
 
+// write_file_atomically of the file `name` (no '/') in the folder open as
+// `dir_fd`: a caller that holds its folders open (publish) writes inside
+// them whatever their paths have been replaced with since. `path` names the
+// file in errors.
+Status write_file_atomically_at(int dir_fd, const std::string& name, std::string_view text, Flush flush,
+                                const std::string& path);
+
 // syncfs(2) of the filesystem that holds `path`: everything written there
 // reaches the disk. The error names `path` and the OS error.
 Status sync_filesystem(const std::string& path);

@@ -15,6 +15,7 @@
 #include "harness/base/input_limits.h"
 #include "reports/html.h"
 #include "reports/publish/series_cache.h"
+#include "reports/publish/site_folder.h"
 #include "reports/publish/site_pages.h"
 
 namespace harness {
@@ -85,12 +86,6 @@ bool own_name(const std::string& p) {
   return p.find('/') == std::string::npos || p.rfind("metrics/", 0) == 0 || p.rfind("runs/", 0) == 0;
 }
 
-bool regular_file_of_size(const fs::path& path, std::uint64_t bytes) {
-  std::error_code ec;
-  fs::file_status st = fs::symlink_status(path, ec);
-  if (ec || st.type() != fs::file_type::regular) return false;
-  return fs::file_size(path, ec) == bytes && !ec;
-}
 
 // Everything the site is made of, in one digest: the harness that renders
 // it, the filters, every run's state (a stored run's metrics and verdicts do
@@ -124,58 +119,62 @@ std::optional<std::string> read_series_cache(const fs::path& path, std::vector<s
   return std::move(*bytes);
 }
 
-bool every_file_in_place(const fs::path& dir, const Manifest& m) {
+bool every_file_in_place(const SiteFolder& site, const Manifest& m) {
   for (const auto& [rel, v] : m.pages)
-    if (!regular_file_of_size(dir / rel, v.second)) return false;
-  std::error_code ec;
+    if (site.regular_file_size(rel) != v.second) return false;
   for (const auto& [rel, state] : m.reports)
-    if (fs::symlink_status(dir / rel, ec).type() != fs::file_type::regular) return false;
+    if (!site.regular_file_size(rel)) return false;
   return true;
 }
 
-// The site's folders, made when the first file is written (a store that
-// fails to read leaves no folder behind, which the next publish would refuse
-// as someone else's).
-Status make_site_folders(const fs::path& dir) {
-  for (const fs::path& sub : {dir, dir / "metrics", dir / "runs"}) {
-    std::error_code ec;
-    fs::create_directories(sub, ec);
-    if (ec) return Error::infra(fmt::format("{}: cannot create the folder: {}", sub.string(), ec.message()));
+// The site's folders, made and opened when the first file is written (a
+// store that fails to read leaves no folder behind, which the next publish
+// would refuse as someone else's).
+class SiteWriter {
+ public:
+  explicit SiteWriter(std::string dir) : dir_(std::move(dir)) {}
+  Status write(const std::string& rel, std::string_view text, Flush flush) {
+    if (!folder_) {
+      Result<SiteFolder> opened = SiteFolder::open(dir_, /*create=*/true);
+      if (!opened) return opened.error();
+      folder_.emplace(std::move(*opened));
+    }
+    return folder_->write(rel, text, flush);
   }
-  return ok();
-}
+
+ private:
+  std::string dir_;
+  std::optional<SiteFolder> folder_;
+};
 
 // Renders and writes each run report load_site hands over: those of a new
 // run, or of one whose state changed since the manifest, or whose file is
 // gone.
 class ReportWriter final : public RunReports {
  public:
-  ReportWriter(const fs::path& dir, const std::optional<Manifest>& old, PublishSummary& sum)
-      : dir_(dir), old_(old), sum_(sum) {}
+  ReportWriter(SiteWriter& site, const std::optional<SiteFolder>& existing, const std::optional<Manifest>& old,
+               PublishSummary& sum)
+      : site_(site), existing_(existing), old_(old), sum_(sum) {}
   bool wanted(const RunSummary& r) override {
     if (!old_) return true;
     const std::string rel = run_report_path(r.id);
     auto it = old_->reports.find(rel);
-    std::error_code ec;
-    return it == old_->reports.end() || it->second != run_state(r) ||
-           fs::symlink_status(dir_ / rel, ec).type() != fs::file_type::regular;
+    return it == old_->reports.end() || it->second != run_state(r) || !existing_->regular_file_size(rel);
   }
   Status report(RunRecord run) override {
-    if (!folders_made_) HARNESS_TRY(make_site_folders(dir_));
-    folders_made_ = true;
     ReportInput input;
     const std::string rel = run_report_path(run.id);
     input.run = std::move(run);
-    HARNESS_TRY(write_file_atomically((dir_ / rel).string(), render_html(input), Flush::deferred));
+    HARNESS_TRY(site_.write(rel, render_html(input), Flush::deferred));
     ++sum_.reports_written;
     return ok();
   }
 
  private:
-  const fs::path& dir_;
+  SiteWriter& site_;
+  const std::optional<SiteFolder>& existing_;
   const std::optional<Manifest>& old_;
   PublishSummary& sum_;
-  bool folders_made_ = false;
 };
 
 }  // namespace
@@ -184,10 +183,18 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
   const fs::path dir(dir_text);
   Result<std::optional<Manifest>> old = read_manifest(dir);
   if (!old) return old.error();
+  // The folder as an earlier publish left it (it has a manifest): a
+  // subfolder replaced by a symlink is refused here, before the store is read.
+  std::optional<SiteFolder> existing;
+  if (*old) {
+    Result<SiteFolder> opened = SiteFolder::open(dir_text, /*create=*/false);
+    if (!opened) return opened.error();
+    existing.emplace(std::move(*opened));
+  }
   Result<StoreListing> listing = read_store_listing(store);
   if (!listing) return listing.error();
   const std::string inputs = input_digest(*listing, filters);
-  if (*old && (*old)->inputs == inputs && every_file_in_place(dir, **old)) {
+  if (*old && (*old)->inputs == inputs && every_file_in_place(*existing, **old)) {
     PublishSummary same;
     same.pages_unchanged = (*old)->pages.size();
     same.reports_unchanged = (*old)->reports.size();
@@ -200,7 +207,8 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
   PublishSummary sum;
   // Run reports first (load_site hands them over as it loads them): the
   // pages link them.
-  ReportWriter reports(dir, *old, sum);
+  SiteWriter site_writer(dir_text);
+  ReportWriter reports(site_writer, existing, *old, sum);
   // A cache is read only from a folder this module wrote (it has a manifest).
   const fs::path cache_path = dir / kSeriesCacheName;
   std::optional<std::string> cache = *old ? read_series_cache(cache_path, sum.notes) : std::nullopt;
@@ -210,7 +218,6 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
   if (loaded->cache_note) sum.notes.push_back(*loaded->cache_note);
   sum.from_series_cache = loaded->from_cache;
   const SiteData* site = &loaded->site;
-  HARNESS_TRY(make_site_folders(dir));
 
   Manifest now;
   sum.metrics = site->metrics.size();
@@ -227,12 +234,12 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
     if (*old) {
       auto it = (*old)->pages.find(rel);
       if (it != (*old)->pages.end() && it->second.first == digest && it->second.second == text.size() &&
-          regular_file_of_size(dir / rel, text.size())) {
+          existing->regular_file_size(rel) == text.size()) {
         ++sum.pages_unchanged;
         return ok();
       }
     }
-    HARNESS_TRY(write_file_atomically((dir / rel).string(), text, Flush::deferred));
+    HARNESS_TRY(site_writer.write(rel, text, Flush::deferred));
     ++sum.pages_written;
     return ok();
   };
@@ -249,20 +256,16 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
     for (const auto& [rel, v] : (*old)->reports)
       if (!now.reports.count(rel)) gone.insert(rel);
     for (const std::string& rel : gone) {
-      if (!own_name(rel)) continue;
-      std::error_code ec;
-      if (fs::symlink_status(dir / rel, ec).type() != fs::file_type::regular) continue;
-      if (fs::remove(dir / rel, ec)) ++sum.removed;
+      if (own_name(rel) && existing->remove_regular_file(rel)) ++sum.removed;
     }
   }
 
   // The values read, for the next publish (before the flush: the manifest
   // that makes the folder ours is written after it).
   if (loaded->series_cache.size() <= kMaxSeriesCacheBytes) {
-    HARNESS_TRY(write_file_atomically(cache_path.string(), loaded->series_cache, Flush::deferred));
+    HARNESS_TRY(site_writer.write(kSeriesCacheName, loaded->series_cache, Flush::deferred));
   } else {
-    std::error_code ec;
-    fs::remove(cache_path, ec);
+    if (existing) existing->remove_regular_file(kSeriesCacheName);
     sum.notes.push_back(fmt::format("{}: not written: {} bytes, over the limit of {}; the next publish reads every "
                                     "metric value from the store",
                                     cache_path.string(), loaded->series_cache.size(), kMaxSeriesCacheBytes));
@@ -275,7 +278,7 @@ Result<PublishSummary> publish_site(const Store& store, const std::string& dir_t
                       {"pages", nlohmann::json::object()}, {"reports", nlohmann::json::object()}};
   for (const auto& [rel, v] : now.pages) j["pages"][rel] = {{"sha256", v.first}, {"bytes", v.second}};
   for (const auto& [rel, state] : now.reports) j["reports"][rel] = state;
-  HARNESS_TRY(write_file_atomically((dir / kSiteManifestName).string(), j.dump(1) + "\n"));
+  HARNESS_TRY(site_writer.write(kSiteManifestName, j.dump(1) + "\n", Flush::each));
   return sum;
 }
 

@@ -8,6 +8,9 @@
 // a page whose text is unchanged is not written again, a run report whose run
 // is unchanged is not rendered again, and a file an earlier publish wrote that
 // is no longer part of the site is removed (nothing else in DIR is touched).
+// Publish stays inside DIR: it holds DIR and its subfolders open as folders
+// (site_folder.h), refuses a subfolder that is a symlink (exit 2), and
+// removes only regular files named by its manifest, inside them.
 // Beside the manifest, the series cache (series_cache.h) keeps the metric
 // values read, so that the next publish reads only the newer runs' values;
 // a cache that does not match the store is treated as absent, with a note.

@@ -402,6 +402,62 @@ TEST_F(Publish, RefusesAFolderItDidNotWriteAndABadManifest) {
   EXPECT_EQ(s.error().message, (dir_ / "file").string() + ": not a folder");
 }
 
+// Publish stays inside DIR (issue 29): a subfolder an earlier publish made,
+// replaced by a symlink to another folder, is refused before anything is
+// written or removed there, whatever the manifest names.
+TEST_F(Publish, ASymlinkedSubfolderIsRefusedAndNothingOutsideIsWrittenOrRemoved) {
+  const fs::path site = dir_ / "site", elsewhere = dir_ / "elsewhere";
+  ASSERT_TRUE(publish_site(*store_, site.string(), {}));
+  fs::create_directories(elsewhere);
+  std::ofstream(elsewhere / "victim.html") << "keep me\n";
+  for (const char* sub : {"runs", "metrics"}) {
+    fs::rename(site / sub, dir_ / (std::string(sub) + ".real"));
+    fs::create_symlink(elsewhere, site / sub);
+    // A tampered manifest names the victim as a page an earlier publish wrote.
+    std::string manifest = slurp(site / kSiteManifestName);
+    const std::string pages = "\"pages\": {";
+    manifest.replace(manifest.find(pages), pages.size(),
+                     pages + "\"" + sub + "/victim.html\": {\"sha256\": \"00\", \"bytes\": 8},");
+    std::ofstream(site / kSiteManifestName, std::ios::trunc) << manifest;
+    Result<PublishSummary> s = publish_site(*store_, site.string(), {"", "lab-b", ""});
+    ASSERT_FALSE(s) << sub;
+    EXPECT_EQ(s.error().code, ExitCode::bad_input);
+    EXPECT_EQ(s.error().message, (site / sub).string() + ": is a symbolic link, not a folder (publish writes only "
+                                                         "inside its folder and follows no symlink there)");
+    EXPECT_EQ(slurp(elsewhere / "victim.html"), "keep me\n");
+    EXPECT_EQ(std::distance(fs::directory_iterator(elsewhere), fs::directory_iterator()), 1);
+    fs::remove(site / sub);
+    fs::rename(dir_ / (std::string(sub) + ".real"), site / sub);
+  }
+}
+
+// Only regular files the manifest names, inside the site's folders, are
+// removed: not a symlink standing at such a name, nor what it points at,
+// nor a folder, nor a name outside the site's own ("../x", "a/b/c").
+TEST_F(Publish, RemovesOnlyRegularFilesItWroteInsideTheFolder) {
+  const fs::path site = dir_ / "site", elsewhere = dir_ / "elsewhere";
+  ASSERT_TRUE(publish_site(*store_, site.string(), {}));
+  fs::create_directories(elsewhere);
+  std::ofstream(elsewhere / "victim.html") << "keep me\n";
+  std::ofstream(dir_ / "beside.html") << "keep me\n";
+  fs::create_directories(site / "runs" / "sub");
+  fs::create_symlink(elsewhere / "victim.html", site / "runs" / "link.html");
+  std::string manifest = slurp(site / kSiteManifestName);
+  const std::string reports = "\"reports\": {";
+  manifest.replace(manifest.find(reports), reports.size(),
+                   reports + "\"runs/link.html\": \"x\", \"runs/sub\": \"x\", \"../beside.html\": \"x\", "
+                             "\"runs/../../beside.html\": \"x\", \"metrics/../../beside.html\": \"x\", "
+                             "\"runs/sub/x.html\": \"x\", ");
+  std::ofstream(site / kSiteManifestName, std::ios::trunc) << manifest;
+  Result<PublishSummary> s = publish_site(*store_, site.string(), {});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->removed, 0u);
+  EXPECT_TRUE(fs::is_symlink(site / "runs" / "link.html"));
+  EXPECT_TRUE(fs::is_directory(site / "runs" / "sub"));
+  EXPECT_EQ(slurp(elsewhere / "victim.html"), "keep me\n");
+  EXPECT_EQ(slurp(dir_ / "beside.html"), "keep me\n");
+}
+
 TEST_F(Publish, RigAndScenarioNamesAreTextNotMarkup) {
   Result<RunRecord> night = test_support::replayed_night("case-study/day6", "<script>alert(1)</script>", "2026-11-14");
   ASSERT_TRUE(night) << night.error().message;
