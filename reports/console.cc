@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/terminal_text.h"
 #include "harness/base/units.h"
 #include "harness/levels/level_table.h"
 #include "reports/report_model.h"
@@ -25,23 +26,32 @@ std::string Palette::paint(std::string_view text, std::string_view sgr) const {
 
 std::string render_verdict_table(const std::vector<Verdict>& verdicts, const Palette& palette) {
   if (verdicts.empty()) return "verdicts: none (the scenario sets no expectations)\n";
+  // Every field from data is shown escaped (terminal_text.h), and measured so.
+  struct Shown {
+    std::string check, expected, measured, detail;
+  };
+  std::vector<Shown> shown;
   std::size_t w_check = 5, w_expected = 8, w_measured = 8;
   for (const Verdict& v : verdicts) {
-    w_check = std::max(w_check, v.check.size());
-    w_expected = std::max(w_expected, v.expected.size());
-    w_measured = std::max(w_measured, std::min<std::size_t>(v.measured.size(), 60));
+    shown.push_back({terminal_safe(v.check), terminal_safe(v.expected), terminal_safe(v.measured),
+                     terminal_safe_lines(v.detail)});
+    w_check = std::max(w_check, shown.back().check.size());
+    w_expected = std::max(w_expected, shown.back().expected.size());
+    w_measured = std::max(w_measured, std::min<std::size_t>(shown.back().measured.size(), 60));
   }
   std::string out = fmt::format("{:<9} {:<{}} {:<{}} {:<{}} {}\n", "level", "check", w_check, "expected",
                                 w_expected, "measured", w_measured, "result");
-  for (const Verdict& v : verdicts) {
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    const Verdict& v = verdicts[i];
+    const Shown& t = shown[i];
     // The result is the last column: painting it leaves the alignment alone.
     const std::string_view result = verdict_status_name(v.status);
     const std::string painted = v.status == VerdictStatus::pass   ? palette.good(result)
                                 : v.status == VerdictStatus::fail ? palette.bad(result)
                                                                   : palette.warn(result);
-    out += fmt::format("{:<9} {:<{}} {:<{}} {:<{}} {}\n", level_name(v.level), v.check, w_check, v.expected,
-                       w_expected, v.measured, w_measured, painted);
-    if (!v.detail.empty()) out += fmt::format("          {}\n", v.detail);
+    out += fmt::format("{:<9} {:<{}} {:<{}} {:<{}} {}\n", level_name(v.level), t.check, w_check, t.expected,
+                       w_expected, t.measured, w_measured, painted);
+    if (!t.detail.empty()) out += fmt::format("          {}\n", t.detail);
   }
   return out;
 }
@@ -52,7 +62,9 @@ std::string render_run_text(const RunRecord& run) {
 
 std::string render_verdicts_and_hints_text(const RunRecord& run, const Palette& palette) {
   std::string out = render_verdict_table(run.analysis.verdicts, palette);
-  for (const std::string& h : run.analysis.hints) out += "hint: " + h + "\n";
+  // A hint or a reason may span lines (a workload's last output): its line
+  // breaks are kept; a name's are escaped with the rest.
+  for (const std::string& h : run.analysis.hints) out += "hint: " + terminal_safe_lines(h) + "\n";
   return out;
 }
 
@@ -63,7 +75,8 @@ std::string run_line(const RunRecord& run, const Palette& palette) {
   const std::string painted = run.status == RunStatus::passed   ? palette.good(status)
                               : run.status == RunStatus::failed ? palette.bad(status)
                                                                 : palette.warn(status);
-  return fmt::format("run {}  scenario {}  rig {}  {}  {}\n", run.id, run.scenario_name, run.rig, run.origin, painted);
+  return fmt::format("run {}  scenario {}  rig {}  {}  {}\n", run.id, terminal_safe(run.scenario_name),
+                     terminal_safe(run.rig), terminal_safe(run.origin), painted);
 }
 
 bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -199,14 +212,15 @@ std::vector<std::string> headline_lines(const RunRecord& run) {
   std::vector<std::string> lines;
   for (const LevelHeadline& h : level_headlines(run.analysis)) {
     const std::string tag = fmt::format("level {} {}", static_cast<int>(h.level), level_name(h.level));
-    for (std::size_t i = 0; i < h.lines.size(); ++i) lines.push_back(fmt::format("{:<17} {}", i == 0 ? tag : "", h.lines[i]));
+    for (std::size_t i = 0; i < h.lines.size(); ++i)
+      lines.push_back(fmt::format("{:<17} {}", i == 0 ? tag : "", terminal_safe(h.lines[i])));
   }
   return lines;
 }
 
 std::string render_run_summary_text(const RunRecord& run, const Palette& palette) {
   std::string out = run_line(run, palette);
-  if (!run.reason.empty()) out += fmt::format("reason: {}\n", run.reason);
+  if (!run.reason.empty()) out += fmt::format("reason: {}\n", terminal_safe_lines(run.reason));
   out += "\n" + render_verdicts_and_hints_text(run, palette);
   std::vector<std::string> lines = headline_lines(run);
   if (!lines.empty()) {
@@ -218,9 +232,10 @@ std::string render_run_summary_text(const RunRecord& run, const Palette& palette
 
 std::string render_run_details_text(const RunRecord& run) {
   std::string out = run_line(run, Palette{});
-  if (!run.uuid.empty()) out += fmt::format("uuid {}\n", run.uuid);
-  if (!run.reason.empty()) out += fmt::format("reason: {}\n", run.reason);
-  out += fmt::format("started {}  ended {}\n", run.started_at, run.ended_at.empty() ? "-" : run.ended_at);
+  if (!run.uuid.empty()) out += fmt::format("uuid {}\n", terminal_safe(run.uuid));
+  if (!run.reason.empty()) out += fmt::format("reason: {}\n", terminal_safe_lines(run.reason));
+  out += fmt::format("started {}  ended {}\n", terminal_safe(run.started_at),
+                     run.ended_at.empty() ? "-" : terminal_safe(run.ended_at));
   for (const LevelRow* row : levels_in_report_order()) {
     const Level level = row->level;
     std::vector<const Metric*> metrics;
@@ -233,23 +248,26 @@ std::string render_run_details_text(const RunRecord& run) {
     }
     std::size_t w_name = 4, w_value = 5;
     for (const Metric* m : metrics) {
-      w_name = std::max(w_name, m->name.size());
+      w_name = std::max(w_name, terminal_safe(m->name).size());
       // The stability gate's text says what broke: it does not set the column.
-      if (m->value && !has_prefix(m->name, "stability.")) w_value = std::max(w_value, metric_value_text(*m).size());
+      if (m->value && !has_prefix(m->name, "stability."))
+        w_value = std::max(w_value, terminal_safe(metric_value_text(*m)).size());
     }
     for (const Metric* m : metrics) {
+      const std::string name = terminal_safe(m->name), value = terminal_safe(metric_value_text(*m));
       if (m->value) {
-        out += fmt::format("  {:<{}} {:>{}}  {:<8} {}\n", m->name, w_name, metric_value_text(*m), w_value,
-                           provenance_name(m->provenance), m->source);
+        out += fmt::format("  {:<{}} {:>{}}  {:<8} {}\n", name, w_name, value, w_value,
+                           provenance_name(m->provenance), terminal_safe(m->source));
       } else {
-        out += fmt::format("  {:<{}} {}\n", m->name, w_name, metric_value_text(*m));
+        out += fmt::format("  {:<{}} {}\n", name, w_name, value);
       }
     }
     if (std::string unstable = unstable_text(run.analysis, level); !unstable.empty())
       out += fmt::format("  rig {} (its metrics cannot be judged)\n", unstable);
   }
   for (const Artifact& a : run.artifacts) {
-    out += fmt::format("artifact {} {} ({} B, sha256 {})\n", a.name, a.path, a.size, a.sha256);
+    out += fmt::format("artifact {} {} ({} B, sha256 {})\n", terminal_safe(a.name), terminal_safe(a.path), a.size,
+                       terminal_safe(a.sha256));
   }
   return out;
 }
@@ -259,9 +277,10 @@ std::string render_run_list_text(const std::vector<RunSummary>& runs) {
   std::string out = fmt::format("{:>5}  {:<36}  {:<24} {:<16} {:<16} {:<7} {:<8} {:>7} {:>6}  {}\n", "id", "uuid",
                                 "started", "scenario", "rig", "origin", "status", "metrics", "failed", "reason");
   for (const RunSummary& r : runs) {
-    out += fmt::format("{:>5}  {:<36}  {:<24} {:<16} {:<16} {:<7} {:<8} {:>7} {:>6}  {}\n", r.id, r.uuid,
-                       r.started_at, r.scenario_name, r.rig, r.origin, run_status_name(r.status), r.metric_count,
-                       r.verdicts_failed, r.reason);
+    out += fmt::format("{:>5}  {:<36}  {:<24} {:<16} {:<16} {:<7} {:<8} {:>7} {:>6}  {}\n", r.id,
+                       terminal_safe(r.uuid), terminal_safe(r.started_at), terminal_safe(r.scenario_name),
+                       terminal_safe(r.rig), terminal_safe(r.origin), run_status_name(r.status), r.metric_count,
+                       r.verdicts_failed, terminal_safe(r.reason));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // Text for people at a terminal: a run with its metrics and verdicts, and
-// the list of stored runs.
+// the list of stored runs. Every name and text that comes from data is shown
+// through terminal_safe (harness/base/terminal_text.h).
 #pragma once
 
 #include <cstdint>

@@ -81,7 +81,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       out << text.str();
       return 0;
     }
-    err << fmt::format("harness: error: {}\nRun 'harness --help' for usage.\n", e.what());
+    print_text(err, fmt::format("harness: error: {}\nRun 'harness --help' for usage.\n", e.what()));
     return static_cast<int>(ExitCode::bad_input);
   }
 
@@ -96,7 +96,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       r = Error::infra(fmt::format("out of memory while running '{}' (an allocation failed)", sub->get_name()));
     }
     if (!r) {
-      err << "harness: error: " << r.error().message << "\n";
+      print_text(err, "harness: error: " + r.error().message + "\n");
       return static_cast<int>(r.error().code);
     }
     return static_cast<int>(*r);

@@ -39,8 +39,8 @@ Action setup_accuracy(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!c) return c.error();
     AccuracyThresholds t{a->cosine_min, a->psnr_min_db};
     if (global.json) io.out << accuracy_to_json(*c, t).dump(2) << "\n";
-    else if (a->csv) io.out << accuracy_to_csv(*c, t);
-    else io.out << render_accuracy_text(*c, t);
+    else if (a->csv) print_text(io.out, accuracy_to_csv(*c, t));
+    else print_text(io.out, render_accuracy_text(*c, t));
     for (const accuracy::LayerAccuracy& l : c->layers)
       if (!accuracy_layer_failure(l, t).empty()) return ExitCode::failed;
     return ExitCode::ok;

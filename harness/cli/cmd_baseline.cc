@@ -144,10 +144,10 @@ Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
         for (const auto& [run, why] : chosen.skipped) j["skipped"].push_back({{"run", run}, {"why", why}});
         io.out << j.dump(2) << "\n";
       } else {
-        io.out << fmt::format("baseline '{}' of scenario '{}' on rig '{}' is now {}{}\n", b->name,
-                              b->scenario_name, b->rig, runs_text(*b),
-                              *previous ? fmt::format(" (was run {})", **previous) : "");
-        for (const auto& [run, why] : chosen.skipped) io.out << fmt::format("  skipped run {}: {}\n", run, why);
+        print_text(io.out, fmt::format("baseline '{}' of scenario '{}' on rig '{}' is now {}{}\n", b->name,
+                                       b->scenario_name, b->rig, runs_text(*b),
+                                       *previous ? fmt::format(" (was run {})", **previous) : ""));
+        for (const auto& [run, why] : chosen.skipped) print_text(io.out, fmt::format("  skipped run {}: {}\n", run, why));
         if (o->last > 0 && static_cast<int>(runs.size()) < o->last) {
           io.out << fmt::format("  only {} good nights of the {} asked for among the runs before it\n", runs.size(),
                                 o->last);
@@ -169,10 +169,10 @@ Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
                       .dump(2)
                << "\n";
       } else {
-        io.out << fmt::format(
-            "'{}' acknowledged against baseline '{}' of scenario '{}' on rig '{}' (run {}) by {}: {}; it holds "
-            "until the baseline is set anew\n",
-            a.metric, a.baseline, a.scenario_name, a.rig, a.baseline_run, a.by, a.reason);
+        print_text(io.out, fmt::format("'{}' acknowledged against baseline '{}' of scenario '{}' on rig '{}' (run {}) "
+                                       "by {}: {}; it holds until the baseline is set anew\n",
+                                       a.metric, a.baseline, a.scenario_name, a.rig, a.baseline_run, a.by,
+                                       a.reason));
       }
       return ExitCode::ok;
     }
@@ -202,7 +202,7 @@ Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
         }
       }
       if (global.json) io.out << j.dump(2) << "\n";
-      else io.out << text;
+      else print_text(io.out, text);
       return ExitCode::ok;
     }
     Result<std::vector<Baseline>> all = store->list_baselines();
@@ -212,7 +212,7 @@ Action setup_baseline(CLI::App& app, const GlobalOptions& global, Io io) {
       for (const Baseline& b : *all) j.push_back(baseline_to_json(b));
       io.out << j.dump(2) << "\n";
     } else {
-      io.out << render_baselines(*all);
+      print_text(io.out, render_baselines(*all));
     }
     return ExitCode::ok;
   };

@@ -90,11 +90,11 @@ Result<ExitCode> info(const CaptureArgs& a, const GlobalOptions& g, Io io) {
     io.out << j.dump(2) << "\n";
     return ExitCode::ok;
   }
-  io.out << fmt::format("file:        {}\nformat:      {}\nchannels:    {} ({})\nsample rate: {}\nsamples:     {}\n"
+  print_text(io.out, fmt::format("file:        {}\nformat:      {}\nchannels:    {} ({})\nsample rate: {}\nsamples:     {}\n"
                         "duration:    {}\n",
                         a.input, h.format, h.channels.size(), fmt::join(h.channels, ", "),
-                        samplerate_text(h.samplerate), summary.sample_count(), format_quantity(duration, "s"));
-  if (!unknown.empty()) io.out << "x/z samples: " << unknown_text(unknown) << "\n";
+                        samplerate_text(h.samplerate), summary.sample_count(), format_quantity(duration, "s")));
+  if (!unknown.empty()) print_text(io.out, "x/z samples: " + unknown_text(unknown) + "\n");
   return ExitCode::ok;
 }
 
@@ -346,47 +346,47 @@ Result<ExitCode> decode(const CaptureArgs& a, const GlobalOptions& g, Io io) {
     io.out << j.dump(2) << "\n";
     return ExitCode::ok;
   }
-  io.out << fmt::format("capture:      {} ({})\n", a.input, timing->format);
-  io.out << fmt::format("clock:        {} ({} cycles, {} clock stops)\n",
+  print_text(io.out, fmt::format("capture:      {} ({})\n", a.input, timing->format));
+  print_text(io.out, fmt::format("clock:        {} ({} cycles, {} clock stops)\n",
                         timing->tck > 0 ? format_quantity(1 / timing->tck, "Hz") : "unknown", timing->cycles,
-                        timing->clock_stops.size());
+                        timing->clock_stops.size()));
   std::string counts;
   for (const auto& [label, n] : s.command_counts) counts += fmt::format(" {}={}", label, n);
-  io.out << fmt::format("commands:    {}\n", counts);
+  print_text(io.out, fmt::format("commands:    {}\n", counts));
   for (const std::string& group : cov.ambiguous_names)
-    io.out << fmt::format("not told apart: {} ({} not probed): counted as UNKNOWN\n", group,
-                          cov.unprobed_command_pins());
-  for (const auto& [field, why] : unknown_fields) io.out << fmt::format("unknown:      {} ({})\n", field, why);
-  io.out << fmt::format("reads/writes: {} / {}, {}\n", figure(Figure::reads, std::to_string(s.reads)),
+    print_text(io.out, fmt::format("not told apart: {} ({} not probed): counted as UNKNOWN\n", group,
+                          cov.unprobed_command_pins()));
+  for (const auto& [field, why] : unknown_fields) print_text(io.out, fmt::format("unknown:      {} ({})\n", field, why));
+  print_text(io.out, fmt::format("reads/writes: {} / {}, {}\n", figure(Figure::reads, std::to_string(s.reads)),
                         figure(Figure::writes, std::to_string(s.writes)),
-                        figure(Figure::bytes, format_quantity(static_cast<double>(s.bytes()), "B") + " moved"));
+                        figure(Figure::bytes, format_quantity(static_cast<double>(s.bytes()), "B") + " moved")));
   std::string hist;
   for (const auto& [bytes, n] : s.transaction_bytes) hist += fmt::format(" {}B:{}", bytes, n);
-  io.out << fmt::format("transactions: {}\n",
+  print_text(io.out, fmt::format("transactions: {}\n",
                         figure(Figure::transactions,
                                fmt::format("{} (bytes:count{}), mode {}", s.transactions, hist,
-                                           s.burst_bytes_mode ? std::to_string(*s.burst_bytes_mode) + " B" : "none")));
-  io.out << fmt::format("read to read: {}\n",
+                                           s.burst_bytes_mode ? std::to_string(*s.burst_bytes_mode) + " B" : "none"))));
+  print_text(io.out, fmt::format("read to read: {}\n",
                         figure(Figure::read_intervals,
                                fmt::format("p50 {} ns ({} tCK), p95 {} ns", p(s.read_interval_ps, 50, 1e-3),
-                                           p(s.read_interval_cycles, 50, 1), p(s.read_interval_ps, 95, 1e-3))));
+                                           p(s.read_interval_cycles, 50, 1), p(s.read_interval_ps, 95, 1e-3)))));
   const std::string ratio = fmt::format("{:.1f} % (from {})", 100 * s.dq_active_ratio,
                                         s.dq_from_dqs ? "DQS toggles" : "command timing");
-  io.out << fmt::format("DQ active:    {}\n", s.dq_from_dqs ? ratio : figure(Figure::command_activity, ratio));
+  print_text(io.out, fmt::format("DQ active:    {}\n", s.dq_from_dqs ? ratio : figure(Figure::command_activity, ratio)));
   if (s.dq_active_ratio_dqs)
-    io.out << fmt::format("              DQS envelopes {:.2f} %{}, command timing {}\n", 100 * *s.dq_active_ratio_dqs,
+    print_text(io.out, fmt::format("              DQS envelopes {:.2f} %{}, command timing {}\n", 100 * *s.dq_active_ratio_dqs,
                           timing->dqs_preamble_cycles
                               ? fmt::format(" ({} preamble cycles left out)", timing->dqs_preamble_cycles)
                               : "",
-                          figure(Figure::command_activity, fmt::format("{:.2f} %", 100 * s.dq_active_ratio_commands)));
-  io.out << fmt::format("row buffer:   {}; refreshes {}\n",
+                          figure(Figure::command_activity, fmt::format("{:.2f} %", 100 * s.dq_active_ratio_commands))));
+  print_text(io.out, fmt::format("row buffer:   {}; refreshes {}\n",
                         figure(Figure::row_buffer, fmt::format("{} hits, {} misses, {} conflicts, {} unknown",
                                                                s.row_hits, s.row_misses, s.row_conflicts,
                                                                s.row_unknown)),
-                        figure(Figure::refreshes, std::to_string(s.refreshes)));
+                        figure(Figure::refreshes, std::to_string(s.refreshes))));
   // Samples the file gave as x/z (or Saleae X) on the decoded channels: they
   // held the last known level (readers.h).
-  if (!timing->unknown_samples.empty()) io.out << "x/z samples:  " << unknown_text(timing->unknown_samples) << "\n";
+  if (!timing->unknown_samples.empty()) print_text(io.out, "x/z samples:  " + unknown_text(timing->unknown_samples) + "\n");
   return ExitCode::ok;
 }
 

@@ -70,14 +70,15 @@ Action setup_compare(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!o->junit.empty()) HARNESS_TRY(write_file(o->junit, render_compare_junit(report)));
     if (!o->markdown.empty()) HARNESS_TRY(write_file(o->markdown, render_compare_markdown(report)));
     if (global.json) io.out << compare_to_json(report).dump(2) << "\n";
-    else io.out << render_compare_text(report);
-    if (o->lava) io.out << render_compare_lava(report);
+    else print_text(io.out, render_compare_text(report));
+    if (o->lava) print_text(io.out, render_compare_lava(report));
     // Printed first: a notifier that fails or hangs changes nothing of it.
     Result<std::optional<NotifyConfig>> notify_config = notify_config_for(
         notify->target, notify->cannot_tell, compared->current.scenario_text, compared->current.scenario_path);
-    if (!notify_config) io.err << "harness: notify: " << notify_config.error().message << "\n";
+    if (!notify_config) print_text(io.err, "harness: notify: " + notify_config.error().message + "\n");
     else if (*notify_config)
-      if (auto said = notify_if_asked(**notify_config, comparison_notification(report))) io.err << "harness: " << *said << "\n";
+      if (auto said = notify_if_asked(**notify_config, comparison_notification(report)))
+        print_text(io.err, "harness: " + *said + "\n");
     if (report.regressed()) return ExitCode::failed;
     return o->fail_on_unknown && report.undecided() ? ExitCode::failed : ExitCode::ok;
   };

@@ -56,7 +56,7 @@ Status export_trace(const RunRecord& run, const Recording& recording, const std:
   if (!out) return Error::infra(fmt::format("{}: writing the trace failed: {}", path, std::strerror(errno)));
   io.out << fmt::format("run {}: {} iteration slices written to {} (Chrome trace JSON: Perfetto, chrome://tracing)\n",
                         run.id, trace.iteration_slices, path);
-  for (const std::string& note : trace.notes) io.out << "note: " << note << '\n';
+  for (const std::string& note : trace.notes) print_text(io.out, "note: " + note + "\n");
   return ok();
 }
 

@@ -263,8 +263,8 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
     }
     table.push_back('\n');
   }
-  io.out << out;
-  io.out.write(table.data(), static_cast<std::streamsize>(table.size()));
+  print_text(io.out, out);
+  print_text(io.out, std::string_view(table.data(), table.size()));
   out.clear();
   if (o.changes) {
     out += fmt::format("\n{} level shift{} found; method: {}\n", shifts.size(), shifts.size() == 1 ? "" : "s",
@@ -333,7 +333,7 @@ Result<ExitCode> all_metrics(const Store& store, const HistoryOptions& o, const 
   }
   if (o.changes) out += fmt::format("\nmethod: {}\n", kChangeMethod);
   out += "show one metric across runs with --metric NAME\n";
-  io.out << out;
+  print_text(io.out, out);
   return ExitCode::ok;
 }
 
@@ -363,8 +363,8 @@ Result<ExitCode> regression_table(const Store& store, const HistoryOptions& o, c
   std::vector<RegressionTable> tables =
       build_regression_tables(*spec, rows, o.limit > 0 ? static_cast<std::size_t>(o.limit) : 7);
   if (global.json) io.out << regression_tables_to_json(tables).dump(2) << "\n";
-  else if (o.markdown) io.out << render_regression_tables_markdown(tables);
-  else io.out << render_regression_tables_text(tables);
+  else if (o.markdown) print_text(io.out, render_regression_tables_markdown(tables));
+  else print_text(io.out, render_regression_tables_text(tables));
   return ExitCode::ok;
 }
 

@@ -25,7 +25,7 @@ Action setup_publish(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!store) return store.error();
     Result<PublishSummary> s = publish_site(*store, o->dir, o->filters);
     if (!s) return s.error();
-    for (const std::string& note : s->notes) io.err << "note: " << note << "\n";
+    for (const std::string& note : s->notes) print_text(io.err, "note: " + note + "\n");
     if (global.json) {
       io.out << nlohmann::json{{"dir", o->dir},
                                {"runs", s->runs},
@@ -42,7 +42,7 @@ Action setup_publish(CLI::App& app, const GlobalOptions& global, Io io) {
                     .dump(2)
              << "\n";
     } else {
-      io.out << publish_summary_text(*s, o->dir);
+      print_text(io.out, publish_summary_text(*s, o->dir));
     }
     return ExitCode::ok;
   };

@@ -96,7 +96,7 @@ Action setup_replay(CLI::App& app, const GlobalOptions& global, Io io) {
       }
     }
     if (!difference.empty()) {
-      io.err << fmt::format("harness: replay differs from {}:\n{}", o->expect, difference);
+      print_text(io.err, fmt::format("harness: replay differs from {}:\n{}", o->expect, difference));
       return ExitCode::failed;
     }
     if (run->status == RunStatus::aborted) return ExitCode::infrastructure;

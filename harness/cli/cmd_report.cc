@@ -80,7 +80,7 @@ Action setup_report(CLI::App& app, const GlobalOptions& global, Io io) {
 
     std::string text = render_report(input, *format);
     if (o->output == "-") {
-      io.out << text;
+      print_text(io.out, text);
     } else {
       HARNESS_TRY(write_report_file(o->output, text));
       io.err << fmt::format("harness: wrote {}\n", o->output);

@@ -87,19 +87,23 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
                                  : nlohmann::json{{"unavailable", stability.error().message}};
       io.out << j.dump(2) << "\n";
     } else {
-      io.out << fmt::format("rig '{}' via {}\n", rig.name, describe_transport(rig.transport));
-      io.out << fmt::format("agent: harness {} (protocol {}), capabilities: {}\n", info.harness_version, info.protocol,
-                            fmt::join(info.capabilities, ", "));
-      io.out << fmt::format("clock: device = host {:+.6f} ms (+- {:.3f} ms), round trip {:.3f} ms\n",
-                            static_cast<double>(offset.offset_ns) * 1e-6, static_cast<double>(offset.uncertainty_ns) * 1e-6,
-                            static_cast<double>(offset.rtt_ns) * 1e-6);
-      for (const auto& [key, value] : info.context) io.out << fmt::format("  {}: {}\n", key, value);
-      for (const std::string& m : info.missing) io.out << "missing: " << m << "\n";
-      for (const std::string& u : unmet) io.out << "cannot run: " << u << "\n";
-      io.out << "calibration: " << *calibration << "\n";
-      if (stability) io.out << render_rig_stability(stability->front(), stability->back(), limits, pinned);
-      else io.out << "stability: unavailable (" << stability.error().message << ")\n";
-      io.out << (unmet.empty() ? "the rig can run this scenario\n" : "the rig cannot run this scenario as it is\n");
+      // What the agent says is data: each field shown escaped, on its own line.
+      std::string text = fmt::format("rig '{}' via {}\n", terminal_safe(rig.name), describe_transport(rig.transport));
+      text += fmt::format("agent: harness {} (protocol {}), capabilities: {}\n", terminal_safe(info.harness_version),
+                          info.protocol, terminal_safe(fmt::format("{}", fmt::join(info.capabilities, ", "))));
+      text += fmt::format("clock: device = host {:+.6f} ms (+- {:.3f} ms), round trip {:.3f} ms\n",
+                          static_cast<double>(offset.offset_ns) * 1e-6, static_cast<double>(offset.uncertainty_ns) * 1e-6,
+                          static_cast<double>(offset.rtt_ns) * 1e-6);
+      for (const auto& [key, value] : info.context)
+        text += fmt::format("  {}: {}\n", terminal_safe(key), terminal_safe(value));
+      for (const std::string& m : info.missing) text += "missing: " + terminal_safe(m) + "\n";
+      for (const std::string& u : unmet) text += "cannot run: " + terminal_safe(u) + "\n";
+      text += "calibration: " + terminal_safe(*calibration) + "\n";
+      // The device's readings (its busiest processes' names among them) are data too.
+      text += stability ? terminal_safe_lines(render_rig_stability(stability->front(), stability->back(), limits, pinned))
+                        : "stability: unavailable (" + terminal_safe(stability.error().message) + ")\n";
+      text += unmet.empty() ? "the rig can run this scenario\n" : "the rig cannot run this scenario as it is\n";
+      io.out << text;
     }
     return unmet.empty() ? ExitCode::ok : ExitCode::infrastructure;
   };

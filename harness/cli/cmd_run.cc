@@ -94,7 +94,7 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
       // The run is stored already: a report that cannot be written is said, not fatal.
       Status w = write_report_file(path, render_report({outcome->run, std::nullopt, std::nullopt}, ReportFormat::html));
       if (w) written = path;
-      else io.err << "harness: warning: " << w.error().message << "\n";
+      else print_text(io.err, "harness: warning: " + w.error().message + "\n");
     }
     HARNESS_TRY(abort_if_interrupted(*store, signals.seal(fmt::format("run {} was stored {}", outcome->run.id,
                                                                       run_status_name(outcome->run.status))),

@@ -83,7 +83,7 @@ Action setup_store(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!done->unfinished.empty()) {
       io.out << fmt::format("left behind: {} (running or abandoned)\n", run_ids_text(done->unfinished));
     }
-    for (const std::string& b : baselines->copied) io.out << fmt::format("baseline {} copied\n", b);
+    for (const std::string& b : baselines->copied) io.out << fmt::format("baseline {} copied\n", terminal_safe(b));
     if (baselines->acknowledgements > 0) {
       io.out << fmt::format("{} acknowledged regression{} copied with {}\n", baselines->acknowledgements,
                             baselines->acknowledgements == 1 ? "" : "s",
@@ -93,10 +93,11 @@ Action setup_store(CLI::App& app, const GlobalOptions& global, Io io) {
     for (const std::string& b : baselines->kept) {
       io.out << fmt::format("baseline {}: {} has another baseline of that name, kept as it is (set it there with "
                             "'harness baseline set')\n",
-                            b, destination->path());
+                            terminal_safe(b), destination->path());
     }
     for (const std::string& b : baselines->left) {
-      io.out << fmt::format("baseline {} not copied: not all of its runs are in {}\n", b, destination->path());
+      io.out << fmt::format("baseline {} not copied: not all of its runs are in {}\n", terminal_safe(b),
+                            destination->path());
     }
     return ExitCode::ok;
   };

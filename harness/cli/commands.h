@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/base/result.h"
+#include "harness/base/terminal_text.h"
 #include "harness/scenario/scenario.h"
 
 namespace harness {
@@ -28,6 +29,14 @@ struct Io {
   bool out_tty = false;
   bool err_tty = false;
 };
+
+// Text for a person built from data (names, reasons, paths, what a device or
+// a store says), written with every control character shown, not sent
+// (terminal_safe_lines): no name can clear the screen or set the window
+// title. Painted text, which carries the harness's own colour sequences,
+// escapes its fields itself (reports/console.h, progress_view.h); JSON is
+// escaped by its writer.
+inline void print_text(std::ostream& out, std::string_view text) { out << terminal_safe_lines(text); }
 
 using Action = std::function<Result<ExitCode>()>;
 using CommandSetup = Action (*)(CLI::App& app, const GlobalOptions& global, Io io);

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/terminal_text.h"
+
 namespace harness {
 
 std::optional<ColorChoice> color_choice_from_name(std::string_view name) {
@@ -80,9 +82,20 @@ std::string fit(std::string s, std::size_t width) {
   return s;
 }
 
+// The event's words come from the scenario and the device (a condition's
+// name, a kernel's, a note): shown escaped (terminal_text.h).
+ProgressEvent terminal_safe_event(const ProgressEvent& event) {
+  ProgressEvent e = event;
+  e.text = terminal_safe(e.text);
+  e.condition = terminal_safe(e.condition);
+  e.counted = terminal_safe(e.counted);
+  return e;
+}
+
 }  // namespace
 
-std::string live_progress_line(const ProgressEvent& e, double since_event_s, int columns, const Palette& palette) {
+std::string live_progress_line(const ProgressEvent& event, double since_event_s, int columns, const Palette& palette) {
+  const ProgressEvent e = terminal_safe_event(event);
   const std::string tag = level_tag(e.level);
   const double elapsed = e.elapsed_s + std::max(since_event_s, 0.0);
   std::string rest;
@@ -140,7 +153,8 @@ std::string live_progress_line(const ProgressEvent& e, double since_event_s, int
   return out;
 }
 
-std::string milestone_line(const ProgressEvent& e, const Palette& palette) {
+std::string milestone_line(const ProgressEvent& event, const Palette& palette) {
+  const ProgressEvent e = terminal_safe_event(event);
   const int n = static_cast<int>(e.level);
   switch (e.kind) {
     case ProgressEvent::Kind::note: return "harness: " + e.text;
