@@ -165,7 +165,9 @@ KernelCost kernel_cost(const BuiltinKernel& s) {
   const double ow = static_cast<double>(s.width - s.kernel_w + 1);
   if (s.kind == "vector_add") return {1.0 * s.elements, 12.0 * s.elements};
   if (s.kind == "gemm") {
-    return {2.0 * s.m * s.n * s.k, 4.0 * (s.m * s.k + s.k * s.n + s.m * s.n)};
+    // In doubles throughout: the int64 products overflow for m = k = 2^32.
+    const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
+    return {2.0 * m * n * k, 4.0 * (m * k + k * n + m * n)};
   }
   if (s.kind == "softmax") return {5.0 * s.rows * s.cols, 8.0 * s.rows * s.cols};
   if (s.kind == "conv2d") {

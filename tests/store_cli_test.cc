@@ -2,6 +2,7 @@
 // the middle: SQLite -> (SQLite | PostgreSQL) -> SQLite gives the same runs
 // (show --json identical but for the store's own run numbers and artifact
 // paths) and the same artifact bytes; a second push copies nothing.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -230,6 +231,39 @@ TEST(StoreCli, PushingAStoreIntoItselfIsBadInput) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->exit_code, 2);
   EXPECT_EQ(r->err, "harness: error: store /tmp/x.sqlite: source and destination are the same store\n");
+}
+
+// --db names an SQLite file (or where one is to be made) or a URI: a FIFO,
+// a device or a folder is bad input, said before SQLite opens it (a FIFO was
+// exit 3 "disk I/O error"), and nothing is made there.
+TEST(StoreCli, ADbThatIsNoFileIsBadInput) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("harness-store-cli-db-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string fifo = (dir / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {fifo, "a FIFO"}, {"/dev/null", "a device"}, {dir.string(), "a folder"}};
+  for (const auto& [db, kind] : cases) {
+    Result<CommandResult> r = run_command({HARNESS_BINARY, "--db", db, "runs"}, {.timeout_s = 30});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->exit_code, 2) << db;
+    EXPECT_EQ(r->err, "harness: error: store " + db + ": is " + kind +
+                          ", not an SQLite file (a store is an SQLite file, or a postgresql:// URI)\n");
+  }
+  Result<CommandResult> nowhere =
+      run_command({HARNESS_BINARY, "--db", (dir / "no-such" / "runs.sqlite").string(), "runs"}, {});
+  ASSERT_TRUE(nowhere);
+  EXPECT_EQ(nowhere->exit_code, 2);
+  EXPECT_EQ(nowhere->err, "harness: error: store " + (dir / "no-such" / "runs.sqlite").string() +
+                              ": no such folder " + (dir / "no-such").string() + "\n");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  EXPECT_FALSE(std::filesystem::exists(fifo + "-wal"));
+  // A path not yet made is a new store.
+  Result<CommandResult> fresh = run_command({HARNESS_BINARY, "--db", (dir / "new.sqlite").string(), "runs"}, {});
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(fresh->exit_code, 0) << fresh->err;
+  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, StoreCliTest, ::testing::ValuesIn(testing_support::store_engines()),

@@ -52,4 +52,46 @@ inline constexpr std::uint64_t kMaxSiteManifestBytes = 128ull << 20;
 inline constexpr std::uint64_t kMaxTensorFileBytes = 64ull << 30;
 inline constexpr std::uint64_t kMaxTensorArchiveInflatedBytes = 64ull << 30;
 
+// ---- Figures a scenario (or a vendor's data, a command line) may state ----
+// Beyond these a figure is a typo or an attack, not a device: refused at
+// parse time with file:line:column, exit 2. Each is set from physics with a
+// wide margin, so that no real device comes near it, and low enough that the
+// arithmetic done with the figures (ratios, products, nanosecond clocks)
+// stays finite and exact enough.
+//
+// A compute rate: the largest accelerators reach ~2e16 op/s at their
+// narrowest precision (fp4), an edge NPU ~1e14; 1e18 (an exa-op/s) is 50x
+// the largest.
+inline constexpr double kMaxComputeRate = 1e18;
+// A bandwidth: an HBM3e stack gives ~1.2 TB/s, a whole package ~8 TB/s,
+// on-chip SRAM ~100 TB/s; 1 PB/s is 10x the fastest memory there is.
+inline constexpr double kMaxBandwidth = 1e15;
+// A frequency: no digital clock passes 10 GHz, no logic analyzer samples
+// above 100 GHz; 1 THz is 10x that.
+inline constexpr double kMaxFrequency = 1e12;
+// A size: 1 PiB, a thousand times the memory of the largest edge device
+// (LPDDR5X: 64 GiB) and beyond any capture or dump a run reads.
+inline constexpr double kMaxSize = 1125899906842624.0;
+// A time (a timeout, a duration, a window): a year. No run, soak or window
+// lasts longer; the clocks count nanoseconds in 63 bits (292 years), and a
+// deadline is a time added to one.
+inline constexpr double kMaxTime = 365.25 * 86400;
+// A power: an edge device draws under 100 W, a rack of accelerators 100 kW;
+// 1 MW is a data-centre row.
+inline constexpr double kMaxPower = 1e6;
+// An energy: 1 MW for a year, rounded up.
+inline constexpr double kMaxEnergy = 1e14;
+// A plain number (a count of operations, a ratio, a scale): 1e18, the most
+// operations an iteration could do at kMaxComputeRate in a second; products
+// of such figures stay finite.
+inline constexpr double kMaxPlainNumber = 1e18;
+// A ceiling is at least 1 op/s or 1 B/s: anything smaller (1e-300 GB/s)
+// turns the roofline's ratios into infinities.
+inline constexpr double kMinCeiling = 1;
+// A built-in kernel's buffers (what it allocates on the device): 1 TiB,
+// 16x the memory of the largest edge device; its operations per iteration:
+// kMaxPlainNumber. Checked on the product of its dimensions, which the
+// parser computes without overflow (m = n = k = 2^32 is 2^96 operations).
+inline constexpr double kMaxKernelBytes = 1099511627776.0;
+
 }  // namespace harness

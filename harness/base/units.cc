@@ -6,6 +6,8 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "harness/base/input_limits.h"
+
 namespace harness {
 namespace {
 
@@ -108,6 +110,19 @@ std::string_view si_unit(Dimension d) {
   return "";
 }
 
+double largest_quantity(Dimension d) {
+  switch (d) {
+    case Dimension::compute: return kMaxComputeRate;
+    case Dimension::bandwidth: return kMaxBandwidth;
+    case Dimension::frequency: return kMaxFrequency;
+    case Dimension::size: return kMaxSize;
+    case Dimension::time: return kMaxTime;
+    case Dimension::power: return kMaxPower;
+    case Dimension::energy: return kMaxEnergy;
+  }
+  return 0;
+}
+
 Result<Quantity> parse_quantity(std::string_view text) {
   std::string_view s = trim(text);
   double number = 0;
@@ -123,7 +138,9 @@ Result<Quantity> parse_quantity(std::string_view text) {
     return Error::input(fmt::format("\"{}\" has no unit", text));
   }
   for (const UnitEntry& u : kUnits) {
-    if (u.symbol == unit) return Quantity{number * u.scale, u.dimension};
+    if (u.symbol != unit) continue;
+    if (!std::isfinite(number * u.scale)) return Error::input(fmt::format("\"{}\" is not a finite number", text));
+    return Quantity{number * u.scale, u.dimension};
   }
   return Error::input(fmt::format("unknown unit \"{}\" in \"{}\"", unit, text));
 }
@@ -141,6 +158,10 @@ Result<double> parse_quantity(std::string_view text, Dimension expected) {
   }
   if (q->value < 0) {
     return Error::input(fmt::format("\"{}\" is negative", text));
+  }
+  if (const double most = largest_quantity(expected); q->value > most) {
+    return Error::input(fmt::format("\"{}\" is more than {}, beyond any device (the limits of "
+                                    "harness/base/input_limits.h)", text, format_quantity(most, si_unit(expected))));
   }
   return q->value;
 }

@@ -34,8 +34,12 @@ struct Quantity {
 // Parses "<number> <unit>" (the space is optional). Decimal prefixes are
 // powers of 1000, binary prefixes (KiB, MiB, GiB, TiB) powers of 1024.
 Result<Quantity> parse_quantity(std::string_view text);
-// Parses and checks the dimension; the error says what was expected.
+// Parses and checks the dimension, and that the figure is no larger than
+// largest_quantity (a device's figure, not a typo); the error says what was
+// expected.
 Result<double> parse_quantity(std::string_view text, Dimension expected);
+// The largest figure of a dimension anything may state (input_limits.h).
+double largest_quantity(Dimension d);
 
 // Human formatting with an engineering prefix: 3.1e10 B/s -> "31.0 GB/s".
 std::string format_quantity(double value_in_si, std::string_view unit);

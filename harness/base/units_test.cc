@@ -37,6 +37,26 @@ TEST(Units, RejectsUnknownUnitsMissingUnitsAndGarbage) {
   EXPECT_FALSE(parse_quantity("inf s", Dimension::time));
 }
 
+// Figures no device has (input_limits.h): "1e308 TB/s" is infinite once
+// scaled, "2 PB/s" finite but twice the limit; both are refused, the limit
+// itself is not.
+TEST(Units, RefusesFiguresBeyondAnyDevice) {
+  EXPECT_EQ(parse_quantity("1e308 TB/s", Dimension::bandwidth).error().message,
+            "expected a bandwidth such as \"50 GB/s\": \"1e308 TB/s\" is not a finite number");
+  EXPECT_EQ(parse_quantity("2000 TB/s", Dimension::bandwidth).error().message,
+            "\"2000 TB/s\" is more than 1 PB/s, beyond any device (the limits of harness/base/input_limits.h)");
+  EXPECT_DOUBLE_EQ(*parse_quantity("1000 TB/s", Dimension::bandwidth), 1e15);
+  EXPECT_EQ(parse_quantity("1e7 POPS", Dimension::compute).error().message,
+            "\"1e7 POPS\" is more than 1000 Pop/s, beyond any device (the limits of harness/base/input_limits.h)");
+  EXPECT_EQ(parse_quantity("9000 h", Dimension::time).error().message,
+            "\"9000 h\" is more than 3.156e+07 s, beyond any device (the limits of harness/base/input_limits.h)");
+  EXPECT_FALSE(parse_quantity("2 THz", Dimension::frequency));
+  EXPECT_FALSE(parse_quantity("2000 TiB", Dimension::size));
+  EXPECT_FALSE(parse_quantity("2000 kW", Dimension::power));
+  EXPECT_FALSE(parse_quantity("1e12 kJ", Dimension::energy));
+  EXPECT_FALSE(parse_quantity("1e308 TB"));  // untyped: still finite
+}
+
 TEST(Units, UnitSymbolsAreCaseSensitive) {
   EXPECT_DOUBLE_EQ(*parse_quantity("5 mW", Dimension::power), 5e-3);
   EXPECT_FALSE(parse_quantity("5 MW", Dimension::power));

@@ -18,6 +18,7 @@
 #include "harness/scenario/notify_config.h"
 #include "harness/scenario/scenario_problems.h"
 #include "harness/scenario/sections.h"
+#include "probes/kernels.h"
 
 namespace harness {
 namespace {
@@ -81,7 +82,7 @@ void read_rig_transport(TableReader& r, Rig& rig) {
 
 Rig read_rig_section(TableReader& r) {
   Rig rig;
-  rig.name = r.required_string("name");
+  rig.name = r.required_name("name");
   rig.description = r.string("description").value_or("");
   auto read_ceilings = [&](std::string_view key, Dimension dimension) {
     std::vector<Ceiling> out;
@@ -97,6 +98,7 @@ Rig read_rig_section(TableReader& r) {
       if (value.is_string() && value.as_string()->get() == "measure") {
         c.measure = true;
       } else if (auto q = cr.quantity(name.str(), dimension)) {
+        if (*q < kMinCeiling) cr.fail_at(name.str(), fmt::format("a ceiling below 1 {} is no ceiling", si_unit(dimension)));
         c.value = *q;
       }
       cr.allow(name.str());
@@ -162,6 +164,17 @@ BuiltinKernel read_builtin_kernel(TableReader& r) {
   if (auto s = r.number("slowdown")) {
     if (*s < 1 || *s > 100) r.fail_at("slowdown", "must be between 1 and 100");
     k.slowdown = *s;
+  }
+  // Each size fits, their products may not: the kernel's buffers and work.
+  const KernelCost cost = kernel_cost(k);
+  if (r.ok() && cost.model_bytes > kMaxKernelBytes) {
+    r.fail_at("builtin", fmt::format("built-in kernel \"{}\" of these sizes needs {:.3g} bytes of buffers, more than "
+                                     "any device has (at most {:.3g}: harness/base/input_limits.h)",
+                                     k.kind, cost.model_bytes, kMaxKernelBytes));
+  } else if (r.ok() && cost.flops > kMaxPlainNumber) {
+    r.fail_at("builtin", fmt::format("built-in kernel \"{}\" of these sizes does {:.3g} operations an iteration, "
+                                     "more than any device does in minutes (at most {:.3g}: "
+                                     "harness/base/input_limits.h)", k.kind, cost.flops, kMaxPlainNumber));
   }
   return k;
 }
@@ -352,7 +365,7 @@ ScenarioProblems parse_scenario_problems(std::string text, std::string path, con
     context.end_section();
   };
   section("scenario", [&](TableReader& r) {
-    s.name = r.required_string("name");
+    s.name = r.required_name("name");
     s.description = r.string("description").value_or("");
   });
   section("rig", [&](TableReader& r) { s.rig = read_rig_section(r); });

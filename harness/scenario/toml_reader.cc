@@ -2,8 +2,12 @@
 #include "harness/scenario/toml_reader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+
 #include <fmt/format.h>
+
+#include "harness/base/input_limits.h"
 
 namespace harness {
 
@@ -91,6 +95,17 @@ std::string TableReader::required_string(std::string_view key) {
   return s.value_or("");
 }
 
+std::string TableReader::required_name(std::string_view key) {
+  std::string s = required_string(key);
+  if (!ok()) return s;
+  if (s.find_first_not_of(" \t") == std::string::npos) {
+    fail_at(key, "must not be empty");
+  } else if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    fail_at(key, "must not hold control characters (a name is shown in terminals and reports)");
+  }
+  return s;
+}
+
 std::optional<std::string> TableReader::choice(std::string_view key,
                                                const std::vector<std::string>& choices) {
   std::optional<std::string> s = string(key);
@@ -124,17 +139,21 @@ std::optional<std::int64_t> TableReader::integer(std::string_view key, std::int6
 std::optional<double> TableReader::number(std::string_view key) {
   const toml::node* n = get(key);
   if (!n) return std::nullopt;
-  if (n->is_integer()) return static_cast<double>(n->as_integer()->get());
-  if (n->is_floating_point()) {
-    double v = n->as_floating_point()->get();
-    if (!std::isfinite(v)) {
-      context_.fail(n->source(), fmt::format("[{}] {} must be a finite number", name_, key));
-      return std::nullopt;
-    }
-    return v;
+  if (!n->is_integer() && !n->is_floating_point()) {
+    context_.fail(n->source(), type_error(key, "a number", *n));
+    return std::nullopt;
   }
-  context_.fail(n->source(), type_error(key, "a number", *n));
-  return std::nullopt;
+  const double v = n->is_integer() ? static_cast<double>(n->as_integer()->get()) : n->as_floating_point()->get();
+  if (!std::isfinite(v)) {
+    context_.fail(n->source(), fmt::format("[{}] {} must be a finite number", name_, key));
+    return std::nullopt;
+  }
+  if (std::fabs(v) > kMaxPlainNumber) {
+    context_.fail(n->source(), fmt::format("[{}] {} = {:g} is beyond any figure a scenario states (at most {:g}: "
+                                           "harness/base/input_limits.h)", name_, key, v, kMaxPlainNumber));
+    return std::nullopt;
+  }
+  return v;
 }
 
 std::optional<bool> TableReader::boolean(std::string_view key) {

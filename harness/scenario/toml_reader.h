@@ -53,6 +53,9 @@ class TableReader {
 
   std::optional<std::string> string(std::string_view key);
   std::string required_string(std::string_view key);
+  // A required name (of a scenario, a rig): not empty or blank, and without
+  // control characters, since names are shown in terminals and reports.
+  std::string required_name(std::string_view key);
   // One of `choices`; the error lists them (and suggests the closest).
   std::optional<std::string> choice(std::string_view key, const std::vector<std::string>& choices);
   std::optional<std::int64_t> integer(std::string_view key, std::int64_t min, std::int64_t max);

@@ -1,7 +1,10 @@
 // The SQLite engine of sql::Connection, on SQLite's C API: WAL, a busy
 // timeout, foreign keys on, statements prepared once per connection.
 #include <sqlite3.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
@@ -166,6 +169,29 @@ bool SqliteRows::next() {
 }  // namespace
 
 Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path) {
+  // An SQLite store is a regular file, or a path where one is to be made: a
+  // FIFO, device or folder is bad input, said before SQLite reads it.
+  struct stat st {};
+  const int found = ::stat(path.c_str(), &st);
+  if (found != 0 && errno == ENOTDIR) {
+    return Error::input(fmt::format("store {}: a part of the path is not a folder", path));
+  }
+  if (found != 0 && errno == ENOENT) {
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) {
+      return Error::input(fmt::format("store {}: no such folder {}", path, folder.string()));
+    }
+  }
+  if (found == 0 && !S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode)                          ? "a folder"
+                       : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                       : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                                    : "not a regular file";
+    return Error::input(fmt::format("store {}: is {}, not an SQLite file (a store is an SQLite file, or a "
+                                    "postgresql:// URI)", path, kind));
+  }
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                            nullptr);
