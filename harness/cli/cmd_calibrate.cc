@@ -106,9 +106,9 @@ Action setup_calibrate(CLI::App& app, const GlobalOptions& global, Io io) {
     if (global.json) {
       io.out << calibration_json(c, summary).dump(2) << "\n";
     } else {
-      io.out << summary << "\n\n" << calibration_table(c);
-      io.out << fmt::format("\nstored as calibration {} of scenario '{}' on rig '{}' in {} (runs {}-{})\n", c.id,
-                            c.scenario_name, c.rig, store->path(), c.runs.front(), c.runs.back());
+      print_text(io.out, summary + "\n\n" + calibration_table(c));
+      print_text(io.out, fmt::format("\nstored as calibration {} of scenario '{}' on rig '{}' in {} (runs {}-{})\n", c.id,
+                                     c.scenario_name, c.rig, store->path(), c.runs.front(), c.runs.back()));
     }
     return ExitCode::ok;
   };

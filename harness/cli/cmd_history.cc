@@ -281,7 +281,7 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
                                                                        : (*s)->unjudged));
     }
   }
-  io.out << out;
+  print_text(io.out, out);
   return ExitCode::ok;
 }
 
