@@ -11,6 +11,7 @@
 #include "harness/compare/persistence.h"
 #include "reports/console.h"
 #include "reports/json.h"
+#include "reports/lava.h"
 #include "reports/markdown.h"
 
 namespace harness {
@@ -366,32 +367,6 @@ std::string render_compare_markdown(const CompareReport& r) {
   return out;
 }
 
-namespace {
-
-// LAVA splits a signal at spaces and '>' ends it: an id or unit keeps
-// letters, digits and ._- and the rest becomes '_'.
-std::string lava_word(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    const bool keep = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                      ch == '.' || ch == '_' || ch == '-';
-    out += keep ? ch : '_';
-  }
-  return out;
-}
-
-std::string lava_signal(const std::string& id, std::string_view result, const std::optional<double>& measurement,
-                        const std::string& unit) {
-  std::string out = fmt::format("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID={} RESULT={}", lava_word(id), result);
-  if (measurement && std::isfinite(*measurement)) {
-    out += fmt::format(" MEASUREMENT={:.9g}", *measurement);
-    if (!unit.empty()) out += " UNITS=" + lava_word(unit);
-  }
-  return out + ">\n";
-}
-
-}  // namespace
-
 std::string render_compare_lava(const CompareReport& r) {
   const Comparison& c = r.comparison;
   std::string out;
@@ -406,11 +381,7 @@ std::string render_compare_lava(const CompareReport& r) {
   if (r.reference)
     for (const MetricComparison& m : r.reference->metrics) signal("reference.", m);
   for (const Verdict& v : c.expectations) {
-    std::string_view result = v.status == VerdictStatus::fail          ? "fail"
-                              : v.status == VerdictStatus::unavailable ? "skip"
-                              : v.status == VerdictStatus::cannot_tell ? "unknown"
-                                                                       : "pass";
-    out += lava_signal("expect." + v.check, result, std::nullopt, "");
+    out += lava_signal("expect." + v.check, lava_result(v.status), std::nullopt, "");
   }
   out += lava_signal(fmt::format("compare.run-{}-vs-run-{}", r.current_run, r.baseline_run),
                      r.regressed() ? "fail" : "pass", std::nullopt, "");

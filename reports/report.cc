@@ -12,6 +12,7 @@
 #include "reports/html.h"
 #include "reports/json.h"
 #include "reports/junit.h"
+#include "reports/lava.h"
 #include "reports/markdown.h"
 
 namespace harness {
@@ -30,39 +31,52 @@ nlohmann::json optional_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-}  // namespace
-
-Result<ReportFormat> report_format_from_name(std::string_view name) {
-  if (name == "html") return ReportFormat::html;
-  if (name == "md" || name == "markdown") return ReportFormat::markdown;
-  if (name == "json") return ReportFormat::json;
-  if (name == "junit") return ReportFormat::junit;
-  return Error::input(fmt::format("unknown report format '{}': choose html, md, json or junit", name));
+std::string render_json_report(const ReportInput& in) {
+  nlohmann::json j = {{"run", run_with_samples(in.run)}};
+  if (in.baseline) j["baseline"] = run_with_samples(*in.baseline);
+  if (in.comparison) {
+    nlohmann::json c = {{"baseline", in.comparison->baseline_label}, {"method", in.comparison->method}};
+    c["changes"] = nlohmann::json::array();
+    for (const MetricChange& m : in.comparison->changes) {
+      c["changes"].push_back({{"level", level_name(m.level)}, {"name", m.name}, {"unit", m.unit},
+                              {"baseline", optional_json(m.baseline)}, {"current", optional_json(m.current)},
+                              {"change_pct", optional_json(m.change_pct)}, {"verdict", m.verdict},
+                              {"detail", m.detail}});
+    }
+    j["comparison"] = c;
+  }
+  return j.dump(2) + "\n";
 }
 
-std::string render_report(const ReportInput& in, ReportFormat format) {
-  switch (format) {
-    case ReportFormat::html: return render_html(in);
-    case ReportFormat::markdown: return render_markdown(in);
-    case ReportFormat::junit: return render_junit(in);
-    case ReportFormat::json: {
-      nlohmann::json j = {{"run", run_with_samples(in.run)}};
-      if (in.baseline) j["baseline"] = run_with_samples(*in.baseline);
-      if (in.comparison) {
-        nlohmann::json c = {{"baseline", in.comparison->baseline_label}, {"method", in.comparison->method}};
-        c["changes"] = nlohmann::json::array();
-        for (const MetricChange& m : in.comparison->changes) {
-          c["changes"].push_back({{"level", level_name(m.level)}, {"name", m.name}, {"unit", m.unit},
-                                  {"baseline", optional_json(m.baseline)}, {"current", optional_json(m.current)},
-                                  {"change_pct", optional_json(m.change_pct)}, {"verdict", m.verdict},
-                                  {"detail", m.detail}});
-        }
-        j["comparison"] = c;
-      }
-      return j.dump(2) + "\n";
-    }
-  }
-  return "";
+}  // namespace
+
+const std::array<ReportFormat, 5> kReportFormats = {{
+    {"html", "", ".html", "a self-contained page for people: charts, verdicts, hints (the default)", render_html},
+    {"md", "markdown", ".md", "Markdown for CI comments and wikis", render_markdown},
+    {"json", "", ".json", "every metric, verdict and sample, for scripts", render_json_report},
+    {"junit", "", ".xml", "JUnit XML: a test case per verdict and per judged metric", render_junit},
+    {"lava", "", ".lava", "LAVA test-case signals with measurements, for a LAVA job's output", render_lava},
+}};
+
+Result<const ReportFormat*> report_format_from_name(std::string_view name) {
+  for (const ReportFormat& f : kReportFormats)
+    if (name == f.name || (!f.also.empty() && name == f.also)) return &f;
+  std::string names;
+  for (std::size_t i = 0; i < kReportFormats.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == kReportFormats.size() ? " or " : ", ") + std::string(kReportFormats[i].name);
+  return Error::input(fmt::format("unknown report format '{}': choose {}", name, names));
+}
+
+const ReportFormat* report_format_of_path(std::string_view path) {
+  for (const ReportFormat& f : kReportFormats)
+    if (path.ends_with(f.extension)) return &f;
+  return nullptr;
+}
+
+std::string report_formats_text() {
+  std::string out;
+  for (const ReportFormat& f : kReportFormats) out += fmt::format("  {:<6} {:<6} {}\n", f.name, f.extension, f.contents);
+  return out;
 }
 
 std::string default_report_path(const std::string& database_path, std::int64_t run_id) {

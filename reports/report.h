@@ -1,7 +1,10 @@
 // The report formats behind `harness report` and `harness run --report`:
-// one place that maps a format name to its renderer and writes the file.
+// kReportFormats is the only place that lists them (name, file extension,
+// renderer); `report --format` looks a name up there and `report --help`
+// prints the rows.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -10,12 +13,25 @@
 
 namespace harness {
 
-enum class ReportFormat { html, markdown, json, junit };
+struct ReportFormat {
+  std::string_view name;       // --format's value: "html"
+  std::string_view also;       // another name --format accepts ("markdown"), or empty
+  std::string_view extension;  // ".html": -o PATH ending so picks the format when --format is not given
+  std::string_view contents;   // one line for --help
+  std::string (*render)(const ReportInput&);
+};
 
-// "html", "md" (or "markdown"), "json", "junit"; an error lists the choices.
-Result<ReportFormat> report_format_from_name(std::string_view name);
+extern const std::array<ReportFormat, 5> kReportFormats;
 
-std::string render_report(const ReportInput& input, ReportFormat format);
+// The row named so (its name or its other name); an error lists the names.
+Result<const ReportFormat*> report_format_from_name(std::string_view name);
+
+// The row whose extension PATH ends with, else null.
+const ReportFormat* report_format_of_path(std::string_view path);
+
+// The table as `report --help` prints it, one row a line:
+// "  html   .html  a self-contained page ...".
+std::string report_formats_text();
 
 // Where `harness run` writes its HTML report unless told otherwise: next to
 // the run store, "<store file name>.report-<run id>.html".

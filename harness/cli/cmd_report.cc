@@ -41,17 +41,22 @@ Action setup_report(CLI::App& app, const GlobalOptions& global, Io io) {
     std::int64_t run = 0;
     std::string baseline_name;
     std::int64_t against = 0;
-    std::string format = "html";
+    std::string format;
     std::string output = "-";
   };
   auto o = std::make_shared<Options>();
   app.add_option("run", o->run, "Run id (see 'harness runs')")->required();
   auto* baseline = app.add_option("--baseline", o->baseline_name, "Set the run against this named baseline");
   app.add_option("--against", o->against, "Set the run against this run id")->excludes(baseline);
-  app.add_option("--format", o->format, "html, md, json or junit (default: html)");
+  app.add_option("--format", o->format,
+                 "One of the report formats below (default: the one whose extension -o's PATH ends with, else html)");
   app.add_option("-o,--output", o->output, "Write the report here (default: standard output)");
+  app.footer("Report formats:\n" + report_formats_text());
   return [=, &global]() -> Result<ExitCode> {
-    Result<ReportFormat> format = report_format_from_name(o->format);
+    const ReportFormat* by_path = report_format_of_path(o->output);
+    Result<const ReportFormat*> format = !o->format.empty() ? report_format_from_name(o->format)
+                                         : by_path           ? by_path
+                                                             : &kReportFormats[0];
     if (!format) return format.error();
     Result<Store> store = Store::open(resolve_database_path(global.db));
     if (!store) return store.error();
@@ -78,7 +83,7 @@ Action setup_report(CLI::App& app, const GlobalOptions& global, Io io) {
       input.baseline = std::move(compared->baseline);
     }
 
-    std::string text = render_report(input, *format);
+    std::string text = (*format)->render(input);
     if (o->output == "-") {
       print_text(io.out, text);
     } else {

@@ -75,7 +75,36 @@ TEST_F(ReportCommand, MarkdownAndJunitAndJsonOnStandardOutput) {
 
 TEST_F(ReportCommand, UnknownFormatIsBadInput) {
   EXPECT_EQ(run({std::to_string(day6_), "--format", "pdf"}), 2);
-  EXPECT_EQ(err_.str(), "harness: error: unknown report format 'pdf': choose html, md, json or junit\n");
+  EXPECT_EQ(err_.str(), "harness: error: unknown report format 'pdf': choose html, md, json, junit or lava\n");
+}
+
+// The table of report formats is what --help shows, row by row.
+TEST_F(ReportCommand, HelpPrintsTheFormatTable) {
+  ASSERT_EQ(run({"--help"}), 0) << err_.str();
+  EXPECT_NE(out_.str().find(
+                "Report formats:\n"
+                "  html   .html  a self-contained page for people: charts, verdicts, hints (the default)\n"
+                "  md     .md    Markdown for CI comments and wikis\n"
+                "  json   .json  every metric, verdict and sample, for scripts\n"
+                "  junit  .xml   JUnit XML: a test case per verdict and per judged metric\n"
+                "  lava   .lava  LAVA test-case signals with measurements, for a LAVA job's output\n"),
+            std::string::npos)
+      << out_.str();
+}
+
+// Without --format, -o's extension picks the format; --format wins over it.
+TEST_F(ReportCommand, OutputExtensionPicksTheFormat) {
+  fs::path md = dir_ / "r.md", lava = dir_ / "r.lava", forced = dir_ / "r.txt";
+  ASSERT_EQ(run({std::to_string(day6_), "-o", md.string()}), 0) << err_.str();
+  EXPECT_NE(slurp(md).find("### Verdicts"), std::string::npos);
+  ASSERT_EQ(run({std::to_string(day6_), "--against", std::to_string(day1_), "-o", lava.string()}), 0) << err_.str();
+  EXPECT_EQ(slurp(lava).rfind("<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=", 0), 0u);
+  EXPECT_NE(slurp(lava).find("TEST_CASE_ID=compare."), std::string::npos);
+  ASSERT_EQ(run({std::to_string(day6_), "--format", "json", "-o", forced.string()}), 0) << err_.str();
+  EXPECT_EQ(slurp(forced).rfind("{\n  \"run\": {", 0), 0u);
+  fs::path plain = dir_ / "r.txt2";
+  ASSERT_EQ(run({std::to_string(day6_), "-o", plain.string()}), 0) << err_.str();
+  EXPECT_NE(slurp(plain).find("<html"), std::string::npos);  // no extension of the table: html
 }
 
 TEST_F(ReportCommand, UnknownNamedBaselineIsNamed) {

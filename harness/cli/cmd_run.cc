@@ -12,6 +12,7 @@
 #include "harness/runner/signal_stop.h"
 #include "harness/scenario/scenario.h"
 #include "reports/console.h"
+#include "reports/html.h"
 #include "reports/json.h"
 #include "reports/report.h"
 
@@ -92,7 +93,7 @@ Action setup_run(CLI::App& app, const GlobalOptions& global, Io io) {
     if (!*no_report && outcome->run.id != 0) {
       std::string path = report_path->empty() ? default_report_path(store->path(), outcome->run.id) : *report_path;
       // The run is stored already: a report that cannot be written is said, not fatal.
-      Status w = write_report_file(path, render_report({outcome->run, std::nullopt, std::nullopt}, ReportFormat::html));
+      Status w = write_report_file(path, render_html({outcome->run, std::nullopt, std::nullopt}));
       if (w) written = path;
       else print_text(io.err, "harness: warning: " + w.error().message + "\n");
     }
