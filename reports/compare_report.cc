@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/terminal_text.h"
 #include "harness/base/units.h"
 #include "harness/compare/persistence.h"
 #include "reports/console.h"
@@ -78,12 +79,15 @@ std::string verdict_text(const MetricComparison& m) {
   return m.acknowledged.empty() ? v : v + " (acknowledged)";
 }
 
-std::string title(const CompareReport& r) {
+// For a terminal, names are shown escaped (terminal_safe): a line break in
+// one would start a line of its own.
+std::string title(const CompareReport& r, bool terminal) {
+  auto name = [&](const std::string& s) { return terminal ? terminal_safe(s) : s; };
   std::string against = r.baseline_name.empty() ? fmt::format("run {}", r.baseline_run)
-                                                 : fmt::format("baseline '{}' ({})", r.baseline_name,
+                                                 : fmt::format("baseline '{}' ({})", name(r.baseline_name),
                                                                run_ids_text(r.baseline_runs.empty() ? std::vector<std::int64_t>{r.baseline_run}
                                                                                        : r.baseline_runs));
-  return fmt::format("run {} against {}, scenario {}, rig {}", r.current_run, against, r.scenario, r.rig);
+  return fmt::format("run {} against {}, scenario {}, rig {}", r.current_run, against, name(r.scenario), name(r.rig));
 }
 
 
@@ -184,7 +188,7 @@ std::string comparison_text(const Comparison& c) {
 
 std::string render_compare_text(const CompareReport& r) {
   const Comparison& c = r.comparison;
-  std::string out = title(r) + "\n";
+  std::string out = title(r, true) + "\n";
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   out += comparison_text(c);
   if (!c.expectations.empty()) out += "\nbaseline expectations\n" + render_verdict_table(c.expectations);
@@ -347,7 +351,7 @@ std::string markdown_table(const Comparison& c, std::string_view against) {
 std::string render_compare_markdown(const CompareReport& r) {
   const Comparison& c = r.comparison;
   std::string out = fmt::format("### harness compare: {}\n\n", r.regressed() ? "regression found" : "no regression");
-  out += markdown_cell(title(r)) + "\n\n";
+  out += markdown_cell(title(r, false)) + "\n\n";
   for (const std::string& n : r.notes) out += "> note: " + markdown_cell(n) + "\n";
   if (!r.notes.empty()) out += "\n";
   out += "**" + summary_line(c) + "**\n\n";

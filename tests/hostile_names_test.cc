@@ -77,6 +77,22 @@ TEST_F(HostileNames, RunsAndShowPrintEveryNameEscaped) {
   EXPECT_THAT(show, HasSubstr("reason: reason\\x1b[31m\\x07\n"));
 }
 
+// The same names, exactly as a user sees them, from the commands that set
+// them in a table or a title: history's columns, history --changes and
+// compare's title.
+TEST_F(HostileNames, HistoryAndCompareShowTheExactEscapedText) {
+  const std::string scenario = "s\\x1b[2J\\x1b]0;owned\\x07\\u009b31m\\x0dfake\\x0aline";
+  const std::string rig = "rig\\x1b[H\\x9b";
+  EXPECT_THAT(harness({"history", "--metric", "latency_p50", "--all-rigs"}), HasSubstr("  " + scenario + "  " + rig + "     "));
+  EXPECT_THAT(harness({"history", "--metric", "latency_p50", "--all-rigs", "--changes"}),
+              HasSubstr("newest night of scenario " + scenario + " on rig " + rig + ", run " + std::to_string(ids_[2]) + ": "));
+  EXPECT_THAT(harness({"compare", std::to_string(ids_[2]), "--against", std::to_string(ids_[0])}),
+              HasSubstr("run " + std::to_string(ids_[2]) + " against run " + std::to_string(ids_[0]) + ", scenario " +
+                        scenario + ", rig " + rig + "\n"));
+  EXPECT_THAT(harness({"compare", std::to_string(ids_[2]), "--baseline", "night\x1b[2J"}),
+              HasSubstr("against baseline 'night\\x1b[2J' (run " + std::to_string(ids_[0]) + "), scenario " + scenario));
+}
+
 TEST_F(HostileNames, HistoryCompareBaselineReportAndPublishPrintThemEscaped) {
   EXPECT_THAT(harness({"history", "--metric", "latency_p50", "--all-rigs"}), HasSubstr("rig\\x1b[H\\x9b"));
   EXPECT_THAT(harness({"history", "--table", "latency", "--limit", "3"}), HasSubstr("\\x1b"));

@@ -248,9 +248,9 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
     table.append(std::string_view("  "));
     pad(table, p.started_at, 24, Align::left);
     table.append(std::string_view("  "));
-    pad(table, p.scenario_name, 16, Align::left);
+    pad(table, terminal_safe(p.scenario_name), 16, Align::left);
     table.append(std::string_view("  "));
-    pad(table, p.rig, 16, Align::left);
+    pad(table, terminal_safe(p.rig), 16, Align::left);
     table.append(std::string_view("  "));
     pad(table, p.origin, 6, Align::left);
     table.append(std::string_view("  "));
@@ -275,7 +275,7 @@ Result<ExitCode> one_metric(const Store& store, const HistoryOptions& o, const G
       Result<const SeriesJudge::Series*> s = judge.of(p->scenario_name, p->rig, p->run_id);
       if (!s) return s.error();
       const MetricComparison* m = newest_verdict(**s, o.metric);
-      out += fmt::format("newest night of scenario {} on rig {}, run {}: {}\n", p->scenario_name, p->rig, p->run_id,
+      out += fmt::format("newest night of scenario {} on rig {}, run {}: {}\n", terminal_safe(p->scenario_name), terminal_safe(p->rig), p->run_id,
                          m ? fmt::format("{} ({})", change_name(m->verdict), m->reason)
                            : "not judged: " + ((*s)->unjudged.empty() ? std::string("no verdict on this metric")
                                                                        : (*s)->unjudged));
