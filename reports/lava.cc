@@ -50,6 +50,7 @@ std::string render_lava(const ReportInput& in) {
     out += lava_signal("verdict." + v.check, lava_result(v.status), std::nullopt, "");
   if (in.comparison) {
     for (const MetricChange& m : in.comparison->changes) {
+      if (m.verdict.empty()) continue;  // a difference nobody judged is no test case
       std::string_view result = m.verdict == "regressed" ? "fail" : m.verdict == "cannot tell" ? "unknown" : "pass";
       out += lava_signal("compare." + m.name, result, m.current, m.unit);
     }
