@@ -361,8 +361,11 @@ Result<json> parse_line(const std::string& line) {
     return Error::infra(fmt::format("agent protocol: a message of {} bytes, over the limit of {}", line.size(),
                                     kMaxMessageBytes));
   }
-  json j = json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
+  JsonLimits limits;
+  limits.bytes = kMaxMessageBytes;
+  Result<json> j = parse_bounded_json(line, "agent protocol: a message", limits);
+  if (!j) return Error::infra(j.error().message);
+  if (!j->is_object()) {
     std::string shown = line.size() > 120 ? line.substr(0, 120) + "..." : line;
     return Error::infra(fmt::format("agent protocol: not a JSON object: {}", shown));
   }

@@ -187,6 +187,12 @@ TEST(AgentProtocol, MalformedRequestsAreErrorsNotCrashes) {
   Result<nlohmann::json> big = protocol::parse_line(std::string(protocol::kMaxMessageBytes + 1, ' '));
   ASSERT_FALSE(big);
   EXPECT_THAT(big.error().message, HasSubstr("over the limit"));
+  // 1.9 M levels under the line limit once crashed the reader by recursion.
+  const std::size_t deep = protocol::kMaxMessageBytes / 2 - 8;
+  Result<nlohmann::json> nested =
+      protocol::parse_line("{\"a\":" + std::string(deep, '[') + std::string(deep, ']') + "}");
+  ASSERT_FALSE(nested);
+  EXPECT_THAT(nested.error().message, HasSubstr("nested deeper than 64 levels"));
 }
 
 TEST(AgentProtocol, Base64RoundTripsAnyBytes) {

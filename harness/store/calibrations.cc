@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/bounded_json.h"
 #include "harness/store/sql/connection.h"
 #include "harness/store/store.h"
 
@@ -57,7 +58,10 @@ Result<std::optional<Calibration>> Store::latest_calibration(const std::string& 
   c.rig = rig;
   c.created_at = (*q)->text(1);
   try {
-    c.runs = nlohmann::json::parse((*q)->text(2)).get<std::vector<std::int64_t>>();
+    Result<nlohmann::json> runs =
+        parse_bounded_json((*q)->text(2), fmt::format("store {}: calibration {}'s runs", path_, c.id));
+    if (!runs) return runs.error();
+    for (const nlohmann::json& id : *runs) c.runs.push_back(json_integer<std::int64_t>(id));
   } catch (const nlohmann::json::exception& e) {
     return Error::infra(fmt::format("store {}: calibration {} has a malformed list of runs: {}", path_, c.id, e.what()));
   }

@@ -11,7 +11,6 @@ namespace {
 
 using namespace testing_support;
 
-std::string error_of(const Status& s) { return s.ok() ? std::string("no error") : s.error().message; }
 template <class T>
 std::string error_of(const Result<T>& r) {
   return r.ok() ? std::string("no error") : r.error().message;
