@@ -9,11 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/process.h"
+#include "tests/support/tensor_bytes.h"
 
 namespace harness {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_support::floats;
+using testing_support::npy;
+using testing_support::npy_unpadded_header;
 
 const std::string kFixture = std::string(HARNESS_SOURCE_DIR) + "/fixtures/accuracy/tinynet/";
 
@@ -23,24 +27,6 @@ CommandResult run(const std::vector<std::string>& args) {
   Result<CommandResult> r = run_command(argv);
   EXPECT_TRUE(r) << r.error().message;
   return r ? *r : CommandResult{};
-}
-
-std::string npy(const std::string& descr, const std::string& shape, const std::string& data) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-  std::size_t total = 10 + dict.size() + 1;
-  dict.append((64 - total % 64) % 64, ' ');
-  dict += '\n';
-  std::string out = "\x93NUMPY\x01";
-  out += '\0';
-  out += static_cast<char>(dict.size() & 0xff);
-  out += static_cast<char>(dict.size() >> 8);
-  return out + dict + data;
-}
-
-std::string floats(const std::vector<float>& v) {
-  std::string s(v.size() * 4, '\0');
-  std::memcpy(s.data(), v.data(), s.size());
-  return s;
 }
 
 class AccuracyCli : public ::testing::Test {
@@ -173,10 +159,8 @@ TEST_F(AccuracyCli, ShapeMismatchBetweenThePairIsExitTwo) {
 
 TEST_F(AccuracyCli, TwoToTheFortyElementsInAHundredBytesIsRefusedAtOnce) {
   write("ref/a.npy", npy("<f4", "(1,)", floats({1})));
-  std::string header = npy("<f4", "(1099511627776,)", "");
-  header.resize(10 + 70);  // the 69-byte dict and its newline, unpadded: 80 bytes of header
-  header[8] = 70;
-  header[79] = '\n';
+  const std::string header = npy_unpadded_header("<f4", "(1099511627776,)");
+  ASSERT_EQ(header.size(), 80u);  // the 69-byte dict and its newline
   std::string bytes = header + std::string(20, '\0');
   ASSERT_EQ(bytes.size(), 100u);
   std::string p = write("dev/a.npy", bytes);

@@ -1,11 +1,16 @@
 #include "harness/accuracy/compare.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/base/files.h"
+#include "harness/base/input_limits.h"
+#include "probes/tensor/tensor_set.h"
+#include "probes/tensor/tensor_stream.h"
 
 namespace harness::accuracy {
 
@@ -47,16 +52,28 @@ Result<LayerMap> parse_layer_map(std::string_view text, const std::string& path)
 }
 
 Result<LayerMap> read_layer_map(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::input(path + ": cannot be opened");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return parse_layer_map(s.str(), path);
+  Result<std::string> text = read_regular_file(path, kMaxLayerMapBytes, "layer map");
+  if (!text) return text.error();
+  return parse_layer_map(*text, path);
 }
 
-Result<Pairing> pair_layers(const std::vector<tensor::TensorInfo>& reference,
-                            const std::vector<tensor::TensorInfo>& device, const LayerMap& map,
-                            const std::string& map_path) {
+namespace {
+
+// "a, b, c": the first names of a side, and how many more.
+std::string some_names(const std::vector<tensor::TensorInfo>& set) {
+  constexpr std::size_t kShown = 8;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < set.size() && i < kShown; ++i) names.push_back(set[i].name);
+  std::string out = fmt::format("{}", fmt::join(names, ", "));
+  if (set.size() > kShown) out += fmt::format(" and {} more", set.size() - kShown);
+  return out;
+}
+
+}  // namespace
+
+Result<Pairing> pair_layers(const TensorSets& sets, const LayerMap& map, const std::string& map_path) {
+  const std::vector<tensor::TensorInfo>& reference = sets.reference;
+  const std::vector<tensor::TensorInfo>& device = sets.device;
   std::map<std::string, const tensor::TensorInfo*> dev;
   for (const tensor::TensorInfo& t : device) dev.emplace(t.name, &t);
   std::set<std::string> ref_names;
@@ -85,6 +102,11 @@ Result<Pairing> pair_layers(const std::vector<tensor::TensorInfo>& reference,
   }
   for (const tensor::TensorInfo& t : device)
     if (!used.contains(t.name)) p.device_only.push_back(t.name);
+  if (p.pairs.empty())
+    return Error::input(fmt::format("no layer of {} pairs with one of {}: reference layers ({}): {}; device layers "
+                                    "({}): {} (layers pair by name, or through a layer map when the names differ)",
+                                    sets.reference_path, sets.device_path, reference.size(), some_names(reference),
+                                    device.size(), some_names(device)));
   return p;
 }
 
@@ -139,7 +161,7 @@ Result<AccuracyComparison> compare_tensor_sets(const std::string& reference_path
   if (!ref) return ref.error();
   Result<std::vector<tensor::TensorInfo>> dev = tensor::list_tensor_set(device_path);
   if (!dev) return dev.error();
-  Result<Pairing> p = pair_layers(*ref, *dev, map, options.map_path);
+  Result<Pairing> p = pair_layers({*ref, *dev, reference_path, device_path}, map, options.map_path);
   if (!p) return p.error();
   AccuracyComparison c;
   c.reference_path = reference_path;

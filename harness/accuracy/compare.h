@@ -10,7 +10,7 @@
 
 #include "harness/accuracy/metrics.h"
 #include "harness/base/result.h"
-#include "probes/tensor/tensor_file.h"
+#include "probes/tensor/tensor.h"
 
 namespace harness::accuracy {
 
@@ -27,6 +27,8 @@ std::string_view dump_mode_meaning(DumpMode m);
 // separated); '#' starts a comment.
 using LayerMap = std::map<std::string, std::string>;
 Result<LayerMap> parse_layer_map(std::string_view text, const std::string& path);
+// The map file opened by the rule for every file the harness reads
+// (harness/base/files.h): a regular file of at most kMaxLayerMapBytes.
 Result<LayerMap> read_layer_map(const std::string& path);
 
 struct LayerPair {
@@ -37,11 +39,17 @@ struct Pairing {
   std::vector<LayerPair> pairs;          // reference order
   std::vector<std::string> reference_only, device_only;  // unpaired, listed in every output
 };
+// The sets to pair and how messages name them (their paths).
+struct TensorSets {
+  const std::vector<tensor::TensorInfo>& reference;
+  const std::vector<tensor::TensorInfo>& device;
+  std::string reference_path, device_path;
+};
 // A map entry naming a layer absent from either side is an error naming the
-// map file (a stale map would otherwise hide layers).
-Result<Pairing> pair_layers(const std::vector<tensor::TensorInfo>& reference,
-                            const std::vector<tensor::TensorInfo>& device, const LayerMap& map,
-                            const std::string& map_path);
+// map file (a stale map would otherwise hide layers); so is a pairing with
+// no layer in common, naming both sides' layers (nothing to compare is bad
+// input, not a comparison of nothing).
+Result<Pairing> pair_layers(const TensorSets& sets, const LayerMap& map, const std::string& map_path);
 
 struct LayerAccuracy {
   std::string layer, device_layer;

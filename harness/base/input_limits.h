@@ -51,6 +51,11 @@ inline constexpr std::uint64_t kMaxSiteManifestBytes = 128ull << 20;
 // they inflate to, together: 64 GiB, a bundle's limit for one file.
 inline constexpr std::uint64_t kMaxTensorFileBytes = 64ull << 30;
 inline constexpr std::uint64_t kMaxTensorArchiveInflatedBytes = 64ull << 30;
+// Read whole: a tensor's JSON sidecar (one layer's per-channel scales are a
+// few hundred KiB), an .npz archive's quantization companion (every layer's),
+// and a layer map (a line per layer): kMaxSidecarBytes above, and these.
+inline constexpr std::uint64_t kMaxCompanionBytes = 64ull << 20;
+inline constexpr std::uint64_t kMaxLayerMapBytes = 16ull << 20;
 
 // ---- Figures a scenario (or a vendor's data, a command line) may state ----
 // Beyond these a figure is a typo or an attack, not a device: refused at

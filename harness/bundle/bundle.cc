@@ -16,6 +16,7 @@
 #include "harness/base/digest.h"
 #include "harness/base/files.h"
 #include "harness/base/toml.h"
+#include "harness/levels/level_table.h"
 #include "harness/scenario/counters_group.h"
 
 namespace harness {
@@ -241,6 +242,32 @@ Status check_recording_files(const std::string& dir, const Recording& rec,
     if (!rec.ddr->sha256.empty() && rec.ddr->sha256 != (*found)->sha256) {
       return Error::input(fmt::format("{}: the capture {} has sha256 {}, but the recording says {} (altered)", dir,
                                       rec.ddr->capture, (*found)->sha256, rec.ddr->sha256));
+    }
+  }
+  // Every raw file a level's part of the recording names (the level table:
+  // level 5's dumps and layer map; level 3's capture is checked above, with
+  // its digest).
+  for (const LevelRow& row : level_table()) {
+    if (!row.raw_files) continue;
+    std::vector<RecordedFile> named;
+    row.raw_files(rec, named);
+    for (const RecordedFile& f : named) {
+      Result<const BundleFile*> found = must_be_listed(f.name, "the file");
+      if (!found) return found.error();
+    }
+  }
+  // Level 5 reads a dump as a folder (the files listed below it) or a file.
+  if (rec.accuracy) {
+    for (const AccuracyDumpRecording& d : rec.accuracy->dumps) {
+      const std::string normal = fs::path(d.path).lexically_normal().generic_string();
+      const auto below = listed.lower_bound(normal + "/");
+      const bool folder = below != listed.end() && below->first.starts_with(normal + "/");
+      const bool inside = !fs::path(d.path).is_absolute() && !normal.empty() && normal != "." && !normal.starts_with("..");
+      if (!inside || !(listed.contains(normal) || folder))
+        return Error::input(fmt::format("{}: recording.json names the accuracy dump \"{}\", which is neither a file "
+                                        "nor a folder listed in the manifest (a replay reads only the bundle's listed "
+                                        "files)",
+                                        dir, d.path));
     }
   }
   return ok();

@@ -222,6 +222,35 @@ TEST_F(BundleTest, RefusesACapturePathTheManifestDoesNotList) {
   }
 }
 
+// Issue 29: level 5's dumps and layer map, named by recording.json, were read
+// wherever they pointed (absolute, "../..", /dev/zero, a FIFO).
+TEST_F(BundleTest, RefusesAccuracyDumpsAndMapsTheManifestDoesNotList) {
+  auto with_accuracy = [&](const std::string& path, const std::string& file, const std::string& map) {
+    nlohmann::json r = nlohmann::json::parse(recording_text());
+    r["accuracy"] = {{"dumps", {{{"role", "reference"}, {"path", path}, {"source", "file:x"},
+                                 {"files", {{{"name", file}, {"sha256", ""}, {"size", 0}}}}}}},
+                     {"map", map},
+                     {"unavailable", ""}};
+    rewrite_listed("recording.json", r.dump());
+  };
+  with_accuracy("files", "files/capture.bin", "");
+  ASSERT_TRUE(load_bundle(dir_)) << "a folder of listed files is a dump";
+  with_accuracy("files/capture.bin", "files/capture.bin", "files/capture.bin");
+  ASSERT_TRUE(load_bundle(dir_)) << "so is a listed file";
+  const std::string tail = "in the manifest (a replay reads only the bundle's listed files)";
+  for (const std::string name : {"/etc/passwd", "../capture.bin", "/dev/zero", "files/../../x", ".", ""}) {
+    SCOPED_TRACE(name);
+    with_accuracy(name, "files/capture.bin", "");
+    EXPECT_EQ(load_error(), dir_ + ": recording.json names the accuracy dump \"" + name +
+                                "\", which is neither a file nor a folder listed " + tail);
+    if (name.empty()) continue;
+    with_accuracy("files", name, "");
+    EXPECT_EQ(load_error(), dir_ + ": recording.json names the file \"" + name + "\", which is not a file listed " + tail);
+    with_accuracy("files", "files/capture.bin", name);
+    EXPECT_EQ(load_error(), dir_ + ": recording.json names the file \"" + name + "\", which is not a file listed " + tail);
+  }
+}
+
 TEST_F(BundleTest, RefusesACaptureWhoseDigestDiffersFromTheRecording) {
   nlohmann::json r = nlohmann::json::parse(recording_text());
   r["ddr"] = {{"capture", "files/capture.bin"}, {"sha256", "00"}, {"format", "vcd"}};

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/accuracy/compare.h"
-#include "harness/base/digest.h"
+#include "harness/base/files.h"
 #include "harness/model/metric_catalogue.h"
 
 namespace harness {
@@ -67,14 +67,20 @@ const FigureRow kFigures[] = {
     {"relative_l2", &accuracy::LayerMetrics::relative_l2},
 };
 
-std::string resolve(const std::string& base_dir, const std::string& name) {
-  return fs::path(name).is_absolute() || base_dir.empty() ? name : (fs::path(base_dir) / name).string();
+// A file the recording names, inside the recording's folder (the rule for
+// files named by data: harness/base/files.h); a name leading out of it is an
+// error, never a file read elsewhere.
+Result<std::string> resolve(const std::string& base_dir, const std::string& name) {
+  const std::string root = base_dir.empty() ? "." : base_dir;
+  return path_inside(root, name, root, "the recording's folder");
 }
 
 // The recorded files must be the same bytes the run recorded.
 std::string changed_file(const AccuracyDumpRecording& d, const std::string& base_dir) {
   for (const auto& f : d.files) {
-    Result<std::string> digest = sha256_file(resolve(base_dir, f.name));
+    Result<std::string> path = resolve(base_dir, f.name);
+    if (!path) return path.error().message;
+    Result<std::string> digest = sha256_regular_file(*path);
     if (!digest) return "dump unreadable: " + digest.error().message;
     if (!f.sha256.empty() && *digest != f.sha256)
       return fmt::format("dump {} changed since it was recorded (sha256 {}, recorded {})", f.name, *digest, f.sha256);
@@ -239,12 +245,19 @@ void analyse_accuracy(const Scenario& scenario, const AccuracyRecording* rec, co
     return;
   }
   accuracy::CompareOptions options;
-  if (!rec->map.empty()) options.map_path = resolve(base_dir, rec->map);
+  if (!rec->map.empty()) {
+    Result<std::string> map = resolve(base_dir, rec->map);
+    if (!map) return all_unavailable(map.error().message, out);
+    options.map_path = *map;
+  }
+  Result<std::string> ref_path = resolve(base_dir, ref->path);
+  if (!ref_path) return all_unavailable(ref_path.error().message, out);
   for (const AccuracyDumpRecording* d : devices) {
     const bool isolated = d->role == "isolated";
     options.mode = isolated ? accuracy::DumpMode::isolated : accuracy::DumpMode::cumulative;
-    Result<accuracy::AccuracyComparison> c =
-        accuracy::compare_tensor_sets(resolve(base_dir, ref->path), resolve(base_dir, d->path), options);
+    Result<std::string> dev_path = resolve(base_dir, d->path);
+    if (!dev_path) return all_unavailable(dev_path.error().message, out);
+    Result<accuracy::AccuracyComparison> c = accuracy::compare_tensor_sets(*ref_path, *dev_path, options);
     if (!c) {
       all_unavailable(c.error().message, out);
       return;
@@ -290,12 +303,6 @@ void analyse_accuracy(const Scenario& scenario, const AccuracyRecording* rec, co
     else
       out.metrics.push_back(catalogued_metric(Level::accuracy, "accuracy.min_psnr_db", min_psnr, measured,
                                               "accuracy:" + min_psnr_layer, std::isinf(min_psnr) ? "+inf" : ""));
-    if (c->layers.empty()) {
-      all_unavailable(fmt::format("no layer of {} pairs with one of {} (check the names or give a layer map)",
-                                  ref->path, d->path),
-                      out);
-      return;
-    }
     threshold_verdicts(cfg, *c, out);
     std::vector<std::string> names;
     for (std::size_t i = 0; i < worst.size() && i < static_cast<std::size_t>(cfg.worst); ++i)

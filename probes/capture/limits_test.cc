@@ -161,7 +161,7 @@ TEST(ReaderLimits, WholeFileReadsAreBoundedBeforeReading) {
   std::filesystem::remove(path);
   Result<std::string> device = read_input_file("/dev/null", {});
   ASSERT_FALSE(device.ok());
-  EXPECT_EQ(device.error().message, "/dev/null: not a regular file");
+  EXPECT_EQ(device.error().message, "/dev/null: is a device, not a regular file");
 }
 
 // A FIFO named as a capture (no writer: opening it would wait forever) is
@@ -173,10 +173,10 @@ TEST(ReaderLimits, AFifoIsRefusedWithoutBlocking) {
     std::filesystem::remove(path);
     ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
     CaptureSummary sink;
-    EXPECT_EQ(error_of(read_capture(path, {}, sink)), path + ": not a regular file");
+    EXPECT_EQ(error_of(read_capture(path, {}, sink)), path + ": is a FIFO, not a regular file");
     Result<std::string> format = detect_capture_format(path);
     ASSERT_FALSE(format.ok());
-    EXPECT_EQ(format.error().message, path + ": not a regular file");
+    EXPECT_EQ(format.error().message, path + ": is a FIFO, not a regular file");
     std::filesystem::remove(path);
   }
 }

@@ -77,6 +77,13 @@ class SrzipReader {
   }
 
   Status read(CaptureSink& sink);
+  // What read() checks before the sink sees a sample, without inflating the
+  // samples.
+  Status check() {
+    Result<Plan> planned = plan();
+    if (!planned) return planned.error();
+    return ok();
+  }
 
  private:
   Error fail(const std::string& message) const { return Error::input(name_ + ": " + message); }
@@ -89,6 +96,13 @@ class SrzipReader {
   // order (on options_.jobs threads) into blocks, handed to `deliver` in
   // order.
   using Chunk = zip::Entry;
+  // What a read delivers, resolved (and checked) before the first sample.
+  struct Plan {
+    CaptureHeader header;
+    unsigned file_unit = 1;
+    std::vector<Chunk> work;
+  };
+  Result<Plan> plan();
   using BlockSink = std::function<Status(const std::uint8_t*, std::size_t)>;
   zip::EntryReader chunk_reader(const Chunk& c, zip::InflateScratch& scratch) const {
     return zip::EntryReader(src_, c, name_ + ": " + c.name, scratch, options_.read_block);
@@ -177,7 +191,7 @@ std::optional<std::uint64_t> chunk_number(const std::string& entry, const std::s
   return parse_uint(digits);
 }
 
-Status SrzipReader::read(CaptureSink& sink) {
+Result<SrzipReader::Plan> SrzipReader::plan() {
   Result<zip::Archive> opened = zip::Archive::open(src_, name_, "a sigrok session file");
   if (!opened) return opened.error();
   const zip::Archive& archive = *opened;
@@ -252,7 +266,15 @@ Status SrzipReader::read(CaptureSink& sink) {
   if (*header.declared_samples > limits.samples)
     return limit_exceeded(name_, fmt::format("the chunk entries hold {} samples", *header.declared_samples),
                           &ReaderLimits::samples, limits);
+  return Plan{std::move(header), file_unit, work};
+}
 
+Status SrzipReader::read(CaptureSink& sink) {
+  Result<Plan> planned = plan();
+  if (!planned) return planned.error();
+  const CaptureHeader& header = planned->header;
+  const unsigned file_unit = planned->file_unit;
+  const std::vector<Chunk>& work = planned->work;
   HARNESS_TRY(sink.begin(header));
   // The inflated bytes arrive in blocks that need not end on a sample (nor
   // do the entries): the samples of each block go to the sink as they are,
@@ -445,6 +467,19 @@ Status SrzipReader::inflate_on_threads(const std::vector<Chunk>& chunks, unsigne
 Status read_srzip(ByteSource& source, const std::string& name, CaptureSink& sink, const SrzipOptions& options) {
   SrzipReader reader(source, name, options);
   return reader.read(sink);
+}
+
+Status check_srzip(ByteSource& source, const std::string& name, const ReaderLimits& limits) {
+  SrzipOptions options;
+  options.limits = limits;
+  SrzipReader reader(source, name, options);
+  return reader.check();
+}
+
+Status check_sr(const std::string& path, const ReaderLimits& limits) {
+  Result<std::unique_ptr<FileByteSource>> file = FileByteSource::open(path);
+  if (!file) return file.error();
+  return check_srzip(**file, path, limits);
 }
 
 Status read_sr(const std::string& path, CaptureSink& sink) { return read_sr(path, ReadOptions{}, sink); }

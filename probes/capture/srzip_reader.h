@@ -53,4 +53,13 @@ struct SrzipOptions {
 // sees a sample.
 Status read_srzip(ByteSource& source, const std::string& name, CaptureSink& sink, const SrzipOptions& options = {});
 
+// What read_srzip checks before the sink sees a sample (the ZIP directory,
+// entries sharing their bytes, version, metadata, the chunks' numbering and
+// declared sizes against `limits`), without inflating the samples: the
+// libsigrok reader path checks a capture with it before libsigrok opens it,
+// so that both readers refuse the same archives. check_sr opens `path` by
+// the rule for every file the harness reads.
+Status check_srzip(ByteSource& source, const std::string& name, const ReaderLimits& limits);
+Status check_sr(const std::string& path, const ReaderLimits& limits);
+
 }  // namespace harness

@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/tensor/tensor_file.h"
+#include "probes/tensor/npy.h"
+#include "probes/tensor/tensor_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace harness::tensor;
@@ -21,7 +22,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   t.shape = h->shape;
   t.count = h->count;
   t.data_offset = h->header_bytes;
-  t.stored_bytes = size - h->header_bytes;
   harness::Result<std::unique_ptr<TensorStream>> s = open_tensor_bytes(t, bytes);
   if (!s) return 0;
   std::vector<double> out(257);

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/tensor/tensor_file.h"
+#include "probes/tensor/npz.h"
+#include "probes/tensor/tensor_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace harness::tensor;

@@ -4,7 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "probes/tensor/tensor_file.h"
+#include "probes/tensor/quantization.h"
+#include "probes/tensor/sidecar.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace harness::tensor;

@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "probes/capture/srzip_reader.h"
-#include "probes/tensor/tensor_file.h"
+#include "probes/tensor/npz.h"
+#include "probes/tensor/tensor_stream.h"
 #include "probes/zip/zip_reader.h"
 #include "tests/fuzz/bounded_sink.h"
 
