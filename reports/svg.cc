@@ -195,9 +195,14 @@ std::vector<double> Scale::ticks() const {
     return out;
   }
   double step = nice_step(hi_ - lo_, 6);
-  for (double i = std::ceil(lo_ / step - 1e-9); i * step <= hi_ + step * 1e-9; i += 1) {
+  // Counted from the first tick, at most a few dozen: a range far narrower
+  // than its values (a series of one value, widened by a hair) would make the
+  // index so large that adding 1 no longer changes it.
+  const double first = std::ceil(lo_ / step - 1e-9);
+  for (int k = 0; k < 64 && (first + k) * step <= hi_ + step * 1e-9; ++k) {
     // Rounded to 12 digits so that 3 x 0.2 is the 0.6 a reader expects.
-    out.push_back(std::stod(fmt::format("{:.12g}", i * step)) + 0.0);  // + 0.0: no "-0" label
+    const double v = std::stod(fmt::format("{:.12g}", (first + k) * step)) + 0.0;  // + 0.0: no "-0" label
+    if (out.empty() || v != out.back()) out.push_back(v);
   }
   return out;
 }
