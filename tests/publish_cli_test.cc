@@ -41,12 +41,12 @@ class PublishCli : public ::testing::Test {
 
 TEST_F(PublishCli, PublishesReplayedRunsAndRepublishesNothingWhenNothingChanged) {
   replay("case-study/day1");
-  replay("case-study/day6");
+  replay("case-study/day5");
   replay("host/localhost-2026-11-29");
   const std::string site = (dir_ / "site").string();
   CommandResult first = harness({"publish", site});
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  // Two scenario and rig pairs: day 6 of the case study fails a check (regressed), the host run passes;
+  // Two scenario and rig pairs: day 5 of the case study fails a check (regressed), the host run passes;
   // one or two runs a series are too few for a level shift.
   EXPECT_THAT(first.out, HasSubstr("published 3 runs to " + site + ": "));
   EXPECT_THAT(first.out, HasSubstr(", 1 of 2 scenario and rig pairs regressed\npages: "));
@@ -60,7 +60,7 @@ TEST_F(PublishCli, PublishesReplayedRunsAndRepublishesNothingWhenNothingChanged)
   EXPECT_THAT(again.out, HasSubstr("pages: 0 written, "));
   EXPECT_THAT(again.out, HasSubstr(" unchanged; run reports: 0 written, 3 unchanged; 0 removed\n"));
 
-  replay("case-study/day6");
+  replay("case-study/day5");
   CommandResult json = harness({"--json", "publish", site, "--scenario", "whisper-medium-ryzen-ai"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("\"runs\": 3"));

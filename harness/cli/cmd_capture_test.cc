@@ -7,6 +7,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 namespace {
 
@@ -15,8 +16,9 @@ struct Output {
   std::string out;
 };
 
-Output run(const std::string& args) {
-  std::string cmd = std::string(HARNESS_BINARY) + " " + args + " 2>&1";
+// A shell command's exit code and output (stdout and stderr).
+Output run_command(const std::string& command) {
+  std::string cmd = command + " 2>&1";
   std::FILE* p = popen(cmd.c_str(), "r");
   Output o{-1, {}};
   std::array<char, 4096> buf;
@@ -25,6 +27,8 @@ Output run(const std::string& args) {
   o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return o;
 }
+
+Output run(const std::string& args) { return run_command(std::string(HARNESS_BINARY) + " " + args); }
 
 const std::string kFixture = std::string(HARNESS_SOURCE_DIR) + "/fixtures/captures/lpddr4-stream.sr";
 
@@ -41,7 +45,102 @@ TEST(CaptureCli, WrongStandardNamesTheMissingChannelAndExits2) {
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(o.out, "harness: error: " + kFixture +
                        ": the capture has no channel 'CA6' for lpddr5 CA6 (did you mean 'CA0'?) (channels: CK, CS, "
-                       "CA0, CA1, CA2, CA3, CA4, CA5, DQS0); map roles to channels in [ddr.channels]\n");
+                       "CA0, CA1, CA2, CA3, CA4, CA5, DQS0); map roles to channels in [ddr.channels] (capture decode: "
+                       "--map CA6=CHANNEL); if CA6 was not probed, list the roles that were with --probed (scenario: "
+                       "probed = [...]): fields on the others are reported unknown\n");
+}
+
+// Issue 32: a DDR4 x16 capture (no BG1) decoded as x4/x8 is told about
+// --probed and --organisation.
+TEST(CaptureCli, AMissingPinSuggestsProbedAndOrganisation) {
+  const std::string sr = (std::filesystem::temp_directory_path() / "harness_capture_cli_x16.sr").string();
+  Output s = run("capture synth --standard ddr4 --organisation x16 --pattern random --cycles 2000 -o " + sr);
+  ASSERT_EQ(s.code, 0) << s.out;
+  Output o = run("capture decode --standard ddr4 " + sr);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.out.find(": the capture has no channel 'BG1' for ddr4 BG1 (did you mean 'BG0'?) (channels: "),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("map roles to channels in [ddr.channels] (capture decode: --map BG1=CHANNEL); if BG1 was not "
+                       "probed, list the roles that were with --probed (scenario: probed = [...]): fields on the "
+                       "others are reported unknown; an x16 part has no BG1: --organisation x16 (scenario: "
+                       "organisation = \"x16\")\n"),
+            std::string::npos)
+      << o.out;
+  EXPECT_EQ(run("capture decode --standard ddr4 --organisation x16 " + sr).code, 0);
+  std::filesystem::remove(sr);
+}
+
+// Issue 32: channels named after their roles map themselves, and the output
+// says so; a streaming decode reports no load or decoder-alone time it did
+// not measure (no 0.0 that reads like a figure).
+TEST(CaptureCli, RolesFromChannelNamesArePrintedAndUnmeasuredTimesAbsent) {
+  Output o = run("capture decode " + kFixture);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("\nroles:        channels named by their role: CK, CS, CA0-CA5; strobes: DQS0\n"),
+            std::string::npos)
+      << o.out;
+  o = run("--json capture decode " + kFixture);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_EQ(o.out.find("read_seconds"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("decode_cpu_seconds"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"decode_seconds\": "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"roles\": {\n    \"CA0\": \"CA0\","), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"strobes\": [\n    \"DQS0\"\n  ]"), std::string::npos) << o.out;
+  o = run("--json capture decode --in-memory " + kFixture);
+  ASSERT_EQ(o.code, 0) << o.out;
+  for (const char* key : {"read_seconds", "decode_seconds", "decode_cpu_seconds", "decode_and_statistics_cpu_seconds"})
+    EXPECT_NE(o.out.find(std::string("\"") + key + "\": "), std::string::npos) << key;
+}
+
+// The capture formats come from one table (probes/capture/formats.cc).
+TEST(CaptureCli, InfoListsTheFormats) {
+  Output o = run("capture info --formats");
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_EQ(o.out.rfind("sr\n  sigrok session (srzip): PulseView's and sigrok-cli's format\n  recognised: name ends "
+                        "'.sr'; starts with 'PK'\n  written by: capture convert, capture synth\n",
+                        0),
+            0u)
+      << o.out;
+  EXPECT_NE(o.out.find("\nstate-listing\n"), std::string::npos) << o.out;
+  o = run("capture info");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out, "harness: error: capture info: name a capture file (or --formats for the formats known)\n");
+  o = run("capture convert " + kFixture + " -o /tmp/harness_capture_cli_out.vcd");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out, "harness: error: /tmp/harness_capture_cli_out.vcd: the harness reads vcd but does not write it (it "
+                   "writes: sr)\n");
+}
+
+// Issue 32: the generator renders the strobe's impairments and states its
+// ground truth; the decoder's strobe estimate lands within 2 % of it.
+TEST(CaptureCli, SynthImpairsTheStrobeAndWritesTheTruth) {
+  const auto dir = std::filesystem::temp_directory_path() / "harness_capture_cli_truth";
+  std::filesystem::create_directories(dir);
+  const std::string sr = (dir / "t.sr").string(), truth = (dir / "truth.json").string();
+  Output s = run("capture synth --standard lpddr4 --pattern random --cycles 8000 --dqs-jitter 1 --dqs-skew 0.5 "
+                 "--dqs-duty 40 --dqs-glitches 0.05 --dqs-park-high -o " + sr + " --truth-out " + truth);
+  ASSERT_EQ(s.code, 0) << s.out;
+  EXPECT_NE(s.out.find("; ground truth: DQ active "), std::string::npos) << s.out;
+  std::FILE* f = std::fopen(truth.c_str(), "r");
+  ASSERT_TRUE(f);
+  char buf[4096] = {};
+  std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  const std::string text(buf);
+  const std::size_t at = text.find("\"dq_active_ratio\": ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const double expected = std::stod(text.substr(at + 19));
+  Output d = run("--json capture decode --standard lpddr4 " + sr);
+  ASSERT_EQ(d.code, 0) << d.out;
+  const std::size_t got_at = d.out.find("\"dq_active_ratio_dqs\": ");
+  ASSERT_NE(got_at, std::string::npos) << d.out;
+  EXPECT_NEAR(std::stod(d.out.substr(got_at + 23)), expected, 0.02);
+  EXPECT_NE(d.out.find("\"glitches_removed\": "), std::string::npos);
+  Output bad = run("capture synth --dqs-jitter 2 --dqs-duty 40 -o " + sr);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.out, "harness: error: strobe jitter 2 samples could swap edges of a 3-sample phase (at most 1)\n");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CaptureCli, SynthThenDecodeReproducesTheTraceCsv) {
@@ -107,7 +206,199 @@ TEST(CaptureCli, InMemoryDecodingIsBounded) {
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(o.out, "harness: error: " + kFixture +
                        ": 49836 samples of 2 bytes to load into memory, more than the reader limit in_memory_bytes = "
-                       "1000 bytes\n");
+                       "1000 bytes; without --in-memory the capture is decoded as it streams, in bounded memory\n");
+}
+
+// A raw deflate stream of `n` zero bytes in one dynamic-Huffman block whose
+// only codes are a 1-bit length 258 at a 1-bit distance 1: 2 bits per 258
+// bytes, the most deflate packs (a 4 GiB entry in 4 MiB).
+std::string zeros_deflated(std::uint64_t n) {
+  const std::uint64_t matches = (n - 1) / 258, literals = n - 1 - matches * 258;
+  std::string out((27 + 2 * (1 + matches + literals) + 7) / 8 + 16, '\0');
+  std::uint64_t bit = 0;
+  auto bits = [&](std::uint64_t v, unsigned count) {  // LSB first: header fields, extra bits
+    for (unsigned i = 0; i < count; ++i, ++bit)
+      if ((v >> i) & 1) out[bit / 8] = static_cast<char>(out[bit / 8] | (1 << (bit % 8)));
+  };
+  auto code = [&](std::uint64_t v, unsigned count) {  // Huffman codes: most significant bit first
+    for (unsigned i = count; i-- > 0;) bits((v >> i) & 1, 1);
+  };
+  bits(1, 1);  // final block
+  bits(2, 2);  // dynamic Huffman
+  bits(286 - 257, 5);
+  bits(1 - 1, 5);
+  bits(18 - 4, 4);
+  // Code-length code lengths, in the order 16 17 18 0 8 7 9 6 10 5 11 4 12 3 13 2 14 1: 18 has
+  // 1 bit (code 0), 1 and 2 have 2 bits (codes 10, 11).
+  for (unsigned len : {0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2}) bits(len, 3);
+  // Literal/length lengths: 0 -> 2, 1..255 -> 0, 256 -> 2, 257..284 -> 0, 285 -> 1; distance 0 -> 1.
+  code(3, 2);                // 2
+  code(0, 1), bits(127, 7);  // 138 zeros
+  code(0, 1), bits(106, 7);  // 117 zeros
+  code(3, 2);                // 2 (end of block)
+  code(0, 1), bits(17, 7);   // 28 zeros
+  code(2, 2);                // 1 (length 258)
+  code(2, 2);                // distance code 0: 1 bit
+  // Canonical codes: 285 -> 0, literal 0 -> 10, end of block -> 11; distance 0 -> 0.
+  code(2, 2);                // literal 0
+  for (std::uint64_t i = 0; i < literals; ++i) code(2, 2);
+  bit += 2 * matches;        // 285 + distance 0: "00" each, zero bits already
+  code(3, 2);                // end of block
+  out.resize((bit + 7) / 8);
+  return out;
+}
+
+// CRC-32 of n zero bytes, by doubling (zlib combines CRCs of concatenations).
+std::uint32_t zeros_crc(std::uint64_t n) {
+  std::uint32_t crc = 0;
+  std::uint64_t have = 0;
+  for (int b = 63; b >= 0; --b) {
+    crc = static_cast<std::uint32_t>(crc32_combine(crc, crc, static_cast<z_off_t>(have)));
+    have *= 2;
+    if ((n >> b) & 1) {
+      const unsigned char zero = 0;
+      crc = static_cast<std::uint32_t>(crc32_combine(crc, crc32(0, &zero, 1), 1));
+      ++have;
+    }
+  }
+  return crc;
+}
+
+template <class T>
+void put_le(std::string& s, T v) {
+  for (unsigned i = 0; i < sizeof v; ++i) s.push_back(static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
+}
+
+// A sigrok session of `channels` channels whose chunk entries inflate to
+// `entry_bytes` of zeros each (ZIP64 records: the sizes pass 4 GiB).
+std::string zeros_session(unsigned entries, std::uint64_t entry_bytes) {
+  const std::string meta =
+      "[global]\nsigrok version=0.5.2\n\n[device 1]\ncapturefile=logic-1\ntotal probes=16\nsamplerate=100 MHz\n"
+      "total analog=0\nprobe1=CK\nprobe2=CS\nunitsize=2\n";
+  struct Entry {
+    std::string name, data;
+    std::uint16_t method;
+    std::uint64_t size;
+    std::uint32_t crc;
+  };
+  std::vector<Entry> list = {{"version", "2", 0, 1, static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>("2"), 1))},
+                             {"metadata", meta, 0, meta.size(),
+                              static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(meta.data()),
+                                                               static_cast<uInt>(meta.size())))}};
+  const std::string stream = zeros_deflated(entry_bytes);
+  const std::uint32_t crc = zeros_crc(entry_bytes);
+  for (unsigned i = 1; i <= entries; ++i) list.push_back({"logic-1-" + std::to_string(i), stream, 8, entry_bytes, crc});
+  std::string out, cd;
+  for (const Entry& e : list) {
+    const std::uint64_t offset = out.size();
+    for (std::string* s : {&out, &cd}) {
+      put_le<std::uint32_t>(*s, s == &out ? 0x04034b50 : 0x02014b50);
+      if (s == &cd) put_le<std::uint16_t>(*s, 45);
+      put_le<std::uint16_t>(*s, 45);
+      put_le<std::uint16_t>(*s, 0);
+      put_le<std::uint16_t>(*s, e.method);
+      put_le<std::uint32_t>(*s, 0x00210000);
+      put_le<std::uint32_t>(*s, e.crc);
+      put_le<std::uint32_t>(*s, 0xffffffffu);
+      put_le<std::uint32_t>(*s, 0xffffffffu);
+      put_le<std::uint16_t>(*s, static_cast<std::uint16_t>(e.name.size()));
+      put_le<std::uint16_t>(*s, s == &out ? 20 : 28);
+      if (s == &cd) {
+        for (int k = 0; k < 3; ++k) put_le<std::uint16_t>(*s, 0);  // comment, disk, internal attributes
+        put_le<std::uint32_t>(*s, 0);                               // external attributes
+        put_le<std::uint32_t>(*s, 0xffffffffu);                     // offset: in the ZIP64 record
+      }
+      *s += e.name;
+      put_le<std::uint16_t>(*s, 1);
+      put_le<std::uint16_t>(*s, s == &out ? 16 : 24);
+      put_le<std::uint64_t>(*s, e.size);
+      put_le<std::uint64_t>(*s, e.data.size());
+      if (s == &cd) put_le<std::uint64_t>(*s, offset);
+    }
+    out += e.data;
+  }
+  const std::uint64_t cd_offset = out.size(), eocd64 = out.size() + cd.size();
+  out += cd;
+  put_le<std::uint32_t>(out, 0x06064b50);
+  put_le<std::uint64_t>(out, 44);
+  put_le<std::uint16_t>(out, 45);
+  put_le<std::uint16_t>(out, 45);
+  put_le<std::uint64_t>(out, 0);
+  put_le<std::uint64_t>(out, list.size());
+  put_le<std::uint64_t>(out, list.size());
+  put_le<std::uint64_t>(out, cd.size());
+  put_le<std::uint64_t>(out, cd_offset);
+  put_le<std::uint32_t>(out, 0x07064b50);
+  put_le<std::uint32_t>(out, 0);
+  put_le<std::uint64_t>(out, eocd64);
+  put_le<std::uint32_t>(out, 1);
+  put_le<std::uint32_t>(out, 0x06054b50);
+  for (int k = 0; k < 4; ++k) put_le<std::uint16_t>(out, k < 2 ? 0 : 0xffff);
+  put_le<std::uint32_t>(out, 0xffffffffu);
+  put_le<std::uint32_t>(out, 0xffffffffu);
+  put_le<std::uint16_t>(out, 0);
+  return out;
+}
+
+TEST(CaptureCli, TheZerosStreamInflatesToZeros) {
+  for (std::uint64_t n : {1ull, 2ull, 258ull, 259ull, 1000000ull}) {
+    const std::string z = zeros_deflated(n);
+    std::string plain(n + 1, 'x');
+    z_stream s{};
+    ASSERT_EQ(inflateInit2(&s, -15), Z_OK);
+    s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
+    s.avail_in = static_cast<uInt>(z.size());
+    s.next_out = reinterpret_cast<Bytef*>(plain.data());
+    s.avail_out = static_cast<uInt>(plain.size());
+    EXPECT_EQ(inflate(&s, Z_FINISH), Z_STREAM_END) << n;
+    EXPECT_EQ(s.total_out, n);
+    EXPECT_EQ(plain.find_first_not_of('\0'), n);
+    inflateEnd(&s);
+    EXPECT_EQ(zeros_crc(n), crc32(0, reinterpret_cast<const Bytef*>(plain.data()), static_cast<uInt>(n)));
+  }
+  // A small session of these inflates and decodes like any other.
+  const std::string path = (std::filesystem::temp_directory_path() / "harness_capture_cli_zeros_small.sr").string();
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  const std::string small = zeros_session(2, 1 << 20);
+  std::fwrite(small.data(), 1, small.size(), f);
+  std::fclose(f);
+  Output o = run("capture info " + path);
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("samples:     1048576\n"), std::string::npos) << o.out;
+  std::filesystem::remove(path);
+}
+
+// Issue 32: a capture that inflates to 4 GiB, loaded into memory under a
+// 2 GB address-space limit, exited 3 "out of memory" after trying to
+// allocate it; it is refused before, exit 2, naming the limit and the
+// streaming alternative.
+TEST(CaptureCli, InMemoryDecodingRefusesWhatTheAddressSpaceCannotHold) {
+  const std::string path = (std::filesystem::temp_directory_path() / "harness_capture_cli_4gib.sr").string();
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  const std::string bomb = zeros_session(4, std::uint64_t{1} << 30);
+  std::fwrite(bomb.data(), 1, bomb.size(), f);
+  std::fclose(f);
+  ASSERT_LT(bomb.size(), 5u << 20);
+  Output o = run_command("sh -c 'ulimit -v 2000000 && exec " + std::string(HARNESS_BINARY) +
+                         " capture decode --in-memory " + path + "'");
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.out.find("harness: error: " + path +
+                       ": 2147483648 samples of 2 bytes to load into memory, more than this process may allocate "
+                       "(address-space limit 2048000000 bytes (ulimit -v 2000000), "),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find(" bytes left for samples); without --in-memory the capture is decoded as it streams, in "
+                       "bounded memory\n"),
+            std::string::npos)
+      << o.out;
+  // Within a lower reader limit, that limit is named.
+  o = run("capture decode --in-memory --reader-limit in_memory_bytes=1Gi " + path);
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_EQ(o.out, "harness: error: " + path +
+                       ": 2147483648 samples of 2 bytes to load into memory, more than the reader limit in_memory_bytes "
+                       "= 1073741824 bytes; without --in-memory the capture is decoded as it streams, in bounded "
+                       "memory\n");
+  std::filesystem::remove(path);
 }
 
 // Issue 18: --jobs changes how fast, never what is decoded.

@@ -102,6 +102,8 @@ Status BusDecoder::begin(const CaptureHeader& header) {
   timing_.format = header.format;
   timing_.samplerate = header.samplerate;
   timing_.coverage = sampler_->layout().coverage;
+  timing_.roles = sampler_->layout().roles;
+  timing_.strobe_channels = sampler_->layout().dqs_names;
   if (!header.unknown_samples.empty()) {
     const BusLayout& l = sampler_->layout();
     std::vector<unsigned> used = {l.ck, l.cke};
@@ -147,11 +149,13 @@ Status BusDecoder::end() {
     timing_.clock_stops.push_back({stop.after_cycle, static_cast<double>(stop.start) / rate,
                                    static_cast<double>(stop.length) / rate});
   timing_.dqs_sampled = s.dqs_sampled;
-  timing_.dqs_active_cycles = s.dqs_active_cycles;
-  timing_.dqs_preamble_cycles = s.dqs_preamble_cycles;
-  timing_.window = static_cast<double>(s.window_samples) / rate;
-  for (std::uint32_t active : s.dqs_active_per_window)
-    timing_.dqs_timeline.push_back(std::min(1.0, active * s.tck_samples / static_cast<double>(s.window_samples)));
+  timing_.strobes = s.strobes;
+  if (s.dqs_sampled) {
+    const double window = static_cast<double>(s.strobes.window_samples);
+    timing_.window = window / rate;
+    for (double active_tck : s.strobes.active_tck_per_window)
+      timing_.dqs_timeline.push_back(std::min(1.0, active_tck * s.tck_samples / window));
+  }
   return ok();
 }
 
@@ -231,6 +235,7 @@ Result<BusTiming> decode_state_listing(const StateListing& listing, const Decode
   t.standard = options.standard;
   t.format = "state-listing";
   t.coverage = layout->coverage;
+  t.roles = layout->roles;
   t.cycles = cycle;
   t.samples = rows.size();
   t.duration = rows.back().time - rows.front().time;

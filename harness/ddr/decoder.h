@@ -41,9 +41,9 @@ struct DecodeOptions {
   // DDR4 organisation and the pins that were probed (sampler.h): fields the
   // probed pins do not determine are marked unknown in each command.
   ProbeSet probes = {};
-  // CK cycles of toggling DQS preamble before each strobe envelope (LPDDR4
-  // RD-PRE toggle mode, LPDDR5 toggling RDQS preamble): the mode register
-  // says so, the bus does not. 0: none (static preambles leave no rising edge).
+  // tCK of toggling DQS preamble before each strobe burst (LPDDR4 RD-PRE
+  // toggle mode, LPDDR5 toggling RDQS preamble): the mode register says so,
+  // the bus does not. 0: none (a static preamble does not toggle).
   unsigned dqs_preamble = 0;
 };
 
@@ -58,8 +58,7 @@ struct BusTiming {
   double tck = 0;           // s, mean clock period outside clock stops
   std::vector<ClockStop> clock_stops;
   bool dqs_sampled = false;
-  std::uint64_t dqs_active_cycles = 0;
-  std::uint64_t dqs_preamble_cycles = 0;  // declared preamble cycles seen (not counted as active)
+  StrobeFigures strobes;             // DQ activity from the strobes (strobe.h), when sampled
   double window = 0;                 // s
   std::vector<double> dqs_timeline;  // active fraction of each window
   // The decoded channels whose value the file gave as unknown (VCD x/z,
@@ -67,6 +66,8 @@ struct BusTiming {
   // known level (readers.h), so commands there may be wrong.
   std::map<std::string, std::uint64_t> unknown_samples;
   ProbeCoverage coverage;            // what the probed pins determine
+  std::vector<RoleMatch> roles;      // each role's channel and how it was found
+  std::vector<std::string> strobe_channels;  // the DQS/RDQS channels read
 };
 
 // Edge groups -> commands: assembles command words, names the rank whose

@@ -96,6 +96,15 @@ TEST(BusLayoutNames, FindsStrobesWhateverTheirIndexStyle) {
   EXPECT_EQ(l->dqs_names, (std::vector<std::string>{"DQS[0]", "dqs1_t", "RDQS_t"}));
 }
 
+TEST(BusLayoutNames, FindsAProbedStrobeByItsTrueSignalsName) {
+  Channels c = lpddr4_with("CK_t", "CS", "CA{}");
+  c.insert(c.end(), {"DQS0_c", "DQS0_t"});
+  Result<BusLayout> l =
+      make_layout(Standard::lpddr4, c, {}, {"", {"CK", "CS", "CA0", "CA1", "CA2", "CA3", "CA4", "CA5", "DQS0"}});
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_EQ(l->dqs_names, std::vector<std::string>{"DQS0_t"});
+}
+
 TEST(BusLayoutNames, ChannelsInAnyOrderUseTheScatteredPath) {
   Channels c = {"CA3", "CS", "CA0", "CK", "CA5", "CA1", "CA4", "CA2"};
   Result<BusLayout> l = layout(Standard::lpddr4, c);

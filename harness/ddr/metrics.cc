@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "harness/ddr/synth.h"
+#include "probes/capture/formats.h"
 
 namespace harness::ddr {
 namespace {
@@ -220,11 +221,11 @@ BusSummary BusStatistics::finish(const BusTiming& timing) {
   s_.read_interval_sample = interval_keep_;
   const double duration = timing.duration;
   s_.dq_active_ratio_commands = duration > 0 ? std::min(1.0, active_cycles_ * timing.tck / duration) : 0;
-  if (timing.dqs_sampled)
-    s_.dq_active_ratio_dqs = duration > 0 ? std::min(1.0, timing.dqs_active_cycles * timing.tck / duration) : 0;
-  if (timing.dqs_sampled) {
+  if (timing.dqs_sampled && duration > 0) {
+    s_.dq_active_ratio_dqs = std::min(1.0, timing.strobes.active_tck() * timing.tck / duration);
+    s_.dq_active_ratio_dqs_uncertainty = timing.strobes.uncertainty_tck() * timing.tck / duration;
     s_.dq_from_dqs = true;
-    s_.dq_active_ratio = duration > 0 ? std::min(1.0, timing.dqs_active_cycles * timing.tck / duration) : 0;
+    s_.dq_active_ratio = *s_.dq_active_ratio_dqs;
     s_.timeline = timing.dqs_timeline;
     s_.window = timing.window;
   } else {
@@ -257,12 +258,11 @@ Result<BusSummary> summarise_capture(const std::string& path, const ReadOptions&
                                      const BusModel& model) {
   BusStatistics stats(model);
   Result<BusTiming> timing = [&]() -> Result<BusTiming> {
-    Result<std::string> format = read.format.empty() ? detect_capture_format(path) : Result<std::string>(read.format);
+    Result<const CaptureFormat*> format =
+        read.format.empty() ? recognise_capture(path) : capture_format_named(read.format, "format");
     if (!format) return format.error();
-    if (*format == "state-listing") {
-      Result<std::string> text = read_input_file(path, read.limits);
-      if (!text) return text.error();
-      Result<StateListing> listing = parse_state_listing(*text, path);
+    if ((*format)->read_edges) {  // a state listing: its rows are the clock edges
+      Result<StateListing> listing = (*format)->read_edges(path, read.limits);
       if (!listing) return listing.error();
       return decode_state_listing(*listing, decode, stats);
     }

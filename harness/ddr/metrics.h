@@ -32,9 +32,14 @@ struct Histogram {
   // spares most map lookups (one per read command on a busy bus).
   void add(std::int64_t v) {
     ++total;
+    if (last_.entry && last_.value == v) {  // on a steady bus most intervals repeat the last
+      ++*last_.entry;
+      return;
+    }
     Slot& slot = recent_[static_cast<std::uint64_t>(v) * 0x9E3779B97F4A7C15ull >> 60];
     if (!slot.entry || slot.value != v) slot = {v, &counts.try_emplace(v, 0).first->second};
     ++*slot.entry;
+    last_ = slot;
   }
   Histogram() = default;
   Histogram(const Histogram& o) : counts(o.counts), total(o.total) {}
@@ -42,6 +47,7 @@ struct Histogram {
     counts = o.counts;
     total = o.total;
     recent_ = {};
+    last_ = {};
     return *this;
   }
   // Linear interpolation between order statistics (as stats.h).
@@ -53,6 +59,7 @@ struct Histogram {
     std::uint64_t* entry = nullptr;  // into `counts` (map nodes never move)
   };
   std::array<Slot, 16> recent_{};
+  Slot last_;
 };
 
 struct BusSummary {
@@ -68,7 +75,8 @@ struct BusSummary {
   std::vector<double> read_interval_sample;  // up to kIntervalSample values (s), evenly strided
   double dq_active_ratio = 0;      // the DQS estimate when a strobe was probed, else the command one
   bool dq_from_dqs = false;        // else from command timing
-  std::optional<double> dq_active_ratio_dqs;  // strobe envelopes (when a strobe was probed)
+  std::optional<double> dq_active_ratio_dqs;  // strobe toggles (when a strobe was probed): timing.strobes says how
+  std::optional<double> dq_active_ratio_dqs_uncertainty;  // +- one toggle per burst
   double dq_active_ratio_commands = 0;        // bursts placed at read/write latency
   std::vector<double> timeline;    // active fraction per window
   double window = 0;               // s

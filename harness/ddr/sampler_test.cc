@@ -1,6 +1,11 @@
-// The sampler works on 64-sample bit masks with SIMD paths; these tests hold
-// it to a plain per-sample reading of the same capture, for every chunking.
+// The sampler and the strobe estimate work on 64-sample bit masks with SIMD
+// paths; these tests hold them to a plain per-sample reading of the same
+// capture, for every chunking.
 #include "harness/ddr/sampler.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -9,36 +14,82 @@
 namespace harness::ddr {
 namespace {
 
-// Per-sample reference: rising CK edges; an edge is DQS-active when a strobe
-// rose in (previous edge, this edge]; the first edge starts no cycle.
+// Per-sample reference of the sampler: rising CK edges, command cycles, and
+// the strobe estimate as docs/parts/ddr.md defines it, toggle by toggle on
+// the whole capture (no frames, no lookahead limit): glitch filter, bursts,
+// each burst's toggles rounded down to even, the timeline by position. The
+// strobe's period is the clock's here (synthesized strobes toggle once per
+// tCK).
 struct Reference {
-  std::uint64_t cycles = 0, active = 0;
-  std::vector<std::uint32_t> per_window;
+  std::uint64_t cycles = 0;
+  double toggles = 0, bursts = 0;
+  std::uint64_t glitches = 0;
+  std::vector<double> per_window;              // active tCK per window, mean over the strobes
   std::vector<std::uint64_t> command_samples;  // rising edges with CS active
 };
 
-Reference read_by_sample(const Capture& c, const BusLayout& l, bool cs_active_high, std::uint64_t window) {
+void reference_strobe(const Capture& c, unsigned channel, double period, std::uint64_t window, unsigned strobes,
+                      Reference& r) {
+  std::vector<std::uint64_t> t;  // toggles; the level before sample 0 is low
+  std::uint64_t before = 0;
+  for (std::uint64_t i = 0; i < c.sample_count(); ++i) {
+    const std::uint64_t now = c.sample(i) >> channel & 1;
+    if (now != before) t.push_back(i);
+    before = now;
+  }
+  const auto width = std::clamp<std::uint64_t>(std::llround(period / 4), 2, 32);
+  const auto half = std::max<std::uint64_t>(1, std::llround(period / 2));
+  const auto gap = std::max<std::uint64_t>(2, std::llround(period));
+  const double inf = 1e300;
+  std::vector<std::uint64_t> kept;
+  std::vector<bool> dropped(t.size(), false);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (dropped[i]) continue;
+    if (i + 1 < t.size() && t[i + 1] - t[i] < width) {
+      const double a = kept.empty() ? inf : static_cast<double>(t[i] - kept.back());
+      const double b = i + 2 < t.size() ? static_cast<double>(t[i + 2] - t[i + 1]) : inf;
+      const double flank = std::min(a, b);
+      if (!(flank >= static_cast<double>(half) && flank < static_cast<double>(gap))) {
+        ++r.glitches;
+        dropped[i + 1] = true;
+        continue;
+      }
+    }
+    kept.push_back(t[i]);
+  }
+  auto add = [&](std::uint64_t pos, double v) { r.per_window[pos / window] += v / strobes / 2; };
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= kept.size(); ++i) {
+    if (i < kept.size() && (i == 0 || kept[i] - kept[i - 1] < gap)) continue;
+    if (i == start) continue;
+    const std::size_t n = i - start, even = n & ~std::size_t{1};
+    r.toggles += static_cast<double>(even) / strobes;
+    if (even) r.bursts += 1.0 / strobes;
+    for (std::size_t k = start; k < i; ++k) add(kept[k], 1);
+    if (n != even) add(kept[start], -1.0);
+    start = i;
+  }
+}
+
+Reference read_by_sample(const Capture& c, const BusLayout& l, bool cs_active_high, std::uint64_t window,
+                         double period) {
   Reference r;
   r.per_window.assign((c.sample_count() + window - 1) / window, 0);
-  bool toggled = false, have_rise = false;
   for (std::uint64_t i = 1; i < c.sample_count(); ++i) {
     const std::uint64_t now = c.sample(i), before = c.sample(i - 1);
-    if (now & ~before & l.dqs_mask) toggled = true;
     if ((now >> l.ck & 1) && !(before >> l.ck & 1)) {
       ++r.cycles;
-      if (have_rise && toggled) {
-        ++r.active;
-        ++r.per_window[i / window];
-      }
       if (((now >> l.chip_selects[0]) & 1) == (cs_active_high ? 1u : 0u)) r.command_samples.push_back(i);
-      have_rise = true;
-      toggled = false;
     }
   }
+  const auto strobes = static_cast<unsigned>(std::popcount(l.dqs_mask));
+  for (unsigned ch = 0; ch < 64; ++ch)
+    if (l.dqs_mask >> ch & 1) reference_strobe(c, ch, period, window, strobes, r);
   return r;
 }
 
-Capture synthesized(Standard standard, unsigned spc, unsigned dqs, std::uint64_t stop_cycles = 30) {
+Capture synthesized(Standard standard, unsigned spc, unsigned dqs, std::uint64_t stop_cycles = 30,
+                    bool impaired = false) {
   Result<std::vector<Command>> trace = generate_traffic(standard, "random", 3000, 11);
   EXPECT_TRUE(trace.ok());
   SynthOptions o;
@@ -46,6 +97,12 @@ Capture synthesized(Standard standard, unsigned spc, unsigned dqs, std::uint64_t
   o.samples_per_clock = spc;
   o.dqs_channels = dqs;
   o.jitter = 1;
+  if (impaired) {  // every strobe on its own: the estimate leaves its lockstep path
+    o.dqs_jitter = 1;
+    o.dqs_duty = 40;
+    o.dqs_glitches = 0.05;
+    o.dqs_park_high = true;
+  }
   o.clock_stops = {{trace->at(20).cycle + 7, stop_cycles}};
   CaptureCollector collector;
   EXPECT_TRUE(synthesize(*trace, o, collector).ok());
@@ -56,8 +113,9 @@ void expect_matches_reference(const Capture& c, Standard standard, std::size_t c
                               std::uint64_t merged_window = 0) {
   Result<BusLayout> layout = make_layout(standard, c.header.channels, {});
   ASSERT_TRUE(layout.ok()) << layout.error().message;
+  const double spc = c.header.samplerate * 10e-9;  // the synthesizer tCK is 10 ns
   const Reference want = read_by_sample(c, *layout, bus_format(standard).chip_select_active_high,
-                                        merged_window ? merged_window : window);
+                                        merged_window ? merged_window : window, spc);
   Sampler sampler(*layout, c.header.samplerate, window);
   std::vector<EdgeGroup> groups;
   const unsigned u = c.header.unitsize;
@@ -68,9 +126,16 @@ void expect_matches_reference(const Capture& c, Standard standard, std::size_t c
   ASSERT_TRUE(sampler.finish().ok());
   const SamplerStats& got = sampler.stats();
   EXPECT_EQ(got.cycles, want.cycles);
-  EXPECT_EQ(got.dqs_active_cycles, want.active);
-  EXPECT_EQ(got.window_samples, merged_window ? merged_window : window);
-  EXPECT_EQ(got.dqs_active_per_window, want.per_window);
+  if (layout->dqs_mask) {
+    EXPECT_EQ(got.strobes.pulses_per_tck, 1);
+    EXPECT_EQ(got.strobes.toggles, want.toggles);
+    EXPECT_EQ(got.strobes.bursts, want.bursts);
+    EXPECT_EQ(got.strobes.glitches, want.glitches);
+    EXPECT_EQ(got.strobes.window_samples, merged_window ? merged_window : window);
+    ASSERT_EQ(got.strobes.active_tck_per_window.size(), want.per_window.size());
+    for (std::size_t w = 0; w < want.per_window.size(); ++w)
+      EXPECT_NEAR(got.strobes.active_tck_per_window[w], std::max(0.0, want.per_window[w]), 1e-9) << "window " << w;
+  }
   EXPECT_EQ(got.stops.size(), 1u);
   // Every command cycle the reference sees starts a group, except LPDDR4's
   // second cycles, which the sampler consumes as the word's second half.
@@ -92,6 +157,16 @@ TEST(Sampler, MatchesPerSampleReadingForAnyChunking) {
                      std::to_string(window));
         expect_matches_reference(c, standard, chunk, window);
       }
+  }
+}
+
+TEST(Sampler, MatchesPerSampleReadingOfImpairedStrobes) {
+  for (Standard standard : {Standard::ddr4, Standard::lpddr4, Standard::lpddr5}) {
+    const Capture c = synthesized(standard, 8, 2, 30, true);
+    for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{1000}, std::size_t{37}}) {
+      SCOPED_TRACE(std::string(standard_name(standard)) + " chunk " + std::to_string(chunk));
+      expect_matches_reference(c, standard, chunk, 200);
+    }
   }
 }
 

@@ -2,8 +2,11 @@
 // waveforms a logic analyzer would record (timing mode), with CK, chip
 // select, the command/address pins changing away from the sampling edges,
 // DQS bursts at read/write latency, clock-stop gaps and optional jitter on
-// the CA transitions. It is the ground truth of the decoder tests and of the
-// fixture captures (which say they were made by it).
+// the CA transitions; the strobe as an analyzer sampling it asynchronously
+// sees it (edge jitter, a constant skew against CK, duty-cycle distortion,
+// ringing glitches, parked high or low). It is the ground truth of the
+// decoder tests and of the fixture captures (which say they were made by
+// it): SynthTruth counts what it rendered.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +48,28 @@ struct SynthOptions {
   // Render only these channels (roles: "CK", "CS_n", "ACT_n", "DQS0"...), as
   // a lab probing part of the bus records it; empty: all.
   std::vector<std::string> probed;
+  // The strobe as an analyzer sampling it asynchronously sees it. Each DQS
+  // channel draws its own jitter and glitches (separate random numbers: the
+  // CA pins and data are the same with or without them).
+  unsigned dqs_jitter = 0;   // max samples each strobe edge moves either way
+  double dqs_skew = 0;       // constant delay of the strobe against CK, tCK (-0.5 .. 0.5)
+  unsigned dqs_duty = 50;    // percent of a strobe period spent high (40: 40/60 distortion)
+  double dqs_glitches = 0;   // chance that an edge rings: the sample after it bounces back
+  bool dqs_park_high = false;  // idle strobe held high: a static 1 tCK preamble low before each burst
+};
+
+// What synthesize rendered: the ground truth of the DQ-activity estimates.
+struct SynthTruth {
+  std::uint64_t samples = 0;
+  double samplerate = 0;           // Hz
+  std::uint64_t data_cycles = 0;   // CK cycles of data bursts (their union)
+  std::uint64_t strobe_cycles = 0; // CK cycles the strobe toggled (data, toggling preambles, bridged gaps)
+  std::uint64_t bursts = 0;        // runs of strobe cycles
+  unsigned samples_per_clock = 0;
+  // Data cycles x tCK over the capture's duration.
+  double dq_active_ratio() const {
+    return samples ? static_cast<double>(data_cycles * samples_per_clock) / static_cast<double>(samples) : 0;
+  }
 };
 
 // Default latencies (tCK) used when the options say 0; documented values of
@@ -62,8 +87,17 @@ std::vector<std::string> synth_channels(const SynthOptions& options);
 
 // Command cycles are rising-edge indices counted from the capture's first
 // rising edge (lead cycles included); they must leave room for each
-// command's words. Streams the samples into `sink`.
-Status synthesize(const std::vector<Command>& trace, const SynthOptions& options, CaptureSink& sink);
+// command's words. Streams the samples into `sink`; `truth`, when given,
+// gets what was rendered.
+Status synthesize(const std::vector<Command>& trace, const SynthOptions& options, CaptureSink& sink,
+                  SynthTruth* truth = nullptr);
+
+// The shape of the "stream" pattern: 128-byte transactions per open row,
+// and the idle cycles after each (drawn evenly from gap_min..gap_max).
+struct StreamShape {
+  unsigned row_transactions = 4;
+  unsigned gap_min = 2, gap_max = 5;
+};
 
 // Traffic patterns for tests, fixtures and the benchmark.
 //  "stream"  : 128-byte reads, row hits, back-to-back bursts, periodic refresh
@@ -74,6 +108,7 @@ Status synthesize(const std::vector<Command>& trace, const SynthOptions& options
 // `bank_groups`: DDR4 bank groups addressed (x16 parts: 2); 0: 4.
 Result<std::vector<Command>> generate_traffic(Standard standard, const std::string& pattern,
                                               std::uint64_t cycles, std::uint64_t seed,
-                                              unsigned wck_ratio = 4, bool cke = false, unsigned bank_groups = 0);
+                                              unsigned wck_ratio = 4, bool cke = false, unsigned bank_groups = 0,
+                                              const StreamShape& stream = {});
 
 }  // namespace harness::ddr

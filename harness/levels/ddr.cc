@@ -23,153 +23,200 @@ Metric missing_metric(const std::string& name, const std::string& why) {
   return catalogued_missing(Level::ddr, name, why);
 }
 
-void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, const std::string& source,
-          Analysis& out) {
-  auto add = [&](const std::string& name, double v) { out.metrics.push_back(make(name, v, measured, source)); };
-  auto missing = [&](const std::string& name, const std::string& why) {
-    out.metrics.push_back(missing_metric(name, why));
-  };
-  const ddr::BusTiming& t = s.timing;
-  const ddr::ProbeCoverage& cov = t.coverage;
-  using ddr::Op;
-  // Why a figure that needs these fields of these commands is unknown
-  // ("A12 not probed"), empty when the probed pins determine it.
-  auto needs = [&](std::initializer_list<Op> ops, std::uint16_t fields) { return cov.missing(ops, fields); };
+// The level's metrics from one decoded capture, a group of figures per
+// method; a figure the probed pins do not determine is unavailable naming
+// the pins ("A12 not probed").
+class DdrMetrics {
+ public:
+  DdrMetrics(const ddr::BusSummary& s, Provenance measured, std::string source, Analysis& out)
+      : s_(s), t_(s.timing), cov_(s.timing.coverage), measured_(measured), source_(std::move(source)), out_(out) {}
+  void clock();
+  void commands();
+  void traffic();
+  void read_intervals();
+  void dq_activity();
+  void row_buffer();
+  void hints(const DdrConfig& cfg);
+
+ private:
+  void add(const std::string& name, double v) { out_.metrics.push_back(make(name, v, measured_, source_)); }
+  void missing(const std::string& name, const std::string& why) { out_.metrics.push_back(missing_metric(name, why)); }
   // A figure, or its reason for being unavailable.
-  auto add_if = [&](const std::string& why, const std::string& name, double v) {
-    if (why.empty())
-      out.metrics.push_back(make(name, v, measured, source));
-    else
-      out.metrics.push_back(missing_metric(name, why));
-  };
-  add("ddr.duration", t.duration);
-  add("ddr.clock_cycles", static_cast<double>(t.cycles));
-  if (t.tck > 0)
-    add("ddr.clock_frequency", 1.0 / t.tck);
+  void add_if(const std::string& why, const std::string& name, double v) {
+    if (why.empty()) add(name, v);
+    else missing(name, why);
+  }
+  std::string because(ddr::Figure f) const { return ddr::unknown_because(cov_, f); }
+
+  const ddr::BusSummary& s_;
+  const ddr::BusTiming& t_;
+  const ddr::ProbeCoverage& cov_;
+  Provenance measured_;
+  std::string source_;
+  Analysis& out_;
+};
+
+void DdrMetrics::clock() {
+  add("ddr.duration", t_.duration);
+  add("ddr.clock_cycles", static_cast<double>(t_.cycles));
+  if (t_.tck > 0)
+    add("ddr.clock_frequency", 1.0 / t_.tck);
   else
     missing("ddr.clock_frequency", "no clock period in the capture");
-  add("ddr.clock_stops", static_cast<double>(t.clock_stops.size()));
-  // Commands the probed pins do not tell apart are not counted by name
-  // (their words are UNKNOWN); without A10 (LPDDR: the AP/AB pins) RD
-  // counts RD and RDA alike.
+  add("ddr.clock_stops", static_cast<double>(t_.clock_stops.size()));
+}
+
+// Commands the probed pins do not tell apart are not counted by name (their
+// words are UNKNOWN); without A10 (LPDDR: the AP/AB pins) RD counts RD and
+// RDA alike.
+void DdrMetrics::commands() {
+  using ddr::Op;
+  auto needs = [&](std::initializer_list<Op> ops, std::uint16_t fields) { return cov_.missing(ops, fields); };
   std::set<std::string> unavailable_labels;
   for (int op = 0; op < ddr::kOpCount; ++op) {
     const Op o = static_cast<Op>(op);
     if (o == Op::unknown) continue;
     const std::string label(ddr::op_name(o));
-    if (cov.ambiguous(o)) {
+    if (cov_.ambiguous(o)) {
       unavailable_labels.insert(label);
       if (ddr::is_column(o) || o == Op::pre || o == Op::ref) unavailable_labels.insert(label + "A");
-      out.metrics.push_back(missing_metric("ddr.commands." + label, needs({o}, 0)));
+      missing("ddr.commands." + label, needs({o}, 0));
       continue;
     }
     const std::uint16_t suffix = ddr::is_column(o) ? ddr::kUnknownAutoPrecharge
-                                 : o == Op::pre || (o == Op::ref && t.standard != ddr::Standard::ddr4)
+                                 : o == Op::pre || (o == Op::ref && t_.standard != ddr::Standard::ddr4)
                                      ? ddr::kUnknownAllBanks
                                      : 0;
     if (suffix && !needs({o}, suffix).empty()) {
       unavailable_labels.insert(label + "A");
-      out.metrics.push_back(
-          missing_metric("ddr.commands." + label + "A", needs({o}, suffix) + " (counted as " + label + ")"));
+      missing("ddr.commands." + label + "A", needs({o}, suffix) + " (counted as " + label + ")");
     }
   }
-  for (const auto& [label, n] : s.command_counts)
+  for (const auto& [label, n] : s_.command_counts)
     if (!unavailable_labels.count(label)) add("ddr.commands." + label, static_cast<double>(n));
+}
+
+void DdrMetrics::traffic() {
   using ddr::Figure;
-  auto because = [&](Figure f) { return ddr::unknown_because(cov, f); };
-  const std::string reads_known = because(Figure::read_intervals);
-  add_if(because(Figure::reads), "ddr.reads", static_cast<double>(s.reads));
-  add_if(because(Figure::writes), "ddr.writes", static_cast<double>(s.writes));
-  add_if(because(Figure::read_bytes), "ddr.read_bytes", static_cast<double>(s.read_bytes));
-  add_if(because(Figure::write_bytes), "ddr.write_bytes", static_cast<double>(s.write_bytes));
+  add_if(because(Figure::reads), "ddr.reads", static_cast<double>(s_.reads));
+  add_if(because(Figure::writes), "ddr.writes", static_cast<double>(s_.writes));
+  add_if(because(Figure::read_bytes), "ddr.read_bytes", static_cast<double>(s_.read_bytes));
+  add_if(because(Figure::write_bytes), "ddr.write_bytes", static_cast<double>(s_.write_bytes));
   // The level-1 roofline takes its byte count from here.
   const std::string bytes_known = because(Figure::bytes);
-  add_if(bytes_known, "ddr.bytes", static_cast<double>(s.bytes()));
-  if (t.duration > 0) add_if(bytes_known, "ddr.bandwidth", static_cast<double>(s.bytes()) / t.duration);
+  add_if(bytes_known, "ddr.bytes", static_cast<double>(s_.bytes()));
+  if (t_.duration > 0) add_if(bytes_known, "ddr.bandwidth", static_cast<double>(s_.bytes()) / t_.duration);
   const std::string tx_known = because(Figure::transactions);
-  add_if(tx_known, "ddr.transactions", static_cast<double>(s.transactions));
+  add_if(tx_known, "ddr.transactions", static_cast<double>(s_.transactions));
   if (!tx_known.empty()) {
     missing("ddr.burst_bytes_mode", tx_known);
-  } else if (s.burst_bytes_mode) {
-    Metric m = make("ddr.burst_bytes_mode", static_cast<double>(*s.burst_bytes_mode), measured, source);
-    m.text = std::to_string(*s.burst_bytes_mode);
-    out.metrics.push_back(m);
+  } else if (s_.burst_bytes_mode) {
+    Metric m = make("ddr.burst_bytes_mode", static_cast<double>(*s_.burst_bytes_mode), measured_, source_);
+    m.text = std::to_string(*s_.burst_bytes_mode);
+    out_.metrics.push_back(m);
   } else {
     missing("ddr.burst_bytes_mode", "no RD/WR command in the capture");
   }
   if (tx_known.empty())
-    for (const auto& [bytes, n] : s.transaction_bytes)
+    for (const auto& [bytes, n] : s_.transaction_bytes)
       add(fmt::format("ddr.transactions.{}B", bytes), static_cast<double>(n));
+}
+
+void DdrMetrics::read_intervals() {
+  const std::string reads_known = because(ddr::Figure::read_intervals);
   const std::string no_reads = reads_known.empty() ? "fewer than two RD commands in the capture" : reads_known;
-  if (auto p50 = s.read_interval_ps.percentile(50); p50 && reads_known.empty()) {
+  if (auto p50 = s_.read_interval_ps.percentile(50); p50 && reads_known.empty()) {
     add("ddr.read_interval_p50", *p50 * 1e-12);
-    add("ddr.read_interval_p95", *s.read_interval_ps.percentile(95) * 1e-12);
-    add("ddr.read_interval_p50_tck", *s.read_interval_cycles.percentile(50));
-    out.samples.push_back(catalogued_samples(
-        Level::ddr, "ddr.read_interval", measured,
-        source + (s.read_interval_ps.total > s.read_interval_sample.size() ? " (evenly strided sample)" : ""),
-        s.read_interval_sample));
+    add("ddr.read_interval_p95", *s_.read_interval_ps.percentile(95) * 1e-12);
+    add("ddr.read_interval_p50_tck", *s_.read_interval_cycles.percentile(50));
+    out_.samples.push_back(catalogued_samples(
+        Level::ddr, "ddr.read_interval", measured_,
+        source_ + (s_.read_interval_ps.total > s_.read_interval_sample.size() ? " (evenly strided sample)" : ""),
+        s_.read_interval_sample));
   } else {
     missing("ddr.read_interval_p50", no_reads);
     missing("ddr.read_interval_p95", no_reads);
     missing("ddr.read_interval_p50_tck", no_reads);
   }
-  // From DQS toggles it is a measurement; from command timing it rests on
-  // the declared read/write latencies and burst lengths: a model.
-  Metric ratio =
-      make("ddr.dq_active_ratio", s.dq_active_ratio, s.dq_from_dqs ? measured : Provenance::model,
-           s.dq_from_dqs ? source + ": DQS toggles" : source + ": command timing (bursts at read/write latency)");
-  if (!s.dq_from_dqs && !because(Figure::command_activity).empty()) {
+}
+
+// From DQS toggles it is a measurement (its source says how it was made);
+// from command timing it rests on the declared read/write latencies and
+// burst lengths: a model. Both are reported on their own, so that each can
+// be checked against the other.
+void DdrMetrics::dq_activity() {
+  const std::string commands_known = because(ddr::Figure::command_activity);
+  const std::string dqs_source = source_ + ": " + t_.strobes.method();
+  const std::string command_source = source_ + ": command timing (bursts at read/write latency)";
+  Metric ratio = make("ddr.dq_active_ratio", s_.dq_active_ratio, s_.dq_from_dqs ? measured_ : Provenance::model,
+                      s_.dq_from_dqs ? dqs_source : command_source);
+  if (!s_.dq_from_dqs && !commands_known.empty()) {
     ratio.value.reset();
-    ratio.unavailable = because(Figure::command_activity) + " (burst durations unknown) and no DQS probed";
+    ratio.unavailable = commands_known + " (burst durations unknown) and no DQS probed";
   }
-  out.metrics.push_back(ratio);
-  // Both estimates on their own, so that each can be checked against the other.
-  if (s.dq_active_ratio_dqs)
-    add("ddr.dq_active_ratio_dqs", *s.dq_active_ratio_dqs);
-  else
+  out_.metrics.push_back(ratio);
+  if (s_.dq_active_ratio_dqs) {
+    out_.metrics.push_back(make("ddr.dq_active_ratio_dqs", *s_.dq_active_ratio_dqs, measured_, dqs_source));
+    out_.metrics.push_back(make("ddr.dq_active_ratio_dqs_uncertainty", *s_.dq_active_ratio_dqs_uncertainty,
+                                measured_, source_ + ": one strobe toggle per burst"));
+  } else {
     missing("ddr.dq_active_ratio_dqs", "no DQS/RDQS channel probed");
-  if (const std::string why = because(Figure::command_activity); why.empty())
-    out.metrics.push_back(make("ddr.dq_active_ratio_commands", s.dq_active_ratio_commands, Provenance::model,
-                               source + ": command timing (bursts at read/write latency)"));
+  }
+  if (commands_known.empty())
+    out_.metrics.push_back(make("ddr.dq_active_ratio_commands", s_.dq_active_ratio_commands, Provenance::model,
+                                command_source));
   else
-    missing("ddr.dq_active_ratio_commands", why + " (burst durations unknown)");
-  if (t.dqs_preamble_cycles) add("ddr.dqs_preamble_cycles", static_cast<double>(t.dqs_preamble_cycles));
+    missing("ddr.dq_active_ratio_commands", commands_known + " (burst durations unknown)");
+  if (t_.strobes.preamble_tck > 0) add("ddr.dqs_preamble_cycles", t_.strobes.preamble_tck);
   // No timeline when its estimate is unknown (burst lengths not probed).
   if (ratio.value)
-    out.samples.push_back(
+    out_.samples.push_back(
         catalogued_samples(Level::ddr, "ddr.dq_active_timeline", ratio.provenance,
-                           ratio.source + fmt::format(", windows of {}", format_quantity(s.window, "s")), s.timeline));
-  const std::uint64_t known = s.row_hits + s.row_misses + s.row_conflicts;
-  const std::string banks_known = because(Figure::row_buffer);
-  if (!banks_known.empty()) {
-    missing("ddr.row_hit_rate", banks_known);
-    missing("ddr.row_miss_rate", banks_known);
-    missing("ddr.row_conflict_rate", banks_known);
-  } else if (known) {
-    add("ddr.row_hit_rate", static_cast<double>(s.row_hits) / known);
-    add("ddr.row_miss_rate", static_cast<double>(s.row_misses) / known);
-    add("ddr.row_conflict_rate", static_cast<double>(s.row_conflicts) / known);
-  } else {
-    const char* why = "no RD/WR to a bank whose state was known (no ACT seen before it)";
+                           ratio.source + fmt::format(", windows of {}", format_quantity(s_.window, "s")), s_.timeline));
+}
+
+void DdrMetrics::row_buffer() {
+  const std::uint64_t known = s_.row_hits + s_.row_misses + s_.row_conflicts;
+  std::string why = because(ddr::Figure::row_buffer);
+  if (why.empty() && !known) why = "no RD/WR to a bank whose state was known (no ACT seen before it)";
+  if (!why.empty()) {
     missing("ddr.row_hit_rate", why);
     missing("ddr.row_miss_rate", why);
     missing("ddr.row_conflict_rate", why);
+  } else {
+    add("ddr.row_hit_rate", static_cast<double>(s_.row_hits) / known);
+    add("ddr.row_miss_rate", static_cast<double>(s_.row_misses) / known);
+    add("ddr.row_conflict_rate", static_cast<double>(s_.row_conflicts) / known);
   }
-  add_if(because(Figure::refreshes), "ddr.refreshes", static_cast<double>(s.refreshes));
-  // Which fields the probed pins leave unknown, and why.
+  add_if(because(ddr::Figure::refreshes), "ddr.refreshes", static_cast<double>(s_.refreshes));
+}
+
+// Which fields the probed pins leave unknown, and why.
+void DdrMetrics::hints(const DdrConfig& cfg) {
   std::uint16_t open = 0;
-  for (std::uint16_t u : cov.unknown) open |= u;
+  for (std::uint16_t u : cov_.unknown) open |= u;
   for (int b = 0; b < ddr::kUnknownFieldCount; ++b)
     if (open >> b & 1)
-      out.hints.push_back(fmt::format("ddr: {} unknown: {} not probed", ddr::unknown_field_name(b),
-                                      ddr::compress_pin_list(cov.field_pins[static_cast<std::size_t>(b)])));
-  for (const std::string& group : cov.ambiguous_names)
-    out.hints.push_back(fmt::format("ddr: {} not told apart ({} not probed): decoded as UNKNOWN", group,
-                                    cov.unprobed_command_pins()));
-  if (s.unknown_commands)
-    out.hints.push_back(fmt::format("ddr: {} command cycles matched no {} encoding (check the channel mapping)",
-                                    s.unknown_commands, cfg.standard));
+      out_.hints.push_back(fmt::format("ddr: {} unknown: {} not probed", ddr::unknown_field_name(b),
+                                       ddr::compress_pin_list(cov_.field_pins[static_cast<std::size_t>(b)])));
+  for (const std::string& group : cov_.ambiguous_names)
+    out_.hints.push_back(fmt::format("ddr: {} not told apart ({} not probed): decoded as UNKNOWN", group,
+                                     cov_.unprobed_command_pins()));
+  if (s_.unknown_commands)
+    out_.hints.push_back(fmt::format("ddr: {} command cycles matched no {} encoding (check the channel mapping)",
+                                     s_.unknown_commands, cfg.standard));
+}
+
+void emit(const DdrConfig& cfg, const ddr::BusSummary& s, Provenance measured, const std::string& source,
+          Analysis& out) {
+  DdrMetrics m(s, measured, source, out);
+  m.clock();
+  m.commands();
+  m.traffic();
+  m.read_intervals();
+  m.dq_activity();
+  m.row_buffer();
+  m.hints(cfg);
 }
 
 }  // namespace

@@ -46,9 +46,12 @@ TEST(AcquireDdr, RecordsADemoCaptureAndAnalysisReportsWhyItCannotDecodeIt) {
   const Metric* m = a.find_metric("ddr.bytes");
   ASSERT_TRUE(m);
   EXPECT_FALSE(m->value);
-  EXPECT_EQ(m->unavailable, "capture not decodable: " + path +
-                                ": the capture has no channel 'CK' for lpddr4 CK (did you mean 'D0'?) (channels: D0, D1, D2, D3, D4, D5, "
-                                "D6, D7); map roles to channels in [ddr.channels]");
+  EXPECT_EQ(m->unavailable,
+            "capture not decodable: " + path +
+                ": the capture has no channel 'CK' for lpddr4 CK (did you mean 'D0'?) (channels: D0, D1, D2, D3, D4, "
+                "D5, D6, D7); map roles to channels in [ddr.channels] (capture decode: --map CK=CHANNEL); if CK was "
+                "not probed, list the roles that were with --probed (scenario: probed = [...]): fields on the others "
+                "are reported unknown");
   std::filesystem::remove_all(dir);
 }
 

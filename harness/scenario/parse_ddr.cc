@@ -4,6 +4,7 @@
 
 #include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
+#include "probes/capture/formats.h"
 
 namespace harness {
 namespace {
@@ -39,7 +40,7 @@ DdrConfig read_ddr_section(TableReader& r) {
     if (p.is_relative()) p = std::filesystem::path(r.context().path).parent_path() / p;
     c.capture_path = p.lexically_normal().string();
   }
-  c.format = r.choice("format", {"sr", "vcd", "saleae-csv", "saleae-binary", "state-listing"}).value_or("");
+  c.format = r.choice("format", capture_format_list()).value_or("");
   if (auto v = r.quantity("samplerate", Dimension::frequency)) c.samplerate = *v;
   if (auto v = r.integer("dq_width", 4, 64)) c.dq_width = static_cast<unsigned>(*v);
   if (auto v = r.integer("wck_ratio", 1, 8)) c.wck_ratio = static_cast<unsigned>(*v);
@@ -98,7 +99,7 @@ DdrConfig read_ddr_section(TableReader& r) {
         e.metric = std::string(mode.name);
         e.bound = Bound::equals;
         e.text = std::to_string(*v);
-        e.unit = "B";
+        e.unit.assign(1, 'B');  // not = "B": GCC 12 warns of an overlapping copy (-Wrestrict) it imagines
         e.where = n ? r.context().where(n->source()) : "";
         c.expectations.push_back(e);
       }

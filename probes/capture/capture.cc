@@ -37,27 +37,49 @@ Status Capture::replay(CaptureSink& sink, std::size_t chunk_samples) const {
   return sink.end();
 }
 
+// Loading is bounded twice: by the reader limit in_memory_bytes and by what
+// the process may still map (ulimit -v), each checked before the bytes are
+// allocated; the error names the limit and the way around it.
+Status CaptureCollector::too_large(const std::string& what, bool beyond_reader_limit) const {
+  constexpr const char* kStream = "; without --in-memory the capture is decoded as it streams, in bounded memory";
+  if (beyond_reader_limit) {
+    Error e = limit_exceeded(where_, what, &ReaderLimits::in_memory_bytes, limits_);
+    e.message += kStream;
+    return e;
+  }
+  return Error::input(fmt::format("{}: {}, more than this process may allocate (address-space limit {}, {} bytes "
+                                  "left for samples){}",
+                                  where_, what, address_space_limit_text(), headroom_, kStream));
+}
+
 Status CaptureCollector::begin(const CaptureHeader& header) {
   capture_.header = header;
   capture_.data.clear();
-  if (bounded_ && header.declared_samples &&
-      *header.declared_samples > limits_.in_memory_bytes / std::max(1u, header.unitsize))
-    return limit_exceeded(where_,
-                          fmt::format("{} samples of {} bytes to load into memory", *header.declared_samples,
-                                      header.unitsize),
-                          &ReaderLimits::in_memory_bytes, limits_);
-  if (bounded_ && header.declared_samples)
-    capture_.data.reserve(static_cast<std::size_t>(*header.declared_samples * header.unitsize));
+  if (!bounded_) return ok();
+  headroom_ = address_space_headroom();
+  limit_ = std::min<std::uint64_t>(limits_.in_memory_bytes, headroom_);
+  if (!header.declared_samples) return ok();
+  const std::uint64_t unit = std::max(1u, header.unitsize);
+  if (*header.declared_samples > limit_ / unit)
+    return too_large(fmt::format("{} samples of {} bytes to load into memory", *header.declared_samples,
+                                 header.unitsize),
+                     *header.declared_samples > limits_.in_memory_bytes / unit);
+  capture_.data.reserve(static_cast<std::size_t>(*header.declared_samples * unit));
   return ok();
 }
 
 Status CaptureCollector::samples(const std::uint8_t* data, std::size_t count) {
   const std::size_t bytes = count * capture_.header.unitsize;
-  if (bounded_ && bytes > limits_.in_memory_bytes - std::min<std::uint64_t>(limits_.in_memory_bytes, capture_.data.size()))
-    return limit_exceeded(where_, "the samples loaded into memory reach " + std::to_string(capture_.data.size() + bytes) +
-                                      " bytes",
-                          &ReaderLimits::in_memory_bytes, limits_);
-  capture_.data.insert(capture_.data.end(), data, data + bytes);
+  std::vector<std::uint8_t>& v = capture_.data;
+  if (bounded_) {
+    const std::uint64_t total = v.size() + static_cast<std::uint64_t>(bytes);
+    if (total > limit_)
+      return too_large("the samples loaded into memory reach " + std::to_string(total) + " bytes",
+                       total > limits_.in_memory_bytes);
+    // Grow within the limit: doubling past it would fail to allocate.
+    if (total > v.capacity()) v.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(limit_, 2 * total)));
+  }
+  v.insert(v.end(), data, data + bytes);
   return ok();
 }
 

@@ -60,8 +60,9 @@ struct Capture {
   Status replay(CaptureSink& sink, std::size_t chunk_samples = 1 << 20) const;
 };
 
-// Sink that keeps everything (only for captures known to be small). With a
-// byte limit it refuses a larger capture: before allocating when the header
+// Sink that keeps everything (only for captures known to be small). With
+// limits it refuses a capture larger than in_memory_bytes, or than the
+// process may still allocate (ulimit -v): before allocating when the header
 // declares its size, else when the samples reach the limit.
 class CaptureCollector : public CaptureSink {
  public:
@@ -74,10 +75,13 @@ class CaptureCollector : public CaptureSink {
   Capture& capture() { return capture_; }
 
  private:
+  // The error naming in_memory_bytes (beyond it), else the address space.
+  Status too_large(const std::string& what, bool beyond_reader_limit) const;
   Capture capture_;
   std::string where_;
   ReaderLimits limits_;
   bool bounded_ = false;
+  std::uint64_t headroom_ = UINT64_MAX, limit_ = UINT64_MAX;
 };
 
 // Sink that only counts: for `harness capture info` on any size of capture.

@@ -5,6 +5,10 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fstream>
 
 namespace harness {
 
@@ -70,6 +74,35 @@ Status set_reader_limit(ReaderLimits& limits, std::string_view assignment) {
     return ok();
   }
   return Error::input(fmt::format("unknown reader limit '{}' (known: {})", name, names));
+}
+
+namespace {
+
+// What the decoder needs besides a loaded capture: the .sr reader's block
+// pool (128 MiB), a thread's stack and malloc arena per inflating thread,
+// the statistics.
+constexpr std::uint64_t kReaderMargin = std::uint64_t{512} << 20;
+
+std::uint64_t mapped_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t pages = 0;
+  if (!(statm >> pages)) return 0;
+  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+std::uint64_t address_space_headroom() {
+  rlimit r{};
+  if (::getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+  const std::uint64_t used = mapped_bytes() + kReaderMargin;
+  return r.rlim_cur > used ? r.rlim_cur - used : 0;
+}
+
+std::string address_space_limit_text() {
+  rlimit r{};
+  if (::getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return "none";
+  return fmt::format("{} bytes (ulimit -v {})", r.rlim_cur, r.rlim_cur / 1024);
 }
 
 Error limit_exceeded(const std::string& where, const std::string& what, std::uint64_t ReaderLimits::*field,

@@ -60,6 +60,15 @@ std::span<const ReaderLimit> reader_limit_table();
 // Mi, Gi, Ti, or 2^N): sets one limit; an unknown name lists the known ones.
 Status set_reader_limit(ReaderLimits& limits, std::string_view assignment);
 
+// Bytes this process may still map under its address-space limit
+// (RLIMIT_AS, `ulimit -v`), less a margin for the reader's own buffers and
+// threads; UINT64_MAX when there is no such limit. A buffer sized from what
+// a capture declares is compared with it (and with its reader limit)
+// before it is allocated.
+std::uint64_t address_space_headroom();
+// The limit as text: "2048000000 bytes (ulimit -v 2000000)".
+std::string address_space_limit_text();
+
 // The error for an input beyond a limit: "<where>: <what>, more than the
 // reader limit NAME = VALUE UNIT".
 Error limit_exceeded(const std::string& where, const std::string& what, std::uint64_t ReaderLimits::*field,

@@ -191,7 +191,7 @@ TEST(ReaderLimits, InMemoryCollectorRefusesADeclaredCaptureBeforeAllocating) {
   h.declared_samples = 501;
   EXPECT_EQ(error_of(c.begin(h)),
             "x.sr: 501 samples of 2 bytes to load into memory, more than the reader limit in_memory_bytes = 1000 "
-            "bytes");
+            "bytes; without --in-memory the capture is decoded as it streams, in bounded memory");
   // Undeclared: refused when the samples reach the limit.
   h.declared_samples.reset();
   ASSERT_TRUE(c.begin(h).ok());
@@ -199,7 +199,7 @@ TEST(ReaderLimits, InMemoryCollectorRefusesADeclaredCaptureBeforeAllocating) {
   ASSERT_TRUE(c.samples(data.data(), 500).ok());
   EXPECT_EQ(error_of(c.samples(data.data(), 1)),
             "x.sr: the samples loaded into memory reach 1002 bytes, more than the reader limit in_memory_bytes = "
-            "1000 bytes");
+            "1000 bytes; without --in-memory the capture is decoded as it streams, in bounded memory");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "harness/base/closest_match.h"
 #include "harness/base/files.h"
 
+#include "probes/capture/formats.h"
 #include "probes/capture/sigrok.h"
 #include "probes/capture/srzip_reader.h"
 #include "probes/capture/state_listing.h"
@@ -85,32 +86,9 @@ Result<std::string> read_input_file(const std::string& path, const ReaderLimits&
 }
 
 Result<std::string> detect_capture_format(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return std::string("saleae-binary");
-  // A FIFO or a device would block the sniffing read below (or never end);
-  // every reader wants a regular file anyway.
-  const fs::file_status st = fs::symlink_status(path, ec);
-  if (fs::exists(st) && !fs::is_regular_file(st)) return not_a_regular_file(path, st.type());
-  std::string ext = fs::path(path).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ext == ".sr") return std::string("sr");
-  if (ext == ".vcd") return std::string("vcd");
-  if (ext == ".bin") return std::string("saleae-binary");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::input(fmt::format("{}: {}", path, std::strerror(errno)));
-  char head[64] = {};
-  in.read(head, sizeof head);
-  std::string_view start(head, static_cast<std::size_t>(in.gcount()));
-  if (start.substr(0, 3) == "\xEF\xBB\xBF") start.remove_prefix(3);  // UTF-8 byte order mark
-  if (start.rfind("PK", 0) == 0) return std::string("sr");
-  if (start.rfind("<SALEAE>", 0) == 0) return std::string("saleae-binary");
-  if (start.rfind("Time", 0) == 0 || start.rfind("\"Time", 0) == 0) return std::string("saleae-csv");
-  if (start.find("time_s,edge") != std::string_view::npos || start.rfind("#", 0) == 0) return std::string("state-listing");
-  if (start.find('$') != std::string_view::npos) return std::string("vcd");
-  return Error::input(fmt::format(
-      "{}: unknown capture format (known: .sr, .vcd, Saleae binary .bin or its folder, Saleae CSV, "
-      "state listing)", path));
+  Result<const CaptureFormat*> f = recognise_capture(path);
+  if (!f) return f.error();
+  return std::string((*f)->name);
 }
 
 namespace {
@@ -141,38 +119,22 @@ class SampleLimitSink : public CaptureSink {
 
 }  // namespace
 
+// sigrok's .sr: read directly (srzip_reader.h) or through libsigrok.
+Status read_sr_file(const std::string& path, const ReadOptions& options, CaptureSink& sink) {
+  if (options.sr_reader.empty() || options.sr_reader == "direct") return read_sr(path, options, sink);
+  if (options.sr_reader == "libsigrok") {
+    HARNESS_TRY(check_sr(path, options.limits));
+    SampleLimitSink bounded(sink, path, options.limits);
+    return read_sr_libsigrok(path, bounded);
+  }
+  return Error::input(fmt::format("unknown .sr reader '{}' (direct, libsigrok)", options.sr_reader));
+}
+
 Status read_capture(const std::string& path, const ReadOptions& options, CaptureSink& sink) {
-  std::string format = options.format;
-  if (format.empty()) {
-    Result<std::string> detected = detect_capture_format(path);
-    if (!detected) return detected.error();
-    format = *detected;
-  }
-  if (format == "sr") {
-    if (options.sr_reader.empty() || options.sr_reader == "direct") return read_sr(path, options, sink);
-    if (options.sr_reader == "libsigrok") {
-      HARNESS_TRY(check_sr(path, options.limits));
-      SampleLimitSink bounded(sink, path, options.limits);
-      return read_sr_libsigrok(path, bounded);
-    }
-    return Error::input(fmt::format("unknown .sr reader '{}' (direct, libsigrok)", options.sr_reader));
-  }
-  if (format == "saleae-binary") {
-    Result<std::vector<SaleaeBinaryFile>> files = load_saleae_binary_files(path, options.limits);
-    if (!files) return files.error();
-    return read_saleae_binary(*files, options, sink);
-  }
-  Result<std::string> text = read_input_file(path, options.limits);
-  if (!text) return text.error();
-  if (format == "vcd") return read_vcd(*text, path, options, sink);
-  if (format == "saleae-csv") return read_saleae_csv(*text, path, options, sink);
-  if (format == "state-listing") {
-    Result<StateListing> listing = parse_state_listing(*text, path);
-    if (!listing) return listing.error();
-    return render_state_listing(*listing, 8, sink, path, options.limits);
-  }
-  return Error::input(fmt::format("unknown capture format '{}' (sr, vcd, saleae-csv, saleae-binary, state-listing)",
-                                  format));
+  Result<const CaptureFormat*> format =
+      options.format.empty() ? recognise_capture(path) : capture_format_named(options.format, "format");
+  if (!format) return format.error();
+  return (*format)->read(path, options, sink);
 }
 
 }  // namespace harness

@@ -456,4 +456,17 @@ Result<std::vector<SaleaeBinaryFile>> load_saleae_binary_files(const std::string
   return out;
 }
 
+// The table's readers (formats.cc).
+Status read_saleae_csv_file(const std::string& path, const ReadOptions& options, CaptureSink& sink) {
+  Result<std::string> text = read_input_file(path, options.limits);
+  if (!text) return text.error();
+  return read_saleae_csv(*text, path, options, sink);
+}
+
+Status read_saleae_binary_path(const std::string& path, const ReadOptions& options, CaptureSink& sink) {
+  Result<std::vector<SaleaeBinaryFile>> files = load_saleae_binary_files(path, options.limits);
+  if (!files) return files.error();
+  return read_saleae_binary(*files, options, sink);
+}
+
 }  // namespace harness

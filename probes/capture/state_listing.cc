@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/stats.h"
+#include "probes/capture/readers.h"
 
 namespace harness {
 
@@ -126,6 +127,21 @@ Status render_state_listing(const StateListing& listing, unsigned spc, CaptureSi
   }
   std::uint64_t n = index_of(rows.back().time + tck / 2) + 1;
   return timeline.render(rate, n, "state-listing", where, limits, sink);
+}
+
+// The table's readers (formats.cc): the rows as clock edges (for the
+// decoder: CaptureFormat::read_edges), or rendered as a timing waveform at 8
+// samples per clock (for everything else).
+Result<StateListing> read_state_listing_rows(const std::string& path, const ReaderLimits& limits) {
+  Result<std::string> text = read_input_file(path, limits);
+  if (!text) return text.error();
+  return parse_state_listing(*text, path);
+}
+
+Status read_state_listing_file(const std::string& path, const ReadOptions& options, CaptureSink& sink) {
+  Result<StateListing> listing = read_state_listing_rows(path, options.limits);
+  if (!listing) return listing.error();
+  return render_state_listing(*listing, 8, sink, path, options.limits);
 }
 
 }  // namespace harness

@@ -154,312 +154,389 @@ struct Change {
   Level level;
 };
 
-}  // namespace
+// The parse in its steps: declarations, channel names, value changes, the
+// sample grid and the rendering.
+class VcdParser {
+ public:
+  VcdParser(std::string_view text, const std::string& name, const ReadOptions& options)
+      : tok_(text), name_(name), options_(options) {}
+  Status read(CaptureSink& sink);
 
-Status read_vcd(std::string_view text, const std::string& name, const ReadOptions& options,
-                CaptureSink& sink) {
-  Tokens tok(text);
-  auto fail = [&](const std::string& message) {
-    return Error::input(fmt::format("{}:{}: {}", name, tok.line(), message));
-  };
-  double timescale = 0;
-  std::optional<double> stated_rate;
-  std::vector<std::string> scope;
-  std::vector<Signal> signals;
-  std::size_t bit_count = 0;
-  // id -> index into signals; ids of non-logic variables map to nothing.
-  std::map<std::string, std::optional<unsigned>, std::less<>> ids;
-  // Header: declarations up to $enddefinitions.
+ private:
+  Error fail(const std::string& message) const {
+    return Error::input(fmt::format("{}:{}: {}", name_, tok_.line(), message));
+  }
+  Status declarations();
+  Status section_body(std::string_view section, std::vector<std::string_view>& parts);
+  Status declare(const std::vector<std::string_view>& parts);
+  void name_channels();
+  Status value_changes();
+  Status value_token(std::string_view t);
+  Status hold();
+  Status set(unsigned channel, Level level);
+  Result<const std::vector<unsigned>*> lookup(std::string_view id);
+  Status sample_grid();
+  std::uint64_t index_of(std::uint64_t t) const;
+  Status render(CaptureSink& sink);
+
+  Tokens tok_;
+  const std::string& name_;
+  const ReadOptions& options_;
+  // Declarations.
+  double timescale_ = 0;
+  std::optional<double> stated_rate_;
+  std::vector<std::string> scope_;
+  std::vector<Signal> signals_;
+  std::size_t bit_count_ = 0;
+  // id -> index into signals_; ids of non-logic variables map to nothing.
+  std::map<std::string, std::optional<unsigned>, std::less<>> ids_;
+  // Channels.
+  std::vector<std::string> names_;
+  std::vector<std::vector<unsigned>> bits_of_;  // capture channel of each bit, rightmost first
+  ChannelChoice choice_;
+  // Value changes.
+  std::vector<Change> changes_;
+  std::vector<std::uint64_t> times_;
+  std::vector<std::pair<unsigned, Level>> initial_;  // values before the first #time
+  std::uint64_t now_ = 0;
+  bool have_time_ = false;
+  bool changes_after_last_time_ = false;
+  std::uint64_t held_ = 0;
+  // The sample grid.
+  bool end_marker_ = false;
+  double samplerate_ = 0;
+  std::uint64_t step_ = 0;  // VCD time units per sample when no rate was given
+};
+
+Status VcdParser::read(CaptureSink& sink) {
+  HARNESS_TRY(declarations());
+  if (signals_.empty()) return fail("no $var declarations");
+  if (timescale_ == 0) timescale_ = 1e-9;  // the VCD default when $timescale is absent
+  name_channels();
+  // Which of them become capture channels (RTL and ILA dumps hold hundreds
+  // of signals; a capture holds 64), and which start high while unknown.
+  Result<ChannelChoice> choice = choose_channels(names_, options_, name_);
+  if (!choice) return choice.error();
+  choice_ = std::move(*choice);
+  for (std::vector<unsigned>& bits : bits_of_)
+    for (unsigned& b : bits) b = choice_.index[b];
+  HARNESS_TRY(value_changes());
+  if (times_.empty()) return fail("no #time in the value changes");
+  HARNESS_TRY(sample_grid());
+  return render(sink);
+}
+
+Status VcdParser::section_body(std::string_view section, std::vector<std::string_view>& parts) {
+  const int start = tok_.line();
+  for (std::string_view p = tok_.next(); p != "$end"; p = tok_.next()) {
+    if (p.empty()) return Error::input(fmt::format("{}:{}: unterminated {}", name_, start, section));
+    parts.push_back(p);
+  }
+  return ok();
+}
+
+// Header: declarations up to $enddefinitions.
+Status VcdParser::declarations() {
   for (;;) {
-    std::string_view t = tok.next();
+    std::string_view t = tok_.next();
     if (t.empty()) return fail("no $enddefinitions: not a VCD file, or truncated");
     if (t == "$enddefinitions") {
-      if (tok.next() != "$end") return fail("expected $end after $enddefinitions");
-      break;
-    }
-    const int start = tok.line();
-    auto body = [&](std::vector<std::string_view>& parts) -> Status {
-      for (std::string_view p = tok.next(); p != "$end"; p = tok.next()) {
-        if (p.empty()) return Error::input(fmt::format("{}:{}: unterminated {}", name, start, t));
-        parts.push_back(p);
-      }
+      if (tok_.next() != "$end") return fail("expected $end after $enddefinitions");
       return ok();
-    };
+    }
+    if (t.front() != '$') return fail(fmt::format("unexpected '{}' before $enddefinitions", t));
+    std::vector<std::string_view> parts;
+    HARNESS_TRY(section_body(t, parts));
     if (t == "$timescale") {
-      std::vector<std::string_view> parts;
-      HARNESS_TRY(body(parts));
       std::string ts;
       for (std::string_view p : parts) ts += p;
       Result<double> seconds = timescale_seconds(ts);
       if (!seconds) return fail(seconds.error().message);
-      timescale = *seconds;
+      timescale_ = *seconds;
     } else if (t == "$scope") {
-      std::vector<std::string_view> parts;
-      HARNESS_TRY(body(parts));
-      scope.emplace_back(parts.empty() ? "" : parts.back());
+      scope_.emplace_back(parts.empty() ? "" : parts.back());
     } else if (t == "$upscope") {
-      std::vector<std::string_view> parts;
-      HARNESS_TRY(body(parts));
-      if (!scope.empty()) scope.pop_back();
+      if (!scope_.empty()) scope_.pop_back();
     } else if (t == "$var") {
-      std::vector<std::string_view> parts;
-      HARNESS_TRY(body(parts));
-      if (parts.size() < 4) return fail("$var needs: type width id name");
-      std::uint64_t width = 0;
-      {
-        auto [end, ec] = std::from_chars(parts[1].data(), parts[1].data() + parts[1].size(), width);
-        if (ec == std::errc::result_out_of_range) width = UINT64_MAX;
-        else if (ec != std::errc() || end != parts[1].data() + parts[1].size() || width < 1)
-          return fail(fmt::format("bad $var width '{}'", parts[1]));
-      }
-      // Checked before any bit is named: the declaration costs a few bytes,
-      // its channels a string each.
-      if (width > options.limits.signal_bits)
-        return limit_exceeded(fmt::format("{}:{}", name, tok.line()),
-                              fmt::format("$var '{}' is {} bits wide", parts.size() > 3 ? parts[3] : parts[2],
-                                          parts[1]),
-                              &ReaderLimits::signal_bits, options.limits);
-      if (width > options.limits.declared_bits - std::min<std::uint64_t>(bit_count, options.limits.declared_bits))
-        return limit_exceeded(fmt::format("{}:{}", name, tok.line()),
-                              fmt::format("the variables declared up to '{}' hold {} bits",
-                                          parts.size() > 3 ? parts[3] : parts[2], bit_count + width),
-                              &ReaderLimits::declared_bits, options.limits);
-      std::string id(parts[2]);
-      if (ids.count(id)) continue;  // an alias of a signal already declared
-      std::string type(parts[0]);
-      std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
-      if (type == "real" || type == "realtime" || type == "shortreal" || type == "string") {
-        ids[id] = std::nullopt;
-        continue;
-      }
-      std::string ref;
-      for (std::size_t i = 3; i < parts.size(); ++i) ref += parts[i];  // "CA [5:0]" -> "CA[5:0]"
-      Reference r = parse_reference(ref);
-      Signal s;
-      for (const std::string& level : scope) s.scope += (s.scope.empty() ? "" : ".") + level;
-      if (width == 1 && (!r.has_range || r.bit_select)) {
-        s.leaf.push_back(ref);
-      } else {
-        long msb = r.msb, lsb = r.lsb;
-        if (!r.has_range || static_cast<std::uint64_t>(std::labs(msb - lsb)) + 1 != width) {
-          msb = static_cast<long>(width) - 1;  // no range, or one not matching the width
-          lsb = 0;
-        }
-        const long dir = msb >= lsb ? 1 : -1;
-        s.index_descends = dir < 0;
-        for (std::uint64_t k = 0; k < width; ++k)
-          s.leaf.push_back(fmt::format("{}[{}]", r.name, lsb + dir * static_cast<long>(k)));
-      }
-      bit_count += s.leaf.size();
-      ids[id] = static_cast<unsigned>(signals.size());
-      signals.push_back(std::move(s));
+      HARNESS_TRY(declare(parts));
     } else if (t == "$comment") {
-      std::vector<std::string_view> parts;
-      HARNESS_TRY(body(parts));
       std::string comment;
       for (std::string_view p : parts) {
         if (!comment.empty()) comment += ' ';
         comment += p;
       }
-      if (std::optional<double> rate = sigrok_comment_rate(comment)) stated_rate = rate;
-    } else if (t.front() == '$') {
-      // $date, $version and any other section: skip to $end.
-      std::vector<std::string_view> parts;
-      HARNESS_TRY(body(parts));
-    } else {
-      return fail(fmt::format("unexpected '{}' before $enddefinitions", t));
+      if (std::optional<double> rate = sigrok_comment_rate(comment)) stated_rate_ = rate;
     }
+    // $date, $version and any other section: skipped.
   }
-  if (signals.empty()) return fail("no $var declarations");
-  if (timescale == 0) timescale = 1e-9;  // the VCD default when $timescale is absent
+}
 
-  // Channel names: leaf names, with the scope path where two signals collide.
-  std::vector<std::string> names;
-  std::vector<std::vector<unsigned>> bits_of(signals.size());  // channel of each bit, rightmost first
+// `$var type width id reference $end`.
+Status VcdParser::declare(const std::vector<std::string_view>& parts) {
+  if (parts.size() < 4) return fail("$var needs: type width id name");
+  std::uint64_t width = 0;
   {
-    std::map<std::string, int> uses;
-    for (const Signal& s : signals)
-      for (const std::string& leaf : s.leaf) ++uses[leaf];
-    std::set<std::string> taken;
-    std::map<std::string, int> next_copy;  // a thousand "a"s cost a thousand lookups, not half a million
-    for (std::size_t i = 0; i < signals.size(); ++i) {
-      const Signal& s = signals[i];
-      // Channels in ascending bit index: CA[0], CA[1], ... whatever the range's direction.
-      std::vector<unsigned> order(s.leaf.size());
-      std::iota(order.begin(), order.end(), 0u);
-      if (s.index_descends) std::reverse(order.begin(), order.end());
-      bits_of[i].resize(s.leaf.size());
-      for (unsigned k : order) {
-        std::string n = s.leaf[k];
-        if (uses[n] > 1 && !s.scope.empty()) n = s.scope + "." + n;
-        if (taken.count(n)) {
-          int& copy = next_copy.try_emplace(s.leaf[k], 2).first->second;
-          do n = fmt::format("{}~{}", s.leaf[k], copy++);
-          while (taken.count(n));
-        }
-        taken.insert(n);
-        bits_of[i][k] = static_cast<unsigned>(names.size());
-        names.push_back(n);
-      }
-    }
+    auto [end, ec] = std::from_chars(parts[1].data(), parts[1].data() + parts[1].size(), width);
+    if (ec == std::errc::result_out_of_range) width = UINT64_MAX;
+    else if (ec != std::errc() || end != parts[1].data() + parts[1].size() || width < 1)
+      return fail(fmt::format("bad $var width '{}'", parts[1]));
   }
-  // Which of them become capture channels (RTL and ILA dumps hold hundreds
-  // of signals; a capture holds 64), and which start high while unknown.
-  Result<ChannelChoice> choice = choose_channels(names, options, name);
-  if (!choice) return choice.error();
-  const std::vector<std::string>& channels = choice->names;
-  for (std::vector<unsigned>& bits : bits_of)
-    for (unsigned& b : bits) b = choice->index[b];
-
-  std::vector<Change> changes;
-  std::vector<std::uint64_t> times;
-  std::vector<std::pair<unsigned, Level>> initial;  // values before the first #time
-  std::uint64_t now = 0;
-  bool have_time = false;
-  bool changes_after_last_time = false;
-  // Held changes are bounded: a file of a few MiB can hold a hundred
-  // million of them.
-  std::uint64_t held = 0;
-  auto hold = [&]() -> Status {
-    if (++held > options.limits.changes)
-      return limit_exceeded(fmt::format("{}:{}", name, tok.line()), "more value changes and timestamps",
-                            &ReaderLimits::changes, options.limits);
+  // Checked before any bit is named: the declaration costs a few bytes,
+  // its channels a string each.
+  const ReaderLimits& limits = options_.limits;
+  if (width > limits.signal_bits)
+    return limit_exceeded(fmt::format("{}:{}", name_, tok_.line()),
+                          fmt::format("$var '{}' is {} bits wide", parts[3], parts[1]), &ReaderLimits::signal_bits,
+                          limits);
+  if (width > limits.declared_bits - std::min<std::uint64_t>(bit_count_, limits.declared_bits))
+    return limit_exceeded(fmt::format("{}:{}", name_, tok_.line()),
+                          fmt::format("the variables declared up to '{}' hold {} bits", parts[3], bit_count_ + width),
+                          &ReaderLimits::declared_bits, limits);
+  std::string id(parts[2]);
+  if (ids_.count(id)) return ok();  // an alias of a signal already declared
+  std::string type(parts[0]);
+  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (type == "real" || type == "realtime" || type == "shortreal" || type == "string") {
+    ids_[id] = std::nullopt;
     return ok();
-  };
-  auto set = [&](unsigned channel, Level level) -> Status {
-    if (channel == kNotRead) return ok();  // a signal no one asked for costs no memory
-    HARNESS_TRY(hold());
-    if (!have_time) {
-      initial.emplace_back(channel, level);
-    } else {
-      changes.push_back({now, channel, level});
-      changes_after_last_time = true;
-    }
-    return ok();
-  };
-  auto lookup = [&](std::string_view id) -> Result<const std::vector<unsigned>*> {
-    auto it = ids.find(id);
-    if (it == ids.end()) return fail(fmt::format("unknown signal id '{}'", id));
-    if (!it->second) return static_cast<const std::vector<unsigned>*>(nullptr);  // not a logic variable
-    return &bits_of[*it->second];
-  };
-  auto level_of = [](char c) {
-    if (c == '1' || c == 'h' || c == 'H') return Level::high;
-    if (c == '0' || c == 'l' || c == 'L') return Level::low;
-    return Level::unknown;
-  };
-  auto is_value = [](char c) {
-    return c == '0' || c == '1' || c == 'x' || c == 'X' || c == 'z' || c == 'Z' || c == 'h' || c == 'H' ||
-           c == 'l' || c == 'L' || c == 'u' || c == 'U' || c == 'w' || c == 'W' || c == '-';
-  };
-  for (std::string_view t = tok.next(); !t.empty(); t = tok.next()) {
-    char c = t.front();
-    if (c == '#') {
-      std::uint64_t v = 0;
-      if (t.size() < 2) return fail("empty #time");
-      for (char d : t.substr(1)) {
-        if (!std::isdigit(static_cast<unsigned char>(d))) return fail(fmt::format("bad time '{}'", t));
-        const std::uint64_t digit = static_cast<std::uint64_t>(d - '0');
-        if (v > (UINT64_MAX - digit) / 10) return fail(fmt::format("time '{}' is too large", t));
-        v = v * 10 + digit;
-      }
-      if (have_time && v < now) return fail(fmt::format("time goes backwards: #{} after #{}", v, now));
-      if (!have_time || v != now) {
-        HARNESS_TRY(hold());
-        times.push_back(v);
-      }
-      now = v;
-      have_time = true;
-      changes_after_last_time = false;
-    } else if (is_value(c)) {
-      if (t.size() < 2) return fail(fmt::format("value '{}' without a signal id", t));
-      Result<const std::vector<unsigned>*> bits = lookup(t.substr(1));
-      if (!bits) return bits.error();
-      if (*bits) HARNESS_TRY(set((**bits)[0], level_of(c)));
-    } else if (c == 'b' || c == 'B') {
-      std::string_view id = tok.next();
-      if (id.empty())
-        return fail(fmt::format("vector value '{}' without a signal id", t));
-      std::string_view value = t.substr(1);
-      for (char v : value)
-        if (!is_value(v)) return fail(fmt::format("bad vector value '{}'", t));
-      Result<const std::vector<unsigned>*> bits = lookup(id);
-      if (!bits) return bits.error();
-      if (!*bits) continue;
-      // Written MSB first. Shorter than the width: left-extended with 0 when
-      // the leftmost given bit is 0 or 1, with x or z when it is x or z.
-      const char extend = value.empty() || value.front() == '1' ? '0' : value.front();
-      for (unsigned k = 0; k < (*bits)->size(); ++k)
-        HARNESS_TRY(set((**bits)[k], level_of(k < value.size() ? value[value.size() - 1 - k] : extend)));
-    } else if (c == 'r' || c == 'R' || c == 's' || c == 'S') {
-      std::string_view id = tok.next();  // real and string values are not logic channels
-      if (id.empty()) return fail(fmt::format("value '{}' without a signal id", t));
-      Result<const std::vector<unsigned>*> bits = lookup(id);
-      if (!bits) return bits.error();
-    } else if (t == "$dumpvars" || t == "$dumpall" || t == "$dumpon" || t == "$dumpoff" || t == "$end") {
-      // Their contents are ordinary value changes.
-    } else if (c == '$') {
-      // $comment and any other section: skip to $end.
-      for (std::string_view p = tok.next(); p != "$end"; p = tok.next())
-        if (p.empty()) return fail(fmt::format("unterminated {}", t));
-    } else if (t.back() == ':') {
-      // sigrok-cli writes the analog channels of a mixed capture as text lines
-      // ("A2: 4.0000 V DC") into the same file: not VCD, skipped.
-      tok.skip_line();
-    } else {
-      return fail(fmt::format("unexpected '{}'", t));
-    }
   }
-  if (times.empty()) return fail("no #time in the value changes");
-
-  const std::uint64_t t0 = times.front();
-  // The last timestamp ends the dump when nothing changed at it.
-  const bool end_marker = times.size() > 1 && !changes_after_last_time;
-  double samplerate = 0;
-  std::uint64_t step = 0;  // VCD time units per sample when no rate was given
-  if (options.samplerate || stated_rate) {
-    samplerate = options.samplerate ? *options.samplerate : *stated_rate;
+  std::string ref;
+  for (std::size_t i = 3; i < parts.size(); ++i) ref += parts[i];  // "CA [5:0]" -> "CA[5:0]"
+  Reference r = parse_reference(ref);
+  Signal s;
+  for (const std::string& level : scope_) s.scope += (s.scope.empty() ? "" : ".") + level;
+  if (width == 1 && (!r.has_range || r.bit_select)) {
+    s.leaf.push_back(ref);
   } else {
-    // The grid of the changes; an end marker off that grid (a simulation
-    // stopped at any time) does not refine it.
-    for (std::size_t i = 0; i + (end_marker ? 1 : 0) < times.size(); ++i) step = std::gcd(step, times[i] - t0);
-    if (step == 0) step = times.back() - t0;
-    if (step == 0)
-      return Error::input(fmt::format("{}: all changes at one time: cannot infer the sample rate; "
-                                      "pass --samplerate", name));
-    samplerate = 1.0 / (static_cast<double>(step) * timescale);
-    // 1 / (2000 x 1e-12) is 499999999.99999994 in doubles: round to 9 figures.
-    const double scale = std::pow(10.0, std::floor(std::log10(samplerate)) - 8);
-    samplerate = std::round(samplerate / scale) * scale;
+    long msb = r.msb, lsb = r.lsb;
+    if (!r.has_range || static_cast<std::uint64_t>(std::labs(msb - lsb)) + 1 != width) {
+      msb = static_cast<long>(width) - 1;  // no range, or one not matching the width
+      lsb = 0;
+    }
+    const long dir = msb >= lsb ? 1 : -1;
+    s.index_descends = dir < 0;
+    for (std::uint64_t k = 0; k < width; ++k)
+      s.leaf.push_back(fmt::format("{}[{}]", r.name, lsb + dir * static_cast<long>(k)));
   }
-  auto index_of = [&](std::uint64_t t) -> std::uint64_t {
-    if (step) return std::min((t - t0) / step, kSampleIndexCeiling);
-    return sample_index(static_cast<double>(t - t0) * timescale, samplerate);
-  };
+  bit_count_ += s.leaf.size();
+  ids_[id] = static_cast<unsigned>(signals_.size());
+  signals_.push_back(std::move(s));
+  return ok();
+}
+
+// Channel names: leaf names, with the scope path where two signals collide.
+void VcdParser::name_channels() {
+  bits_of_.resize(signals_.size());
+  std::map<std::string, int> uses;
+  for (const Signal& s : signals_)
+    for (const std::string& leaf : s.leaf) ++uses[leaf];
+  std::set<std::string> taken;
+  std::map<std::string, int> next_copy;  // a thousand "a"s cost a thousand lookups, not half a million
+  for (std::size_t i = 0; i < signals_.size(); ++i) {
+    const Signal& s = signals_[i];
+    // Channels in ascending bit index: CA[0], CA[1], ... whatever the range's direction.
+    std::vector<unsigned> order(s.leaf.size());
+    std::iota(order.begin(), order.end(), 0u);
+    if (s.index_descends) std::reverse(order.begin(), order.end());
+    bits_of_[i].resize(s.leaf.size());
+    for (unsigned k : order) {
+      std::string n = s.leaf[k];
+      if (uses[n] > 1 && !s.scope.empty()) n = s.scope + "." + n;
+      if (taken.count(n)) {
+        int& copy = next_copy.try_emplace(s.leaf[k], 2).first->second;
+        do n = fmt::format("{}~{}", s.leaf[k], copy++);
+        while (taken.count(n));
+      }
+      taken.insert(n);
+      bits_of_[i][k] = static_cast<unsigned>(names_.size());
+      names_.push_back(n);
+    }
+  }
+}
+
+// Held changes and timestamps are bounded: a file of a few MiB can hold a
+// hundred million of them.
+Status VcdParser::hold() {
+  if (++held_ > options_.limits.changes)
+    return limit_exceeded(fmt::format("{}:{}", name_, tok_.line()), "more value changes and timestamps",
+                          &ReaderLimits::changes, options_.limits);
+  return ok();
+}
+
+Status VcdParser::set(unsigned channel, Level level) {
+  if (channel == kNotRead) return ok();  // a signal no one asked for costs no memory
+  HARNESS_TRY(hold());
+  if (!have_time_) {
+    initial_.emplace_back(channel, level);
+  } else {
+    changes_.push_back({now_, channel, level});
+    changes_after_last_time_ = true;
+  }
+  return ok();
+}
+
+Result<const std::vector<unsigned>*> VcdParser::lookup(std::string_view id) {
+  auto it = ids_.find(id);
+  if (it == ids_.end()) return fail(fmt::format("unknown signal id '{}'", id));
+  if (!it->second) return static_cast<const std::vector<unsigned>*>(nullptr);  // not a logic variable
+  return &bits_of_[*it->second];
+}
+
+Level level_of(char c) {
+  if (c == '1' || c == 'h' || c == 'H') return Level::high;
+  if (c == '0' || c == 'l' || c == 'L') return Level::low;
+  return Level::unknown;
+}
+
+bool is_value(char c) {
+  return c == '0' || c == '1' || c == 'x' || c == 'X' || c == 'z' || c == 'Z' || c == 'h' || c == 'H' || c == 'l' ||
+         c == 'L' || c == 'u' || c == 'U' || c == 'w' || c == 'W' || c == '-';
+}
+
+Status VcdParser::value_changes() {
+  for (std::string_view t = tok_.next(); !t.empty(); t = tok_.next()) {
+    if (t.front() != '#') {
+      HARNESS_TRY(value_token(t));
+      continue;
+    }
+    std::uint64_t v = 0;
+    if (t.size() < 2) return fail("empty #time");
+    for (char d : t.substr(1)) {
+      if (!std::isdigit(static_cast<unsigned char>(d))) return fail(fmt::format("bad time '{}'", t));
+      const std::uint64_t digit = static_cast<std::uint64_t>(d - '0');
+      if (v > (UINT64_MAX - digit) / 10) return fail(fmt::format("time '{}' is too large", t));
+      v = v * 10 + digit;
+    }
+    if (have_time_ && v < now_) return fail(fmt::format("time goes backwards: #{} after #{}", v, now_));
+    if (!have_time_ || v != now_) {
+      HARNESS_TRY(hold());
+      times_.push_back(v);
+    }
+    now_ = v;
+    have_time_ = true;
+    changes_after_last_time_ = false;
+  }
+  return ok();
+}
+
+// Anything but a timestamp after the declarations.
+Status VcdParser::value_token(std::string_view t) {
+  const char c = t.front();
+  if (is_value(c)) {
+    if (t.size() < 2) return fail(fmt::format("value '{}' without a signal id", t));
+    Result<const std::vector<unsigned>*> bits = lookup(t.substr(1));
+    if (!bits) return bits.error();
+    return *bits ? set((**bits)[0], level_of(c)) : ok();
+  }
+  if (c == 'b' || c == 'B') {
+    std::string_view id = tok_.next();
+    if (id.empty()) return fail(fmt::format("vector value '{}' without a signal id", t));
+    std::string_view value = t.substr(1);
+    for (char v : value)
+      if (!is_value(v)) return fail(fmt::format("bad vector value '{}'", t));
+    Result<const std::vector<unsigned>*> bits = lookup(id);
+    if (!bits) return bits.error();
+    if (!*bits) return ok();
+    // Written MSB first. Shorter than the width: left-extended with 0 when
+    // the leftmost given bit is 0 or 1, with x or z when it is x or z.
+    const char extend = value.empty() || value.front() == '1' ? '0' : value.front();
+    for (unsigned k = 0; k < (*bits)->size(); ++k)
+      HARNESS_TRY(set((**bits)[k], level_of(k < value.size() ? value[value.size() - 1 - k] : extend)));
+    return ok();
+  }
+  if (c == 'r' || c == 'R' || c == 's' || c == 'S') {
+    std::string_view id = tok_.next();  // real and string values are not logic channels
+    if (id.empty()) return fail(fmt::format("value '{}' without a signal id", t));
+    Result<const std::vector<unsigned>*> bits = lookup(id);
+    if (!bits) return bits.error();
+    return ok();
+  }
+  if (t == "$dumpvars" || t == "$dumpall" || t == "$dumpon" || t == "$dumpoff" || t == "$end")
+    return ok();  // their contents are ordinary value changes
+  if (c == '$') {
+    // $comment and any other section: skip to $end.
+    for (std::string_view p = tok_.next(); p != "$end"; p = tok_.next())
+      if (p.empty()) return fail(fmt::format("unterminated {}", t));
+    return ok();
+  }
+  if (t.back() == ':') {
+    // sigrok-cli writes the analog channels of a mixed capture as text lines
+    // ("A2: 4.0000 V DC") into the same file: not VCD, skipped.
+    tok_.skip_line();
+    return ok();
+  }
+  return fail(fmt::format("unexpected '{}'", t));
+}
+
+// The sample rate: given, stated in sigrok's comment, or the grid of the
+// changes.
+Status VcdParser::sample_grid() {
+  const std::uint64_t t0 = times_.front();
+  // The last timestamp ends the dump when nothing changed at it.
+  end_marker_ = times_.size() > 1 && !changes_after_last_time_;
+  if (options_.samplerate || stated_rate_) {
+    samplerate_ = options_.samplerate ? *options_.samplerate : *stated_rate_;
+    return ok();
+  }
+  // The grid of the changes; an end marker off that grid (a simulation
+  // stopped at any time) does not refine it.
+  for (std::size_t i = 0; i + (end_marker_ ? 1 : 0) < times_.size(); ++i) step_ = std::gcd(step_, times_[i] - t0);
+  if (step_ == 0) step_ = times_.back() - t0;
+  if (step_ == 0)
+    return Error::input(fmt::format("{}: all changes at one time: cannot infer the sample rate; "
+                                    "pass --samplerate", name_));
+  samplerate_ = 1.0 / (static_cast<double>(step_) * timescale_);
+  // 1 / (2000 x 1e-12) is 499999999.99999994 in doubles: round to 9 figures.
+  const double scale = std::pow(10.0, std::floor(std::log10(samplerate_)) - 8);
+  samplerate_ = std::round(samplerate_ / scale) * scale;
+  return ok();
+}
+
+std::uint64_t VcdParser::index_of(std::uint64_t t) const {
+  const std::uint64_t t0 = times_.front();
+  if (step_) return std::min((t - t0) / step_, kSampleIndexCeiling);
+  return sample_index(static_cast<double>(t - t0) * timescale_, samplerate_);
+}
+
+Status VcdParser::render(CaptureSink& sink) {
+  const std::vector<std::string>& channels = choice_.names;
   ChangeTimeline timeline(channels);
   // Unknown values hold the last known level; before any, the channel's
   // idle level (low, or high for those the plan names: an active-low chip
   // select that is unknown is deselected, not a command).
-  std::vector<bool> known(channels.size(), false);
-  for (unsigned c : choice->idle_high) timeline.set_initial(c, true);
-  for (const auto& [channel, level] : initial) {
+  for (unsigned c : choice_.idle_high) timeline.set_initial(c, true);
+  for (const auto& [channel, level] : initial_) {
     timeline.set_unknown(channel, 0, level == Level::unknown);
     if (level != Level::unknown) timeline.set_initial(channel, level == Level::high);
   }
-  for (const Change& ch : changes) {
+  for (const Change& ch : changes_) {
     const std::uint64_t at = index_of(ch.time);
     timeline.set_unknown(ch.channel, at, ch.level == Level::unknown);
     if (ch.level != Level::unknown) timeline.change(ch.channel, at, ch.level == Level::high);
   }
-  std::uint64_t count = index_of(times.back()) + 1;
-  if (end_marker) {
+  std::uint64_t count = index_of(times_.back()) + 1;
+  if (end_marker_) {
     // Samples before the end time: up to and including the last grid point
     // short of it.
-    const std::uint64_t span = times.back() - t0;
-    count = step ? std::min(span / step + (span % step ? 1 : 0), kSampleIndexCeiling) : index_of(times.back());
+    const std::uint64_t span = times_.back() - times_.front();
+    count = step_ ? std::min(span / step_ + (span % step_ ? 1 : 0), kSampleIndexCeiling) : index_of(times_.back());
     count = std::max<std::uint64_t>(count, 1);
   }
-  return timeline.render(samplerate, count, "vcd", name, options.limits, sink);
+  return timeline.render(samplerate_, count, "vcd", name_, options_.limits, sink);
+}
+
+}  // namespace
+
+Status read_vcd(std::string_view text, const std::string& name, const ReadOptions& options, CaptureSink& sink) {
+  VcdParser parser(text, name, options);
+  return parser.read(sink);
+}
+
+// The table's reader (formats.cc): the file read whole, within the limits.
+Status read_vcd_file(const std::string& path, const ReadOptions& options, CaptureSink& sink) {
+  Result<std::string> text = read_input_file(path, options.limits);
+  if (!text) return text.error();
+  return read_vcd(*text, path, options, sink);
 }
 
 }  // namespace harness

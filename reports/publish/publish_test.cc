@@ -362,7 +362,7 @@ TEST_F(Publish, FiltersLeaveOutOtherRigsAndRemoveTheirPagesOnRepublish) {
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(s->runs, 13u);
   EXPECT_EQ(s->series, 1u);
-  // Day 6 fails one check every night: the pair is regressed by it, with no level shift.
+  // Day 5 fails one check every night: the pair is regressed by it, with no level shift.
   EXPECT_EQ(s->regressed_series, 1u);
   EXPECT_GT(s->removed, 14u);  // lab-a's and host-a's run reports and the host's metric pages
   const std::string index = slurp(site / "index.html");

@@ -31,7 +31,7 @@ Result<PublishStore> fill_publish_store(Store& store) {
     Result<std::int64_t> id = store.insert_run(*a);
     if (!id) return id.error();
     out.lab_a.push_back(*id);
-    Result<RunRecord> b = replayed_night("case-study/day6", "lab-b", day);
+    Result<RunRecord> b = replayed_night("case-study/day5", "lab-b", day);
     if (!b) return b.error();
     Result<std::int64_t> idb = store.insert_run(*b);
     if (!idb) return idb.error();
