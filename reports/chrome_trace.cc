@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "reports/run_clock.h"
+
 
 namespace harness {
 namespace {
@@ -57,51 +59,34 @@ class TraceBuilder {
   std::vector<nlohmann::json> events_;
 };
 
-// Host-clock nanoseconds of the earliest recorded instant: the trace's 0.
-std::optional<std::uint64_t> trace_origin(const Recording& r) {
-  std::optional<std::uint64_t> t0;
-  auto consider = [&](std::uint64_t ns) { t0 = t0 ? std::min(*t0, ns) : ns; };
-  if (r.latency)
-    for (const LatencyCondition& c : r.latency->conditions)
-      if (c.origin_host_ns) consider(*c.origin_host_ns);
-  if (r.rig && r.rig->window && r.rig->window->origin_host_ns > 0) consider(r.rig->window->origin_host_ns);
-  return t0;
-}
+double us(double s) { return s * 1e6; }
 
-double us_between(std::uint64_t from, std::uint64_t to) {
-  return (static_cast<double>(to) - static_cast<double>(from)) * 1e-3;
-}
-
-void add_power(TraceBuilder& t, const LatencyCondition& c, double first_start_us) {
+void add_power(TraceBuilder& t, const LatencyCondition& c, double origin_us) {
   if (c.power.t_s.empty()) return;
   const bool energy = c.power.quantity == "energy";
   const std::string name = fmt::format("{} ({}): {}", energy ? "energy" : "power", energy ? "J" : "W", c.power.source);
   for (std::size_t k = 0; k < c.power.t_s.size() && k < c.power.value.size(); ++k)
-    t.counter(name, first_start_us + c.power.t_s[k] * 1e6, energy ? "J" : "W", c.power.value[k]);
+    t.counter(name, origin_us + c.power.t_s[k] * 1e6, energy ? "J" : "W", c.power.value[k]);
 }
 
 // Each load condition: its iterations, the load running over its window,
 // its power readings. Returns the iteration slices written.
-std::size_t add_latency(TraceBuilder& t, const Recording& r, std::optional<std::uint64_t> t0,
-                        std::vector<std::string>& notes) {
+std::size_t add_latency(TraceBuilder& t, const Recording& r, const RunClock& clock, std::vector<std::string>& notes) {
   if (!r.latency) return 0;
   std::size_t slices = 0;
-  double next_free_us = 0;  // where a condition without a host time is placed
-  for (const LatencyCondition& c : r.latency->conditions) {
-    double offset = next_free_us;
-    if (c.origin_host_ns && t0) {
-      offset = us_between(*t0, *c.origin_host_ns);
-    } else {
+  for (std::size_t n = 0; n < r.latency->conditions.size(); ++n) {
+    const LatencyCondition& c = r.latency->conditions[n];
+    const ConditionClock& cc = clock.conditions[n];
+    const double offset = us(cc.origin_s);
+    if (!cc.on_host_clock) {
       notes.push_back(fmt::format("condition \"{}\": the recording has no host time for it (recorded before "
                                   "origin_host_ns was kept); placed after the condition before it",
                                   c.name));
     }
     // With a same-run reference each side has a track of its own, and each
     // block is a slice of its round on the condition's "rounds" track.
-    std::vector<const char*> side(c.start_s.size(), "");
+    const std::vector<const char*> side = iteration_sides(c);
     for (const PairedBlock& b : c.blocks) {
-      for (std::size_t i = b.first; i < b.first + b.count && i < side.size(); ++i)
-        side[i] = b.reference ? "reference" : "candidate";
       if (b.count == 0 || b.first + b.count > c.start_s.size() || b.first + b.count > c.latency_s.size()) continue;
       const std::size_t last = b.first + b.count - 1;
       t.slice(fmt::format("rounds: {}", c.name), fmt::format("round {}: {}", b.round + 1, b.reference ? "reference" : "candidate"),
@@ -121,8 +106,7 @@ std::size_t add_latency(TraceBuilder& t, const Recording& r, std::optional<std::
               {{"condition", c.name}, {"ended", c.load_end},
                {"note", "the load ran over the whole measured window (started before the warm-up)"}});
     }
-    add_power(t, c, offset + (c.start_s.empty() ? 0 : c.start_s.front() * 1e6));
-    next_free_us = std::max(next_free_us, offset + c.window_s * 1e6);
+    add_power(t, c, us(cc.power_origin_s));
   }
   return slices;
 }
@@ -130,11 +114,11 @@ std::size_t add_latency(TraceBuilder& t, const Recording& r, std::optional<std::
 // The level window the host's instruments shared: its span, the iterations
 // or request inside it, the analyzer's capture, the power readings, and the
 // counter readings taken around it.
-void add_rig_window(TraceBuilder& t, const RunRecord& run, const Recording& r, std::optional<std::uint64_t> t0,
+void add_rig_window(TraceBuilder& t, const RunRecord& run, const Recording& r, const RunClock& clock,
                     std::vector<std::string>& notes) {
-  if (!r.rig || !r.rig->window || !t0) return;
+  if (!r.rig || !r.rig->window || !clock.window_origin_s) return;
   const RigRecording::Window& w = *r.rig->window;
-  const double origin = us_between(*t0, w.origin_host_ns);
+  const double origin = us(*clock.window_origin_s);
   const std::string track = "level windows";
   t.slice(track, fmt::format("{} window{}", w.level, w.condition.empty() ? "" : " (" + w.condition + ")"), "window",
           origin, w.closed_s * 1e6);
@@ -147,10 +131,10 @@ void add_rig_window(TraceBuilder& t, const RunRecord& run, const Recording& r, s
   // DQ bus activity: the timeline's windows cover the capture in order.
   const SampleSet* dq = run.analysis.find_samples("ddr.dq_active_timeline");
   if (dq && !dq->values.empty()) {
-    if (w.capture_start_s && w.capture_end_s) {
-      const double step = (*w.capture_end_s - *w.capture_start_s) * 1e6 / static_cast<double>(dq->values.size());
+    const std::vector<double> starts = dq_window_starts(r, clock, dq->values.size());
+    if (!starts.empty()) {
       for (std::size_t k = 0; k < dq->values.size(); ++k)
-        t.counter("DQ bus activity", origin + *w.capture_start_s * 1e6 + k * step, "utilisation", dq->values[k]);
+        t.counter("DQ bus activity", us(starts[k]), "utilisation", dq->values[k]);
     } else {
       notes.push_back("DQ activity: the capture was not placed on the host's clock (no analyzer in the window)");
     }
@@ -178,12 +162,12 @@ std::string iteration_track_name(const std::string& condition, const std::string
 RunTrace run_trace(const RunRecord& run, const Recording& recording) {
   RunTrace out;
   TraceBuilder t;
-  const std::optional<std::uint64_t> t0 = trace_origin(recording);
-  if (!t0 && recording.latency)
+  const RunClock clock = run_clock(recording);
+  if (!clock.t0_ns && recording.latency)
     out.notes.push_back("the recording has no host times: conditions are laid out one after another from 0");
-  out.iteration_slices = add_latency(t, recording, t0, out.notes);
-  add_rig_window(t, run, recording, t0, out.notes);
-  if (recording.rig && recording.rig->window && !t0)
+  out.iteration_slices = add_latency(t, recording, clock, out.notes);
+  add_rig_window(t, run, recording, clock, out.notes);
+  if (recording.rig && recording.rig->window && !clock.window_origin_s)
     out.notes.push_back("the rig window has no host time: not drawn");
   nlohmann::json other = {{"run", run.id},
                           {"scenario", run.scenario_name},

@@ -12,7 +12,9 @@
 #include "harness/levels/level_table.h"
 #include "harness/model/metric_catalogue.h"
 #include "reports/console.h"
+#include "reports/run_clock.h"
 #include "reports/svg.h"
+#include "reports/workload_marks.h"
 
 namespace harness {
 namespace {
@@ -46,17 +48,7 @@ std::string change_text(std::optional<double> pct) {
   return fmt::format("{:+.1f} %", *pct);
 }
 
-// Tick formats for time axes, chosen by the largest value on the axis.
-std::string ticks_s(double v) { return fmt::format("{:g} s", std::round(v * 1e4) / 1e4); }
-std::string ticks_ms(double v) { return fmt::format("{:g} ms", std::round(v * 1e7) / 1e4); }
-std::string ticks_us(double v) { return fmt::format("{:g} us", std::round(v * 1e10) / 1e4); }
-std::string ticks_ns(double v) { return fmt::format("{:g} ns", std::round(v * 1e13) / 1e4); }
-svg::TickFormat time_format(double largest) {
-  if (largest >= 1) return &ticks_s;
-  if (largest >= 1e-3) return &ticks_ms;
-  if (largest >= 1e-6) return &ticks_us;
-  return &ticks_ns;
-}
+using svg::time_format;
 std::string ticks_percent(double v) { return fmt::format("{:g} %", std::round(v * 1000) / 10); }
 
 std::string notes_html(const std::vector<std::string>& notes) {
@@ -310,7 +302,22 @@ std::string roofline_section(const ReportInput& in) {
   return out + notes_html(notes);
 }
 
-std::string latency_section(const ReportInput& in) {
+// The run's stored recording (iteration times, power readings), read once
+// and only by a chart that needs it.
+class RecordingOnce {
+ public:
+  explicit RecordingOnce(const RunRecord& run) : run_(run) {}
+  const Result<Recording>& get() {
+    if (!parsed_) parsed_.emplace(stored_recording(run_));
+    return *parsed_;
+  }
+
+ private:
+  const RunRecord& run_;
+  std::optional<Result<Recording>> parsed_;
+};
+
+std::string latency_section(const ReportInput& in, RecordingOnce& recording) {
   std::string out = section_heading(Level::latency);
   const Analysis& a = in.run.analysis;
   LatencyPanels drawn = latency_panels(a, in.baseline ? &in.baseline->analysis : nullptr);
@@ -329,10 +336,20 @@ std::string latency_section(const ReportInput& in) {
                        drawn.beyond == 1 ? "is" : "are");
   }
   out += outside_note(drawn.baseline_outside, drawn.hi, "s");
+  // The power meter's readings, with the iterations it saw.
+  std::vector<std::string> unmarked;
+  if (const Result<Recording>& stored = recording.get()) {
+    std::string power;
+    for (const PowerChart& chart : power_charts(*stored)) {
+      power += svg::line_chart(chart.spec);
+      if (!chart.no_marks.empty()) unmarked.push_back(chart.no_marks);
+    }
+    if (!power.empty()) out += "<div class=\"charts\">\n" + power + "</div>\n" + notes_html(unmarked);
+  }
   return out;
 }
 
-std::string ddr_section(const ReportInput& in) {
+std::string ddr_section(const ReportInput& in, RecordingOnce& recording) {
   std::string out = section_heading(Level::ddr);
   const Analysis& a = in.run.analysis;
   const Analysis* base = in.baseline ? &in.baseline->analysis : nullptr;
@@ -371,6 +388,7 @@ std::string ddr_section(const ReportInput& in) {
         spec.y_range = std::make_pair(0.0, 1.0);
         spec.y_format = &ticks_percent;
       }
+      if (std::string why = mark_dq_timeline(recording.get(), spec); !why.empty()) notes.push_back(why);
       charts += svg::line_chart(spec);
     }
   }
@@ -518,16 +536,16 @@ std::string accuracy_section(const ReportInput& in) {
 }
 
 // The renderer of each level's section, in the level table's order.
-std::string level_section(Level level, const ReportInput& in) {
+std::string level_section(Level level, const ReportInput& in, RecordingOnce& recording) {
   switch (level) {
     case Level::roofline:
       return roofline_section(in);
     case Level::counters:
       return counters_section(in);
     case Level::ddr:
-      return ddr_section(in);
+      return ddr_section(in, recording);
     case Level::latency:
-      return latency_section(in);
+      return latency_section(in, recording);
     case Level::accuracy:
       return accuracy_section(in);
   }
@@ -727,7 +745,8 @@ std::string render_html(const ReportInput& in) {
   if (!run.reason.empty()) out += "<p class=\"unavailable\">" + escape_xml(run.reason) + "</p>\n";
   // Read top-down: the summary, then the charts, then the full tables.
   out += summary_html(in);
-  for (const LevelRow* level : levels_in_report_order()) out += level_section(level->level, in);
+  RecordingOnce recording(run);
+  for (const LevelRow* level : levels_in_report_order()) out += level_section(level->level, in, recording);
   out += "<h2>Verdicts</h2>\n" + verdict_table_html(run.analysis.verdicts);
   if (in.comparison) out += comparison_table_html(*in.comparison);
   if (!run.analysis.hints.empty()) {

@@ -95,9 +95,14 @@ struct Frame {
   Scale x, y;
 };
 
+// Formats tick values (default tick_label).
+using TickFormat = std::string (*)(double);
+// Ticks of a time axis in seconds, in the unit its largest value reads best
+// in: "1.5 s", "20 ms", "3 us", "500 ns".
+TickFormat time_format(double largest);
+
 // Draws grid lines, ticks, tick labels and axis titles of a frame.
 // `x_label`/`y_label` format tick values (default tick_label).
-using TickFormat = std::string (*)(double);
 void draw_axes(Canvas& canvas, const Frame& frame, std::string_view x_title, std::string_view y_title,
                TickFormat x_label = nullptr, TickFormat y_label = nullptr);
 
@@ -158,18 +163,42 @@ struct BarSpec {
 // Vertical bars per category (e.g. bytes per transaction).
 std::string bar_chart(const BarSpec& spec);
 
+// A span of a line chart's x axis marked in a lane above the plot (one
+// iteration of the workload); `lane` indexes LineSpec::lanes.
+struct MarkSpan {
+  double x0 = 0, x1 = 0;
+  std::size_t lane = 0;
+};
+struct MarkLane {
+  std::string label;  // written beside the lane, in its colour: the lane's legend
+  std::string colour;
+};
+
 struct LineSpec {
   std::string title;
   std::vector<double> ys;        // one value per step
   std::vector<double> baseline;  // drawn dashed when present
+  // The x of each step, this run's and the baseline's alike (a time axis);
+  // empty: the step's index.
+  std::vector<double> xs;
+  std::optional<std::pair<double, double>> x_range;  // default: the steps' first to last x
   std::string x_title = "window";
+  TickFormat x_format = nullptr;
   std::string y_title;
   std::optional<std::pair<double, double>> y_range;
   TickFormat y_format = nullptr;
+  std::vector<MarkLane> lanes;  // each a band between the title and the plot
+  std::vector<MarkSpan> marks;  // clipped to the x range; those a pixel apart or less merge
   double width = 460, height = 300;
 };
-// A line over equally spaced steps (utilisation timeline).
+// A line over steps (utilisation timeline, power trace), with marked spans
+// of its x axis in lanes above it.
 std::string line_chart(const LineSpec& spec);
+
+// A lane's marks as drawn: [x0, x1] in pixels, in order, at least a pixel
+// wide; marks closer than a pixel drawn as one.
+std::vector<std::pair<double, double>> mark_pixels(const std::vector<MarkSpan>& marks, std::size_t lane,
+                                                   const Scale& x);
 
 struct PairedRow {
   std::string label;

@@ -1,5 +1,6 @@
 #include "reports/svg.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <regex>
@@ -175,6 +176,68 @@ TEST(SvgCharts, MarkersAreLabelledWithTheirValue) {
   h.markers = {{"p50", 3}};
   std::string out = histogram_chart(h);
   EXPECT_NE(out.find(">p50 3</text>"), std::string::npos) << out;
+}
+
+
+TEST(SvgMarks, SpansWithinAPixelMergeAndEachIsAtLeastAPixelWide) {
+  const Scale x = Scale::linear(0, 10, 100, 200);  // 10 px per unit
+  const std::vector<MarkSpan> marks = {
+      {2.05, 3, 0},   // 0.5 px after the next one's end: merged with it
+      {1, 2, 0},      //
+      {5, 5.01, 0},   // 0.1 px: drawn a pixel wide
+      {-1, 0.5, 0},   // clipped at the axis' start
+      {11, 12, 0},    // off the axis
+      {4, 4.5, 1},    // another lane
+  };
+  using Px = std::vector<std::pair<double, double>>;
+  EXPECT_EQ(mark_pixels(marks, 0, x), (Px{{100, 105}, {110, 130}, {150, 151}}));
+  EXPECT_EQ(mark_pixels(marks, 1, x), (Px{{140, 145}}));
+  EXPECT_EQ(mark_pixels(marks, 2, x), Px{});
+}
+
+TEST(SvgMarks, LanesSitBetweenTheTitleAndThePlotEachLabelledInItsColour) {
+  LineSpec l;
+  l.title = "power";
+  l.xs = {0, 1, 2, 3};
+  l.ys = {1, 2, 2, 1};
+  l.x_range = std::make_pair(0.0, 4.0);  // plot 70..444 px: 93.5 px per unit
+  l.lanes = {{"candidate", "#1e8449"}, {"reference", "#7d3c98"}};
+  l.marks = {{0, 1, 0}, {1, 2, 1}, {2, 3, 1}, {3, 4, 0}};
+  const std::string out = line_chart(l);
+  for (const char* element : {
+           R"(<text x="64.00" y="34.00" text-anchor="end" font-size="9.00" fill="#1e8449">candidate</text>)",
+           R"(<rect x="70.00" y="28.00" width="93.50" height="6.00" stroke="#1e8449" stroke-width="0.00" fill="#1e8449"/>)",
+           R"(<rect x="350.50" y="28.00" width="93.50" height="6.00" stroke="#1e8449" stroke-width="0.00" fill="#1e8449"/>)",
+           R"(<text x="64.00" y="43.00" text-anchor="end" font-size="9.00" fill="#7d3c98">reference</text>)",
+           R"(<rect x="163.50" y="37.00" width="187.00" height="6.00" stroke="#7d3c98" stroke-width="0.00" fill="#7d3c98"/>)",
+       })
+    EXPECT_NE(out.find(element), std::string::npos) << element << "\n" << out;
+  // The plot starts below the two lanes (28 + 2 x 9 + 4 = 50 px): its top grid line.
+  EXPECT_NE(out.find(R"(<line x1="70.00" y1="50.00" x2="444.00" y2="50.00")"), std::string::npos) << out;
+  // Four marks, three rectangles: the two reference spans touch.
+  std::size_t rects = 0;
+  for (std::size_t at = out.find("height=\"6.00\""); at != std::string::npos; at = out.find("height=\"6.00\"", at + 1)) ++rects;
+  EXPECT_EQ(rects, 3u);
+}
+
+TEST(SvgCharts, ALongLineKeepsEachPixelColumnsLowestAndHighestPoint) {
+  LineSpec l;
+  l.title = "power";
+  for (int i = 0; i < 7000; ++i) {
+    l.xs.push_back(i * 1e-3);
+    l.ys.push_back(i == 3500 ? 9.0 : (i == 1234 ? 0.5 : 4 + (i % 7) * 0.1));
+  }
+  const std::string out = line_chart(l);
+  std::smatch m;
+  const std::string points_re = R"re(<polyline points="([^"]*)")re";
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(points_re)));
+  const std::string points = m[1];
+  const std::size_t count = static_cast<std::size_t>(std::count(points.begin(), points.end(), ','));
+  EXPECT_LE(count, 2u * 375);  // pixel columns 70 to 444, both ends included
+  EXPECT_GE(count, 374u);
+  // The spike and the dip survive: y of 9 W and of 0.5 W on the 0..10 W axis (240 - v x 20.6 px).
+  EXPECT_NE(points.find(",54.60"), std::string::npos);
+  EXPECT_NE(points.find(",229.70"), std::string::npos);
 }
 
 }  // namespace

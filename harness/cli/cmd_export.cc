@@ -5,29 +5,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/base/bounded_json.h"
-#include "harness/base/input_limits.h"
 #include "harness/bundle/bundle.h"
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
 #include "reports/chrome_trace.h"
+#include "reports/run_clock.h"
 
 namespace harness {
 namespace {
-
-Result<Recording> stored_recording(const RunRecord& run) {
-  if (run.recording_json.empty()) {
-    return Error::input(fmt::format("run {} has no recording (it never finished acquiring)", run.id));
-  }
-  Result<nlohmann::json> stored =
-      parse_bounded_json(run.recording_json, fmt::format("run {}'s stored recording", run.id));
-  if (!stored) return Error::infra(stored.error().message);
-  try {
-    return stored->get<Recording>();
-  } catch (const nlohmann::json::exception& e) {
-    return Error::infra(fmt::format("run {}'s stored recording is corrupt: {}", run.id, e.what()));
-  }
-}
 
 // `export RUN DIR`: the run as a recording bundle.
 Status export_bundle(Store& store, const RunRecord& run, const Recording& recording, const std::string& dir, Io io) {
