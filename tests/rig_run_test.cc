@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -165,6 +166,96 @@ TEST_F(RigRun, APinnedWorkloadRunsOnlyOnItsCpus) {
                                     "1023 is not one this device lets the workload use (allowed: "));
   CommandResult runs = harness({"--db", db_, "runs"});
   EXPECT_THAT(runs.out, HasSubstr("aborted")) << runs.out;
+}
+
+// An agent that lies or hangs (tests/tools/fake_agent.py) behind the local
+// transport: the run ends aborted, exit 3, saying what the agent said, and
+// leaves nothing of it running; what its hello said is in the run's context.
+class RigRunWithAFakeAgent : public RigRun {
+ protected:
+  std::string scenario(const std::string& mode) {
+    std::string path = (dir_ / "fake.toml").string();
+    std::ofstream(path) << "[scenario]\nname = \"fake-agent\"\n[rig]\nname = \"fake-board\"\ntransport = \"local\"\n"
+                           "agent = [\"python3\", \"" HARNESS_SOURCE_DIR "/tests/tools/fake_agent.py\", \""
+                        << mode << "\"]\nconnect_timeout = \"30 s\"\n[workload]\nbuiltin = \"gemm\"\n"
+                                   "[latency]\niterations = 3\nwarmup = 0\ntimeout = \"600 s\"\n";
+    return path;
+  }
+  json stored_run() {
+    CommandResult shown = harness({"--json", "--db", db_, "show", "1"});
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+    return shown.exit_code == 0 ? json::parse(shown.out) : json::object();
+  }
+  std::string pid_file() const { return (dir_ / "agent.pid").string(); }
+  bool agent_gone() {
+    pid_t pid = 0;
+    if (!(std::ifstream(pid_file()) >> pid) || pid <= 0) return false;
+    for (int i = 0; i < 100; ++i) {
+      if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  void SetUp() override {
+    RigRun::SetUp();
+    ::setenv("FAKE_AGENT_PID_FILE", pid_file().c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("FAKE_AGENT_PID_FILE");
+    RigRun::TearDown();
+  }
+};
+
+TEST_F(RigRunWithAFakeAgent, SigtermWhileTheAgentHangsAbortsTheRunWithinTwoSeconds) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    std::filesystem::remove(db_);
+    std::filesystem::remove(pid_file());
+    Result<std::unique_ptr<ChildProcess>> run =
+        ChildProcess::start({HARNESS_BINARY, "--db", db_, "run", "--no-report", scenario("hang-workload")});
+    ASSERT_TRUE(run) << run.error().message;
+    for (int i = 0; i < 200 && !std::filesystem::exists(pid_file()); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // connected, synced, waiting for the workload
+    const auto signalled = std::chrono::steady_clock::now();
+    ASSERT_EQ(::kill((*run)->pid(), sig), 0);
+    std::optional<ChildEnd> end = (*run)->wait_for(30);
+    ASSERT_TRUE(end) << (*run)->output_tail();
+    EXPECT_LT(std::chrono::steady_clock::now() - signalled, std::chrono::seconds(2)) << (*run)->output_tail();
+    EXPECT_EQ(end->exit_code, 3) << (*run)->output_tail();
+    json stored = stored_run();
+    EXPECT_EQ(stored["status"], "aborted");
+    EXPECT_EQ(stored["reason"], sig == SIGTERM ? "interrupted by SIGTERM" : "interrupted by SIGINT");
+    EXPECT_TRUE(agent_gone());
+  }
+}
+
+TEST_F(RigRunWithAFakeAgent, AnotherProtocolAbortsTheRunAndIsRecorded) {
+  CommandResult r = harness({"--db", db_, "run", "--no-report", scenario("protocol-99")});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  json stored = stored_run();
+  EXPECT_EQ(stored["status"], "aborted");
+  EXPECT_THAT(stored["reason"].get<std::string>(),
+              HasSubstr("rig 'fake-board': the agent speaks protocol 99 (harness 0.0.0-evil) and this host protocol 1"));
+  EXPECT_EQ(stored["context"]["rig.agent_protocol"], "99");
+  EXPECT_EQ(stored["context"]["rig.agent_version"], "0.0.0-evil");
+  EXPECT_TRUE(agent_gone());
+}
+
+TEST_F(RigRunWithAFakeAgent, AMalformedHelloIsExitThree) {
+  CommandResult r = harness({"--db", db_, "run", "--no-report", scenario("malformed-hello")});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("rig 'fake-board': agent protocol: malformed hello: "));
+  EXPECT_TRUE(agent_gone());
+}
+
+TEST_F(RigRunWithAFakeAgent, MoreIterationsThanPlannedAbortTheRun) {
+  CommandResult r = harness({"--db", db_, "run", "--no-report", scenario("flood")});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  json stored = stored_run();
+  EXPECT_EQ(stored["status"], "aborted");
+  EXPECT_THAT(stored["reason"].get<std::string>(),
+              HasSubstr("rig 'fake-board': agent protocol: an iterations event of 103 iterations, more than the 3 "
+                        "the plan leaves during the workload window"));
 }
 
 class RigOverSsh : public RigRun {

@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <condition_variable>
 #include <csignal>
 #include <cstring>
@@ -29,6 +32,9 @@ namespace {
 using nlohmann::json;
 
 int g_signal_pipe[2] = {-1, -1};
+
+// The heartbeat period a host may ask for.
+constexpr double kMinHeartbeatS = 0.05, kMaxHeartbeatS = 60;
 
 void on_stop_signal(int sig) {
   unsigned char b = static_cast<unsigned char>(sig);
@@ -218,13 +224,17 @@ class Agent {
   Result<json> hello(const json& req) {
     int version = req.contains("protocol") && req["protocol"].is_number_integer() ? req["protocol"].get<int>() : 0;
     if (version != protocol::kVersion) {
-      return Error::input(fmt::format("agent protocol: the host speaks version {}, this agent (harness {}) speaks {}",
+      return Error::input(fmt::format("agent protocol: the host speaks protocol {}, this agent (harness {}) speaks {}: "
+                                      "install the host's version of harness on the device",
                                       version, HARNESS_VERSION, protocol::kVersion));
     }
     std::vector<VersionCommand> versions;
     for (const json& v : req.value("versions", json::array()))
       versions.push_back({v.at("name").get<std::string>(), v.at("argv").get<std::vector<std::string>>()});
-    if (double hb = req.value("heartbeat_s", 0.0); hb > 0) heartbeat_s_ = hb;
+    // Clamped: a beat every microsecond floods the link, one a century apart
+    // proves nothing (and overflows the wait).
+    if (double hb = req.value("heartbeat_s", 0.0); std::isfinite(hb) && hb > 0)
+      heartbeat_s_ = std::clamp(hb, kMinHeartbeatS, kMaxHeartbeatS);
     device_ = std::make_unique<LocalDevice>(clock_, versions, options_.stability_root);
     DeviceInfo info = device_->info();
     info.protocol = protocol::kVersion;
@@ -247,6 +257,9 @@ class Agent {
     return json{{"size", file_data_.size()}, {"sha256", file_sha_}, {"data", protocol::base64_encode(chunk)}};
   }
 
+  // A write waits for the host to read (stdout is non-blocking when it is a
+  // pipe or socket), but never past shutdown: a host that stopped reading
+  // must not keep the agent from ending.
   void write(const json& message) {
     std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     std::lock_guard lock(write_mutex_);
@@ -254,8 +267,13 @@ class Agent {
     for (std::size_t done = 0; done < line.size();) {
       ssize_t n = ::write(options_.out_fd, line.data() + done, line.size() - done);
       if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN && !closing_) {
+        pollfd out{options_.out_fd, POLLOUT, 0};
+        (void)::poll(&out, 1, 100);
+        continue;
+      }
       if (n <= 0) {
-        link_lost_ = true;  // EPIPE: nobody listens any more
+        link_lost_ = true;  // EPIPE: nobody listens any more (or the agent is ending)
         return;
       }
       done += static_cast<std::size_t>(n);
@@ -279,6 +297,7 @@ class Agent {
   void shutdown() {
     if (shut_down_) return;
     shut_down_ = true;
+    closing_ = true;  // a write the host does not read gives up
     {
       std::lock_guard lock(worker_mutex_);
       if (op_stop_) op_stop_->request_stop();
@@ -300,6 +319,7 @@ class Agent {
   std::unique_ptr<LocalDevice> device_;
   std::mutex write_mutex_;
   std::atomic<bool> link_lost_{false};
+  std::atomic<bool> closing_{false};
   std::mutex worker_mutex_;
   std::thread worker_;
   std::atomic<bool> worker_done_{true};
@@ -322,8 +342,16 @@ int run_agent(const AgentOptions& options) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
   sa.sa_handler = on_sigpipe;
   sigaction(SIGPIPE, &sa, nullptr);
-  Agent agent(options);
-  return agent.serve();
+  // Non-blocking stdout (a pipe or a socket, never a terminal shared with a
+  // shell), restored on the way out.
+  const int out_flags = ::fcntl(options.out_fd, F_GETFL);
+  struct stat out_stat{};
+  const bool nonblocking = out_flags >= 0 && ::fstat(options.out_fd, &out_stat) == 0 &&
+                           (S_ISFIFO(out_stat.st_mode) || S_ISSOCK(out_stat.st_mode));
+  if (nonblocking) ::fcntl(options.out_fd, F_SETFL, out_flags | O_NONBLOCK);
+  int status = Agent(options).serve();
+  if (nonblocking) ::fcntl(options.out_fd, F_SETFL, out_flags);
+  return status;
 }
 
 }  // namespace harness

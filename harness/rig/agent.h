@@ -2,7 +2,9 @@
 // and answers on stdout (protocol.h), doing the work with a LocalDevice.
 // Whatever ends it (the host's "bye", the end of stdin when the link drops,
 // SIGTERM, SIGINT or SIGHUP), it cancels the op in progress and stops every
-// background load it started before it exits.
+// background load it started before it exits. The heartbeat period the host
+// asks for is clamped to 50 ms .. 60 s; a host that stops reading does not
+// keep it from ending.
 #pragma once
 
 #include <cstdint>

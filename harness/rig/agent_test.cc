@@ -14,7 +14,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "harness/rig/protocol.h"
 #include "harness/rig/remote_device.h"
+#include "probes/rig/agent_link.h"
 #include "probes/stability/stability_probe.h"
 #include "tests/support/fake_device.h"
 #include "probes/process.h"
@@ -191,7 +193,7 @@ TEST(Agent, AnAgentThatNeverAnswersIsAFaultAfterTheTimeoutNotAHang) {
   Result<std::unique_ptr<RemoteDevice>> d = RemoteDevice::connect(o, clock);
   ASSERT_FALSE(d);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
-  EXPECT_EQ(d.error().message, "rig 'test-rig': the agent was silent for 1 s (heartbeat timeout) during connect");
+  EXPECT_EQ(d.error().message, "rig 'test-rig': the agent did not answer within 1 s ([rig] connect_timeout) during connect");
   EXPECT_EQ(d.error().code, ExitCode::infrastructure);
 }
 
@@ -284,6 +286,73 @@ TEST(Agent, StabilityReadingsComeBackFromTheDevice) {
   ASSERT_EQ(after.canary.size(), 1u);
   ASSERT_TRUE(after.canary[0].seconds) << after.canary[0].seconds.unavailable;
   EXPECT_GT(*after.canary[0].seconds.value, 0);
+}
+
+// The agent spoken to in raw lines: what a host that is not this one may send.
+class RawAgent {
+ public:
+  RawAgent() {
+    Result<std::unique_ptr<AgentLink>> link = AgentLink::start({HARNESS_BINARY, "agent"}, 1 << 23);
+    EXPECT_TRUE(link) << link.error().message;
+    if (link) link_ = std::move(*link);
+  }
+  void send(const std::string& line) { EXPECT_TRUE(link_->send(line)); }
+  // The heartbeats received in `seconds`; the other lines go to `others`.
+  int heartbeats(double seconds, std::vector<std::string>* others = nullptr) {
+    int beats = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+      std::string line;
+      Result<AgentLink::Got> got = link_->receive(0.05, line);
+      if (!got || *got == AgentLink::Got::closed) break;
+      if (*got != AgentLink::Got::line) continue;
+      if (line.find("\"heartbeat\"") != std::string::npos) ++beats;
+      else if (others) others->push_back(line);
+    }
+    return beats;
+  }
+  AgentLink& link() { return *link_; }
+
+ private:
+  std::unique_ptr<AgentLink> link_;
+};
+
+TEST(Agent, TheHeartbeatPeriodAHostAsksForIsClamped) {
+  for (const char* period : {"1e300", "1e-9"}) {
+    RawAgent agent;
+    agent.send(std::string("{\"id\":1,\"op\":\"hello\",\"protocol\":1,\"heartbeat_s\":") + period + "}");
+    std::vector<std::string> replies;
+    agent.heartbeats(0.5, &replies);  // the hello's reply, and the beats of the old period
+    ASSERT_FALSE(replies.empty()) << period;
+    EXPECT_THAT(replies.front(), HasSubstr("\"ok\":true")) << period;
+    const int beats = agent.heartbeats(1);
+    // 1e300 s: 60 s, at most the beat of the period before the hello (1 s)
+    // in a second; 1e-9 s: 50 ms, about 20 (not a billion).
+    if (std::string(period) == "1e300") EXPECT_LE(beats, 1);
+    else EXPECT_THAT(beats, ::testing::AllOf(::testing::Ge(5), ::testing::Le(25)));
+  }
+}
+
+// A host that vanishes mid-op (its stdin closes): the agent cancels the op,
+// stops its loads and exits by itself, not by a signal.
+TEST(Agent, TheEndOfItsStdinEndsTheAgentItsOpAndItsLoads) {
+  const std::string marker = "harness-agent-stdin-" + std::to_string(getpid());
+  RawAgent agent;
+  agent.send("{\"id\":1,\"op\":\"hello\",\"protocol\":1}");
+  agent.send("{\"id\":2,\"op\":\"load.start\",\"argv\":[\"sh\",\"-c\",\"sleep 60; : " + marker + "\"]}");
+  agent.heartbeats(0.5);
+  ASSERT_EQ(count_processes(marker), 1);
+  nlohmann::json workload = {{"id", 3}, {"op", "workload"}, {"workload", protocol::to_wire(small_gemm())}};
+  IterationPlan plan;
+  plan.iterations = 1'000'000'000;
+  workload["plan"] = protocol::to_wire(plan);
+  agent.send(workload.dump());
+  agent.heartbeats(0.3);
+  const auto t0 = std::chrono::steady_clock::now();
+  ChildEnd end = agent.link().close(10);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_EQ(end.describe(), "exit status 0");
+  EXPECT_EQ(count_processes(marker), 0);
 }
 
 }  // namespace

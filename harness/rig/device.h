@@ -10,6 +10,7 @@
 // harness/runner/.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -43,6 +44,16 @@ struct IterationPlan {
   double run_timeout_s = 600;      // the whole measured window
   double iteration_timeout_s = 60;
 };
+
+// A window with a min_duration runs past the planned count until the
+// duration is reached, but never past this many iterations: what a
+// recording can hold (a million samples are ~25 MiB of it) with room for a
+// few conditions. The device stops there; the host refuses more.
+inline constexpr std::int64_t kMaxWindowIterations = 2'000'000;
+// The most measured iterations a window of `p` gives.
+inline std::int64_t most_iterations(const IterationPlan& p) {
+  return p.min_duration_s > 0 ? std::max(p.iterations, kMaxWindowIterations) : p.iterations;
+}
 
 // Measured iterations as times on the *host's* monotonic clock (a remote
 // device's times are mapped through the clock sync), delivered in batches.

@@ -103,7 +103,8 @@ Result<WorkloadWindow> LocalDevice::run_workload(const Workload& workload, const
     batch.end_ns.clear();
   };
   Status status = ok();
-  while (window.iterations < plan.iterations || last_end - window.measuring_ns < min_ns) {
+  const std::int64_t most = most_iterations(plan);
+  while ((window.iterations < plan.iterations || last_end - window.measuring_ns < min_ns) && window.iterations < most) {
     if (stop.stop_requested()) {
       status = interrupted_error();
       break;

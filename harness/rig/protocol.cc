@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/bounded_json.h"
+#include "harness/base/input_limits.h"
 #include "harness/levels/stability.h"
 
 namespace harness::protocol {
@@ -307,7 +308,7 @@ json encode_iterations(const json& id, const IterationBatch& b) {
           {"gap_ns", gap}, {"dur_ns", dur}};
 }
 
-Result<IterationBatch> decode_iterations(const json& e) {
+Result<IterationBatch> decode_iterations(const json& e, std::size_t most) {
   return guarded("iterations event", [&]() -> Result<IterationBatch> {
     const std::uint64_t first = json_integer<std::uint64_t>(e.at("first_ns"));
     const json& gap = e.at("gap_ns");
@@ -315,14 +316,29 @@ Result<IterationBatch> decode_iterations(const json& e) {
     if (!gap.is_array() || !dur.is_array() || gap.size() != dur.size()) {
       return Error::infra("agent protocol: an iterations event whose gap_ns and dur_ns differ in length");
     }
+    // Counted before anything is allocated for them.
+    if (gap.size() > most) {
+      return Error::infra(fmt::format("agent protocol: an iterations event of {} iterations, more than the {} the "
+                                      "plan leaves", gap.size(), most));
+    }
     IterationBatch b;
     b.start_ns.reserve(gap.size());
     b.end_ns.reserve(gap.size());
+    // A gap may be negative (a pipelined stream's iteration starts before
+    // the previous one ended), a duration may not; every time stays on the
+    // clock. Whether the times lie inside the op is the host's to check.
+    const auto past_end = [] { return Error::infra("agent protocol: an iteration past the end of the device's clock"); };
+    if (first > kMaxClockNs) return past_end();
     std::uint64_t previous_end = first;
     for (std::size_t i = 0; i < gap.size(); ++i) {
-      const std::int64_t d = json_integer<std::int64_t>(dur[i]);
-      if (d < 0) return Error::infra("agent protocol: an iteration that ends before it starts");
-      const std::uint64_t start = previous_end + static_cast<std::uint64_t>(json_integer<std::int64_t>(gap[i]));
+      const std::int64_t g = json_integer<std::int64_t>(gap[i]), d = json_integer<std::int64_t>(dur[i]);
+      if (d < 0) return Error::infra(fmt::format("agent protocol: an iteration with a negative duration ({} ns)", d));
+      if (g < 0 && static_cast<std::uint64_t>(-(g + 1)) >= previous_end) {
+        return Error::infra(fmt::format("agent protocol: an iteration before the device's clock began (a gap of {} ns)", g));
+      }
+      const std::uint64_t start = g < 0 ? previous_end - static_cast<std::uint64_t>(-(g + 1)) - 1
+                                        : previous_end + static_cast<std::uint64_t>(g);
+      if (start > kMaxClockNs || static_cast<std::uint64_t>(d) > kMaxClockNs - start) return past_end();
       b.start_ns.push_back(start);
       b.end_ns.push_back(start + static_cast<std::uint64_t>(d));
       previous_end = b.end_ns.back();
@@ -367,7 +383,8 @@ Result<json> parse_line(const std::string& line) {
   if (!j) return Error::infra(j.error().message);
   if (!j->is_object()) {
     std::string shown = line.size() > 120 ? line.substr(0, 120) + "..." : line;
-    return Error::infra(fmt::format("agent protocol: not a JSON object: {}", shown));
+    return Error::infra(fmt::format("agent protocol: not a JSON object{}: {}", j ? "" : " (" + j.error().message + ")",
+                                    shown));
   }
   return j;
 }

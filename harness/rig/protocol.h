@@ -70,8 +70,13 @@ nlohmann::json encode_iterations(const nlohmann::json& id, const IterationBatch&
 // time is the host's to add (it knows when the level began).
 nlohmann::json encode_step(const nlohmann::json& id, const ProgressEvent& event);
 Result<ProgressEvent> decode_step(const nlohmann::json& event);
-// The absolute times back; an Error for a malformed or inconsistent event.
-Result<IterationBatch> decode_iterations(const nlohmann::json& event);
+// The absolute times back; an Error for a malformed or inconsistent event:
+// more than `most` iterations (checked before they are allocated), a
+// negative gap or duration, a time past the clock's end.
+Result<IterationBatch> decode_iterations(const nlohmann::json& event, std::size_t most);
+// Device clocks count nanoseconds in 63 bits (292 years): a time past it is
+// an agent's lie, not a device.
+constexpr std::uint64_t kMaxClockNs = std::uint64_t{1} << 63;
 
 // One line (without its newline) parsed into an object, or why not.
 Result<nlohmann::json> parse_line(const std::string& line);

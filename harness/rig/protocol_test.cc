@@ -1,5 +1,7 @@
 #include "harness/rig/protocol.h"
 
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -103,7 +105,7 @@ TEST(AgentProtocol, AStepOfLevelOneCrossesAndAMalformedOneIsRefused) {
         << refused.error().message;
   }
   nlohmann::json huge = parse_iterations_with_gap("1e300");
-  EXPECT_FALSE(protocol::decode_iterations(huge));
+  EXPECT_FALSE(protocol::decode_iterations(huge, 10));
 }
 
 TEST(AgentProtocol, CounterGroupsCrossWithoutTheirFormulas) {
@@ -218,15 +220,44 @@ TEST(AgentProtocol, IterationsTravelAsDifferencesAndComeBackExact) {
   nlohmann::json e = protocol::encode_iterations(7, b);
   EXPECT_EQ(e["gap_ns"], nlohmann::json({0, 500, -600}));
   EXPECT_EQ(e["dur_ns"], nlohmann::json({1000, 500, 1600}));
-  Result<IterationBatch> back = protocol::decode_iterations(nlohmann::json::parse(e.dump()));
+  Result<IterationBatch> back = protocol::decode_iterations(nlohmann::json::parse(e.dump()), 3);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->start_ns, b.start_ns);
   EXPECT_EQ(back->end_ns, b.end_ns);
 
   e["dur_ns"][1] = -5;
-  EXPECT_FALSE(protocol::decode_iterations(e));
+  EXPECT_FALSE(protocol::decode_iterations(e, 3));
   e["dur_ns"] = {1};
-  EXPECT_FALSE(protocol::decode_iterations(e));
+  EXPECT_FALSE(protocol::decode_iterations(e, 3));
+}
+
+// An agent's answer is checked before it is believed: no more iterations
+// than the plan leaves (counted before any is allocated), no negative
+// duration, no time off the clock either way.
+TEST(AgentProtocol, AnIterationsEventThatBreaksThePlanOrTheClockIsRefused) {
+  auto refused = [](const nlohmann::json& e, std::size_t most) {
+    Result<IterationBatch> r = protocol::decode_iterations(e, most);
+    return r ? std::string("accepted") : r.error().message;
+  };
+  nlohmann::json e = {{"id", 1}, {"event", "iterations"}, {"first_ns", 10}, {"gap_ns", {0, 0, 0, 0}},
+                      {"dur_ns", {1, 1, 1, 1}}};
+  EXPECT_EQ(refused(e, 3), "agent protocol: an iterations event of 4 iterations, more than the 3 the plan leaves");
+  EXPECT_EQ(refused(e, 4), "accepted");
+  e["gap_ns"] = {0, -1'000'000'000'000'000'000};
+  e["dur_ns"] = {1, 1};
+  EXPECT_EQ(refused(e, 4), "agent protocol: an iteration before the device's clock began (a gap of "
+                           "-1000000000000000000 ns)");
+  e["gap_ns"] = {0, -11};  // back to 0: the clock's first nanosecond
+  EXPECT_EQ(refused(e, 4), "accepted");
+  e["gap_ns"] = {0, -12};
+  EXPECT_THAT(refused(e, 4), HasSubstr("before the device's clock began"));
+  e["gap_ns"] = {0, 0};
+  e["dur_ns"] = {1, -1};
+  EXPECT_EQ(refused(e, 4), "agent protocol: an iteration with a negative duration (-1 ns)");
+  e["dur_ns"] = {std::numeric_limits<std::int64_t>::max(), 1};
+  EXPECT_EQ(refused(e, 4), "agent protocol: an iteration past the end of the device's clock");
+  e["first_ns"] = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_EQ(refused(e, 4), "agent protocol: an iteration past the end of the device's clock");
 }
 
 }  // namespace

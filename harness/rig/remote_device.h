@@ -3,6 +3,17 @@
 // monotonic clock through the clock sync. A silent agent is a fault after
 // the heartbeat timeout, never a hang; a lost link is an Error naming the
 // rig and the phase, with how far the phase got.
+//
+// An agent is not believed: every request has a deadline derived from what
+// it asks (the plan's iterations times the workload's timeout, the window,
+// the counters' and ceilings' work; connect_timeout for the hello), which
+// heartbeats prove the agent alive within but never extend; a stop request
+// (SIGINT, SIGTERM) ends any wait within a second and a half, the agent told
+// to cancel and, if it does not, its process group ended. Its answers are
+// checked against the request before anything is kept: no more iterations
+// than the plan gives, every time inside the op, a hello of this protocol
+// with bounded fields. Anything else is a fault (exit 3) saying what the
+// agent said.
 #pragma once
 
 #include <functional>
@@ -17,6 +28,10 @@
 #include "probes/rig/transport.h"
 
 namespace harness {
+
+// A hello's strings and lists: a real one has a dozen entries of tens of bytes.
+inline constexpr std::size_t kMaxHelloText = 4096;
+inline constexpr std::size_t kMaxHelloItems = 512;
 
 struct RemoteOptions {
   std::string rig;                      // the rig's name, for messages
@@ -33,7 +48,11 @@ struct RemoteOptions {
 
 class RemoteDevice final : public Device {
  public:
-  static Result<std::unique_ptr<RemoteDevice>> connect(const RemoteOptions& options, Clock& host_clock);
+  // `stop` ends the connect and every later wait (SIGINT/SIGTERM); `hello`,
+  // when given, receives what the agent said of itself even when its hello
+  // is refused (the run records it).
+  static Result<std::unique_ptr<RemoteDevice>> connect(const RemoteOptions& options, Clock& host_clock,
+                                                       std::stop_token stop = {}, DeviceInfo* hello = nullptr);
   ~RemoteDevice() override;  // says bye and closes the link
 
   const DeviceInfo& info() const override { return info_; }
@@ -60,18 +79,39 @@ class RemoteDevice final : public Device {
   Status bye();
 
  private:
-  RemoteDevice(RemoteOptions options, Clock& clock) : options_(std::move(options)), clock_(clock) {}
-  using EventHandler = std::function<void(const nlohmann::json&)>;
+  RemoteDevice(RemoteOptions options, Clock& clock, std::stop_token stop)
+      : options_(std::move(options)), clock_(clock), stop_(std::move(stop)) {}
+  // How long an op may take from its request to its reply, and what says so
+  // ("the plan: 3 warm-up and 300 iterations of at most 1 s, ...").
+  struct Deadline {
+    double seconds = 0;
+    std::string why;
+  };
+  // An event of the op in progress; an Error ends the op as a fault.
+  using EventHandler = std::function<Status(const nlohmann::json&)>;
   // One request and its reply; events of the request go to `on_event`. A
-  // stop request sends "cancel" and waits for the op's reply.
+  // stop request (`stop` or the device's) sends "cancel" and waits a moment
+  // for the op's reply; past its deadline, or when the agent ignores the
+  // cancel, the link is given up.
   Result<nlohmann::json> call(const std::string& op, nlohmann::json args, std::string_view phase,
-                              const EventHandler& on_event = {}, std::stop_token stop = {}, double first_timeout_s = 0);
+                              const Deadline& deadline, const EventHandler& on_event = {}, std::stop_token stop = {});
+  Deadline short_op(std::string what, double extra_s = 0) const;
+  Deadline workload_deadline(const Workload& workload, const IterationPlan& plan) const;
+  Deadline counters_deadline(const Workload& workload, const CountersConfig& config) const;
+  Deadline roofline_deadline(const RooflineConfig& config) const;
   Error fault(std::string_view phase, const std::string& what) const;
   Error connection_lost(std::string_view phase);
+  // Checks the hello against this host before the device is used.
+  Status check_hello(const DeviceInfo& info) const;
+  // The agent broke a deadline or the protocol: its link is ended (stdin
+  // closed, then its process group signalled) and it gets no bye.
+  void give_up();
 
   RemoteOptions options_;
   Clock& clock_;
+  std::stop_token stop_;
   std::unique_ptr<AgentLink> link_;
+  bool given_up_ = false;  // the agent broke a deadline or the protocol: no bye, the link is ended
   DeviceInfo info_;
   ClockOffset offset_;
   std::int64_t next_id_ = 1;

@@ -31,10 +31,16 @@ RigRecording::ClockSync sync_record(const char* when, const ClockOffset& o) {
 }
 
 // Connects to the rig's agent; the run's context becomes the device's, with
-// the harness host named beside it.
-Result<std::unique_ptr<RemoteDevice>> connect_device(const Rig& rig, Clock& clock, RigRecording& out,
-                                                     std::map<std::string, std::string>& context) {
-  Result<std::unique_ptr<RemoteDevice>> device = RemoteDevice::connect(RemoteOptions::for_rig(rig), clock);
+// the harness host named beside it. What the agent said of itself is kept
+// even when its hello is refused (another protocol).
+Result<std::unique_ptr<RemoteDevice>> connect_device(const Rig& rig, Clock& clock, std::stop_token stop,
+                                                     RigRecording& out, std::map<std::string, std::string>& context) {
+  DeviceInfo hello;
+  Result<std::unique_ptr<RemoteDevice>> device = RemoteDevice::connect(RemoteOptions::for_rig(rig), clock, stop, &hello);
+  if (hello.protocol != 0) {
+    context["rig.agent_protocol"] = std::to_string(hello.protocol);
+    context["rig.agent_version"] = hello.harness_version;
+  }
   if (!device) return device.error();
   const DeviceInfo& info = (*device)->info();
   out.agent_version = info.harness_version;
@@ -46,6 +52,8 @@ Result<std::unique_ptr<RemoteDevice>> connect_device(const Rig& rig, Clock& cloc
   context["harness_host"] = harness_host;
   context["harness_host_version"] = HARNESS_VERSION;
   context["rig.transport"] = out.transport;
+  context["rig.agent_protocol"] = std::to_string(info.protocol);
+  context["rig.agent_version"] = info.harness_version;
   return device;
 }
 
@@ -124,7 +132,7 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
   rig.transport = describe_transport(s.rig.transport);
   if (needs_device) {
     note(progress, fmt::format("rig '{}': connecting to the agent ({})", s.rig.name, rig.transport));
-    Result<std::unique_ptr<RemoteDevice>> connected = connect_device(s.rig, base.clock, rig, context);
+    Result<std::unique_ptr<RemoteDevice>> connected = connect_device(s.rig, base.clock, base.stop, rig, context);
     if (!connected) return connected.error();
     device = std::move(*connected);
   }

@@ -33,6 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(protocol::stability_readings_from_wire(part));
   }
   check(protocol::decode_step(*j));  // a level's step (progress) from the agent
+  check(protocol::decode_iterations(*j, 1000));  // iterations from the agent, against a plan of 1000
   if (j->contains("data") && (*j)["data"].is_string()) check(protocol::base64_decode((*j)["data"].get<std::string>()));
   return 0;
 }
