@@ -3,6 +3,10 @@
 #include <openssl/evp.h>
 #include <sched.h>
 
+#include <optional>
+#include <tuple>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "harness/base/bounded_json.h"
@@ -14,284 +18,423 @@ namespace {
 
 using nlohmann::json;
 
-// nlohmann's exceptions (a missing key, a wrong type) become one Error.
-template <class F>
-auto guarded(const char* what, F&& f) -> decltype(f()) {
+// ---- One description per message ----------------------------------------
+// Each message's fields are listed once, in Wire<T>::fields(): the key on
+// the wire and the member it is (a member of a member for a nested struct),
+// and, for a field not always sent, when it is. encode() and decode() below
+// walk that list, so both directions come from it: a field added to a
+// message is one line in its table. A field decoded is checked as json_read
+// checks (integers in range); what a message must satisfy beyond its types
+// is its table's check(), run on a message nested in another too.
+
+// A field on the wire when `when(message)` holds; a decoder that finds it
+// absent asks `when` of what it has read so far: absent and not due is the
+// default, absent and due is an error.
+template <class Get, class When>
+struct Field {
+  const char* key;
+  Get get;  // (auto& message) -> auto&: the member, const or not as the message is
+  When when;
+};
+
+struct Always {
+  template <class S>
+  bool operator()(const S&) const { return true; }
+};
+
+template <class S, class T, class When = Always>
+constexpr auto field(const char* key, T S::*member, When when = {}) {
+  auto get = [member](auto& s) -> auto& { return s.*member; };
+  return Field<decltype(get), When>{key, get, when};
+}
+template <class S, class A, class T>
+constexpr auto field(const char* key, A S::*outer, T A::*inner) {
+  auto get = [outer, inner](auto& s) -> auto& { return (s.*outer).*inner; };
+  return Field<decltype(get), Always>{key, get, {}};
+}
+
+// Names of an enumeration on the wire; an unknown one refuses the message.
+struct Refused {
+  std::string why;
+};
+template <class E>
+struct Names;
+template <>
+struct Names<Workload::Kind> {
+  static std::string name(Workload::Kind k) { return k == Workload::Kind::builtin ? "builtin" : "command"; }
+  static Workload::Kind from(const std::string& n) {
+    if (n == "builtin") return Workload::Kind::builtin;
+    if (n == "command") return Workload::Kind::command;
+    throw Refused{"unknown workload kind " + n};
+  }
+};
+template <>
+struct Names<Level> {
+  static std::string name(Level l) { return std::string(level_name(l)); }
+  static Level from(const std::string& n) {
+    if (std::optional<Level> l = level_from_name(n)) return *l;
+    throw Refused{"a step event of an unknown level"};
+  }
+};
+
+template <class T>
+struct Wire;  // a message's table: static fields(), and optionally static check(const T&) -> Status
+
+template <class T>
+concept Message = requires { Wire<T>::fields(); };
+template <class T>
+concept Named = requires(T v) { Names<T>::name(v); };
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_messages : std::false_type {};  // a list of messages
+template <Message T>
+struct is_messages<std::vector<T>> : std::true_type {};
+
+template <Message T>
+json encode(const T& message);
+template <Message T>
+void decode(const json& j, T& message);
+
+template <class T>
+json encode_value(const T& v) {
+  if constexpr (Message<T>) {
+    return encode(v);
+  } else if constexpr (Named<T>) {
+    return Names<T>::name(v);
+  } else if constexpr (is_optional<T>::value) {  // sent only when it holds one (its field's `when`)
+    return encode_value(*v);
+  } else if constexpr (is_messages<T>::value) {
+    json a = json::array();
+    for (const auto& e : v) a.push_back(encode_value(e));
+    return a;
+  } else {
+    return json(v);
+  }
+}
+
+// A message, nested or not, that its table's check() refuses.
+struct Unchecked {
+  std::string message;
+};
+
+template <class T>
+void decode_value(const json& j, T& out) {
+  if constexpr (Message<T>) {
+    decode(j, out);
+    if constexpr (requires { Wire<T>::check(out); }) {
+      if (Status checked = Wire<T>::check(out); !checked) throw Unchecked{checked.error().message};
+    }
+  } else if constexpr (Named<T>) {
+    out = Names<T>::from(j.get<std::string>());
+  } else if constexpr (is_optional<T>::value) {
+    decode_value(j, out.emplace());
+  } else if constexpr (is_messages<T>::value) {
+    if (!j.is_array()) throw json::type_error::create(302, "type must be an array, but is " + j.dump(), &j);
+    out.clear();
+    for (const json& e : j) decode_value(e, out.emplace_back());
+  } else {
+    json_read(j, out);  // integers range-checked
+  }
+}
+
+template <Message T>
+json encode(const T& message) {
+  json j = json::object();
+  std::apply([&](const auto&... f) { ((f.when(message) ? void(j[f.key] = encode_value(f.get(message))) : void()), ...); },
+             Wire<T>::fields());
+  return j;
+}
+
+template <Message T>
+void decode(const json& j, T& message) {
+  std::apply(
+      [&](const auto&... f) {
+        auto one = [&](const auto& f) {
+          if (j.contains(f.key)) decode_value(j.at(f.key), f.get(message));
+          else if (f.when(message)) (void)j.at(f.key);  // due: the library's "key not found"
+        };
+        (one(f), ...);
+      },
+      Wire<T>::fields());
+}
+
+// A message decoded and checked; its malformations one Error of `code`
+// (exit 2 for the agent reading a request, 3 for the host reading a reply).
+template <Message T>
+Result<T> from_wire(const json& j, const char* what, ExitCode code) {
   try {
-    return f();
+    T message;
+    decode_value(j, message);
+    return message;
   } catch (const json::exception& e) {
-    return Error::input(fmt::format("agent protocol: malformed {}: {}", what, e.what()));
+    return Error{fmt::format("agent protocol: malformed {}: {}", what, e.what()), code};
+  } catch (const Refused& r) {
+    return Error{"agent protocol: " + r.why, code};
+  } catch (const Unchecked& u) {
+    return Error{u.message, code};
   }
 }
 
-json kernel_to_wire(const BuiltinKernel& k) {
-  return {{"kind", k.kind},         {"precision", k.precision}, {"elements", k.elements}, {"m", k.m},
-          {"n", k.n},               {"k", k.k},                 {"rows", k.rows},         {"cols", k.cols},
-          {"batch", k.batch},       {"channels", k.channels},   {"height", k.height},     {"width", k.width},
-          {"filters", k.filters},   {"kernel_h", k.kernel_h},   {"kernel_w", k.kernel_w}, {"slowdown", k.slowdown}};
-}
+// ---- The tables ------------------------------------------------------------
 
-BuiltinKernel kernel_from_wire(const json& j) {
-  BuiltinKernel k;
-  json_read(j.at("kind"), k.kind);
-  json_read(j.at("precision"), k.precision);
-  for (auto [key, field] : {std::pair{"elements", &k.elements}, {"m", &k.m}, {"n", &k.n}, {"k", &k.k},
-                            {"rows", &k.rows}, {"cols", &k.cols}, {"batch", &k.batch}, {"channels", &k.channels},
-                            {"height", &k.height}, {"width", &k.width}, {"filters", &k.filters},
-                            {"kernel_h", &k.kernel_h}, {"kernel_w", &k.kernel_w}}) {
-    json_read(j.at(key), *field);
+template <>
+struct Wire<BuiltinKernel> {
+  static constexpr auto fields() {
+    using K = BuiltinKernel;
+    return std::tuple{field("kind", &K::kind),         field("precision", &K::precision), field("elements", &K::elements),
+                      field("m", &K::m),               field("n", &K::n),                 field("k", &K::k),
+                      field("rows", &K::rows),         field("cols", &K::cols),           field("batch", &K::batch),
+                      field("channels", &K::channels), field("height", &K::height),       field("width", &K::width),
+                      field("filters", &K::filters),   field("kernel_h", &K::kernel_h),   field("kernel_w", &K::kernel_w),
+                      field("slowdown", &K::slowdown)};
   }
-  json_read(j.at("slowdown"), k.slowdown);
-  return k;
-}
+};
 
-}  // namespace
-
-json to_wire(const Workload& w) {
-  json j = {{"kind", w.kind == Workload::Kind::builtin ? "builtin" : "command"},
-            {"name", w.name},
-            {"command", w.command},
-            {"pattern", w.report.pattern},
-            {"json_field", w.report.json_field},
-            {"unit_s", w.report.unit_s},
-            {"timeout_s", w.timeout_s},
-            {"tokens_per_iteration", w.tokens_per_iteration}};
-  if (w.kind == Workload::Kind::builtin) j["builtin"] = kernel_to_wire(w.builtin);
-  if (!w.cpus.empty()) j["cpus"] = w.cpus;  // absent when unpinned: the requests of before
-  if (w.first_cpu) j["first_cpu"] = true;
-  return j;
-}
-
-Result<Workload> workload_from_wire(const json& j) {
-  return guarded("workload", [&]() -> Result<Workload> {
-    Workload w;
-    std::string kind = j.at("kind").get<std::string>();
-    if (kind != "builtin" && kind != "command") return Error::input("agent protocol: unknown workload kind " + kind);
-    w.kind = kind == "builtin" ? Workload::Kind::builtin : Workload::Kind::command;
-    json_read(j.at("name"), w.name);
-    json_read(j.at("command"), w.command);
-    json_read(j.at("pattern"), w.report.pattern);
-    json_read(j.at("json_field"), w.report.json_field);
-    json_read(j.at("unit_s"), w.report.unit_s);
-    json_read(j.at("timeout_s"), w.timeout_s);
-    json_read(j.at("tokens_per_iteration"), w.tokens_per_iteration);
-    if (w.kind == Workload::Kind::builtin) w.builtin = kernel_from_wire(j.at("builtin"));
-    if (j.contains("cpus")) json_read(j.at("cpus"), w.cpus);
-    if (j.contains("first_cpu")) json_read(j.at("first_cpu"), w.first_cpu);
+template <>
+struct Wire<Workload> {
+  static constexpr auto fields() {
+    using W = Workload;
+    return std::tuple{field("kind", &W::kind),
+                      field("name", &W::name),
+                      field("command", &W::command),
+                      field("pattern", &W::report, &LatencyReport::pattern),
+                      field("json_field", &W::report, &LatencyReport::json_field),
+                      field("unit_s", &W::report, &LatencyReport::unit_s),
+                      field("timeout_s", &W::timeout_s),
+                      field("tokens_per_iteration", &W::tokens_per_iteration),
+                      field("builtin", &W::builtin, [](const W& w) { return w.kind == W::Kind::builtin; }),
+                      // absent when unpinned: the requests of before
+                      field("cpus", &W::cpus, [](const W& w) { return !w.cpus.empty(); }),
+                      field("first_cpu", &W::first_cpu, [](const W& w) { return w.first_cpu; })};
+  }
+  static Status check(const Workload& w) {
     if (w.kind == Workload::Kind::command && w.command.empty()) return Error::input("agent protocol: empty command");
-    return w;
-  });
-}
-
-json to_wire(const CountersConfig& c) {
-  json groups = json::array();
-  for (const CounterGroup& g : c.groups) {
-    json sources = json::array(), counters = json::array();
-    for (const CounterSourceSpec& s : g.sources) {
-      sources.push_back({{"name", s.name}, {"kind", s.kind}, {"path", s.path}, {"command", s.command},
-                         {"deltas", s.deltas}, {"timeout_s", s.timeout_s}, {"width", s.width}, {"where", s.where}});
-    }
-    for (const CounterSpec& k : g.counters) {
-      counters.push_back({{"name", k.name}, {"source", k.source}, {"event", k.event}, {"key", k.key},
-                          {"pattern", k.pattern}, {"scale", k.scale}, {"width", k.width}, {"unit", k.unit},
-                          {"where", k.where}});
-    }
-    groups.push_back({{"name", g.name}, {"path", g.path}, {"sha256", g.sha256}, {"sources", sources},
-                      {"counters", counters}});
+    return ok();
   }
-  // read_each_iteration for an agent older than `windows`, which reads
-  // around the run or after every iteration.
-  json j = {{"groups", groups},
-            {"iterations", c.iterations},
-            {"windows", c.windows},
-            {"read_each_iteration", c.windows == c.iterations && c.iterations > 1}};
-  // An agent older than it counts the candidate alone: its recording has no
-  // window sides, so the host analyses it as a run without a reference.
-  if (const std::optional<ReferenceConfig>& r = c.paired_with) {
-    j["paired_with"] = {{"workload", to_wire(r->workload)},
-                        {"rounds", r->rounds},
-                        {"order", r->order},
-                        {"seed", r->seed.value_or(0)}};
-  }
-  return j;
-}
+};
 
-Result<CountersConfig> counters_from_wire(const json& j) {
-  return guarded("counters", [&]() -> Result<CountersConfig> {
-    CountersConfig c;
-    json_read(j.at("iterations"), c.iterations);
-    if (j.contains("windows")) {
-      json_read(j.at("windows"), c.windows);
-    } else {  // a host older than `windows`
-      bool each = false;
-      json_read(j.at("read_each_iteration"), each);
-      c.windows = each ? c.iterations : 1;
-    }
+template <>
+struct Wire<CounterSourceSpec> {
+  static constexpr auto fields() {
+    using S = CounterSourceSpec;
+    return std::tuple{field("name", &S::name),       field("kind", &S::kind),   field("path", &S::path),
+                      field("command", &S::command), field("deltas", &S::deltas), field("timeout_s", &S::timeout_s),
+                      field("width", &S::width),     field("where", &S::where)};
+  }
+};
+
+template <>
+struct Wire<CounterSpec> {
+  static constexpr auto fields() {
+    using C = CounterSpec;
+    return std::tuple{field("name", &C::name),       field("source", &C::source), field("event", &C::event),
+                      field("key", &C::key),         field("pattern", &C::pattern), field("scale", &C::scale),
+                      field("width", &C::width),     field("unit", &C::unit),     field("where", &C::where)};
+  }
+};
+
+// A group's formulas stay on the host: the device reads counters only.
+template <>
+struct Wire<CounterGroup> {
+  static constexpr auto fields() {
+    using G = CounterGroup;
+    return std::tuple{field("name", &G::name), field("path", &G::path), field("sha256", &G::sha256),
+                      field("sources", &G::sources), field("counters", &G::counters)};
+  }
+};
+
+// Level 2's reference: the windows alternate with its, in rounds of the
+// drawn order. An agent older than it counts the candidate alone: its
+// recording has no window sides, so the host analyses it as a run without a
+// reference.
+template <>
+struct Wire<ReferenceConfig> {
+  static constexpr auto fields() {
+    using R = ReferenceConfig;
+    return std::tuple{field("workload", &R::workload), field("rounds", &R::rounds), field("order", &R::order),
+                      field("seed", &R::seed, [](const R& r) { return r.seed.has_value(); })};
+  }
+  static Status check(const ReferenceConfig& r) {
+    if (r.rounds < 1) return Error::input("agent protocol: paired counters need at least one round");
+    if (r.order != "random" && r.order != "abba")
+      return Error::input("agent protocol: unknown order of paired rounds " + r.order);
+    return ok();
+  }
+};
+
+template <>
+struct Wire<CountersConfig> {
+  static constexpr auto fields() {
+    using C = CountersConfig;
+    return std::tuple{field("groups", &C::groups), field("iterations", &C::iterations), field("windows", &C::windows),
+                      field("paired_with", &C::paired_with, [](const C& c) { return c.paired_with.has_value(); })};
+  }
+  static Status check(const CountersConfig& c) {
     if (c.iterations < 1) return Error::input("agent protocol: counters need at least one iteration");
     if (c.windows < 1 || c.windows > c.iterations)
       return Error::input("agent protocol: counters need 1 to iterations windows");
-    if (j.contains("paired_with")) {
-      const json& p = j.at("paired_with");
-      ReferenceConfig r;
-      Result<Workload> w = workload_from_wire(p.at("workload"));
-      if (!w) return w.error();
-      r.workload = std::move(*w);
-      json_read(p.at("rounds"), r.rounds);
-      json_read(p.at("order"), r.order);
-      r.seed.emplace();
-      json_read(p.at("seed"), *r.seed);
-      if (r.rounds < 1) return Error::input("agent protocol: paired counters need at least one round");
-      if (r.order != "random" && r.order != "abba")
-        return Error::input("agent protocol: unknown order of paired rounds " + r.order);
-      c.paired_with = std::move(r);
-    }
-    for (const json& g : j.at("groups")) {
-      CounterGroup group;
-      json_read(g.at("name"), group.name);
-      json_read(g.at("path"), group.path);
-      json_read(g.at("sha256"), group.sha256);
-      for (const json& s : g.at("sources")) {
-        CounterSourceSpec spec;
-        json_read(s.at("name"), spec.name);
-        json_read(s.at("kind"), spec.kind);
-        json_read(s.at("path"), spec.path);
-        json_read(s.at("command"), spec.command);
-        json_read(s.at("deltas"), spec.deltas);
-        json_read(s.at("timeout_s"), spec.timeout_s);
-        json_read(s.at("width"), spec.width);
-        json_read(s.at("where"), spec.where);
-        group.sources.push_back(std::move(spec));
-      }
-      for (const json& k : g.at("counters")) {
-        CounterSpec spec;
-        json_read(k.at("name"), spec.name);
-        json_read(k.at("source"), spec.source);
-        json_read(k.at("event"), spec.event);
-        json_read(k.at("key"), spec.key);
-        json_read(k.at("pattern"), spec.pattern);
-        json_read(k.at("scale"), spec.scale);
-        json_read(k.at("width"), spec.width);
-        json_read(k.at("unit"), spec.unit);
-        json_read(k.at("where"), spec.where);
-        group.counters.push_back(std::move(spec));
-      }
-      c.groups.push_back(std::move(group));
-    }
-    return c;
-  });
-}
-
-json to_wire(const RooflineConfig& c) {
-  json kernels = json::array(), vendor = json::array();
-  for (const RooflineKernel& k : c.kernels) {
-    // Only kernels the device runs: built in, and not timed elsewhere.
-    if (!k.builtin || k.time) continue;
-    kernels.push_back({{"name", k.name}, {"builtin", kernel_to_wire(*k.builtin)}});
+    return ok();
   }
-  for (const VendorTool& t : c.vendor) {
-    vendor.push_back({{"name", t.name}, {"argv", t.argv}, {"timeout_s", t.timeout_s}});
-  }
-  return {{"repetitions", c.repetitions},   {"buffer_bytes", c.buffer_bytes},
-          {"host_benchmarks", c.host_benchmarks}, {"threads", c.threads},
-          {"random_bytes", c.random_bytes}, {"bursts", c.bursts},
-          {"fma_iterations", c.fma_iterations}, {"kernels", kernels},
-          {"vendor", vendor}};
-}
+};
 
-Result<RooflineConfig> roofline_from_wire(const json& j) {
-  return guarded("roofline", [&]() -> Result<RooflineConfig> {
-    RooflineConfig c;
-    json_read(j.at("repetitions"), c.repetitions);
-    json_read(j.at("buffer_bytes"), c.buffer_bytes);
-    json_read(j.at("host_benchmarks"), c.host_benchmarks);
-    json_read(j.at("threads"), c.threads);
-    json_read(j.at("random_bytes"), c.random_bytes);
-    json_read(j.at("bursts"), c.bursts);
-    json_read(j.at("fma_iterations"), c.fma_iterations);
+template <>
+struct Wire<RooflineKernel> {
+  static constexpr auto fields() {
+    return std::tuple{field("name", &RooflineKernel::name),
+                      field("builtin", &RooflineKernel::builtin, [](const RooflineKernel& k) { return k.builtin.has_value(); })};
+  }
+};
+
+template <>
+struct Wire<VendorTool> {
+  static constexpr auto fields() {
+    return std::tuple{field("name", &VendorTool::name), field("argv", &VendorTool::argv),
+                      field("timeout_s", &VendorTool::timeout_s)};
+  }
+};
+
+template <>
+struct Wire<RooflineConfig> {
+  static constexpr auto fields() {
+    using C = RooflineConfig;
+    return std::tuple{field("repetitions", &C::repetitions), field("buffer_bytes", &C::buffer_bytes),
+                      field("host_benchmarks", &C::host_benchmarks), field("threads", &C::threads),
+                      field("random_bytes", &C::random_bytes), field("bursts", &C::bursts),
+                      field("fma_iterations", &C::fma_iterations), field("kernels", &C::kernels),
+                      field("vendor", &C::vendor)};
+  }
+  static Status check(const RooflineConfig& c) {
     if (c.repetitions < 1 || c.buffer_bytes < 4096 || c.random_bytes < 1) {
       return Error::input("agent protocol: roofline repetitions, buffer and random bytes must be positive");
     }
-    for (const json& k : j.at("kernels")) {
-      RooflineKernel kernel;
-      json_read(k.at("name"), kernel.name);
-      kernel.builtin = kernel_from_wire(k.at("builtin"));
-      c.kernels.push_back(std::move(kernel));
-    }
-    for (const json& t : j.at("vendor")) {
-      VendorTool tool;
-      json_read(t.at("name"), tool.name);
-      json_read(t.at("argv"), tool.argv);
-      json_read(t.at("timeout_s"), tool.timeout_s);
-      c.vendor.push_back(std::move(tool));
-    }
-    return c;
-  });
-}
+    for (const RooflineKernel& k : c.kernels)
+      if (!k.builtin) return Error::input("agent protocol: roofline kernel " + k.name + " without its builtin");
+    return ok();
+  }
+};
 
-json to_wire(const IterationPlan& p) {
-  return {{"warmup", p.warmup},
-          {"iterations", p.iterations},
-          {"min_duration_s", p.min_duration_s},
-          {"run_timeout_s", p.run_timeout_s},
-          {"iteration_timeout_s", p.iteration_timeout_s}};
-}
-
-Result<IterationPlan> plan_from_wire(const json& j) {
-  return guarded("plan", [&]() -> Result<IterationPlan> {
-    IterationPlan p;
-    json_read(j.at("warmup"), p.warmup);
-    json_read(j.at("iterations"), p.iterations);
-    json_read(j.at("min_duration_s"), p.min_duration_s);
-    json_read(j.at("run_timeout_s"), p.run_timeout_s);
-    json_read(j.at("iteration_timeout_s"), p.iteration_timeout_s);
+template <>
+struct Wire<IterationPlan> {
+  static constexpr auto fields() {
+    using P = IterationPlan;
+    return std::tuple{field("warmup", &P::warmup), field("iterations", &P::iterations),
+                      field("min_duration_s", &P::min_duration_s), field("run_timeout_s", &P::run_timeout_s),
+                      field("iteration_timeout_s", &P::iteration_timeout_s)};
+  }
+  static Status check(const IterationPlan& p) {
     if (p.warmup < 0 || p.iterations < 1) return Error::input("agent protocol: a plan needs iterations >= 1");
-    return p;
-  });
-}
+    return ok();
+  }
+};
 
-json to_wire(const StabilityPlan& p) {
-  return {{"cpus", p.cpus}, {"first_cpu", p.first_cpu}, {"interval_s", p.interval_s}};
-}
-
-Result<StabilityPlan> stability_plan_from_wire(const json& j) {
-  return guarded("stability plan", [&]() -> Result<StabilityPlan> {
-    StabilityPlan p;
-    json_read(j.at("cpus"), p.cpus);
-    p.first_cpu = j.at("first_cpu").get<bool>();
-    p.interval_s = j.at("interval_s").get<double>();
+template <>
+struct Wire<StabilityPlan> {
+  static constexpr auto fields() {
+    using P = StabilityPlan;
+    return std::tuple{field("cpus", &P::cpus), field("first_cpu", &P::first_cpu), field("interval_s", &P::interval_s)};
+  }
+  static Status check(const StabilityPlan& p) {
     for (int cpu : p.cpus)
       if (cpu < 0 || cpu >= CPU_SETSIZE) return Error::input(fmt::format("agent protocol: no CPU {}", cpu));
     // At least a second apart: every reading scans the device's processes.
     if (!(p.interval_s == 0 || (p.interval_s >= 1 && p.interval_s <= 86400)))
       return Error::input("agent protocol: a stability interval is 0 or from 1 s to a day");
-    return p;
-  });
+    return ok();
+  }
+};
+
+template <>
+struct Wire<DeviceInfo> {
+  static constexpr auto fields() {
+    using I = DeviceInfo;
+    return std::tuple{field("protocol", &I::protocol), field("harness_version", &I::harness_version),
+                      field("capabilities", &I::capabilities), field("context", &I::context),
+                      field("missing", &I::missing)};
+  }
+};
+
+// A level's step (levels 1 and 2); "id" and "event" are the envelope's.
+template <>
+struct Wire<ProgressEvent> {
+  static constexpr auto fields() {
+    using E = ProgressEvent;
+    return std::tuple{field("level", &E::level),      field("step", &E::text),       field("index", &E::step_index),
+                      field("count", &E::step_count), field("done", &E::done),       field("planned", &E::planned),
+                      field("counted", &E::counted)};
+  }
+  static Status check(const ProgressEvent& e) {
+    if (e.step_index < 1 || e.step_index > e.step_count || e.done < 0 || e.planned < 0)
+      return Error::infra("agent protocol: a step event out of its bounds");
+    return ok();
+  }
+};
+
+}  // namespace
+
+json to_wire(const Workload& w) { return encode(w); }
+Result<Workload> workload_from_wire(const json& j) { return from_wire<Workload>(j, "workload", ExitCode::bad_input); }
+
+json to_wire(const CountersConfig& c) {
+  json j = encode(c);
+  // For an agent older than `windows`, which reads around the run or after every iteration.
+  j["read_each_iteration"] = c.windows == c.iterations && c.iterations > 1;
+  return j;
 }
 
+Result<CountersConfig> counters_from_wire(const json& j) {
+  if (j.is_object() && !j.contains("windows") && j.contains("read_each_iteration") && j.contains("iterations")) {
+    json older = j;  // a host older than `windows`: one window, or one per iteration
+    older["windows"] = older["read_each_iteration"] == true ? older["iterations"] : json(1);
+    return from_wire<CountersConfig>(older, "counters", ExitCode::bad_input);
+  }
+  return from_wire<CountersConfig>(j, "counters", ExitCode::bad_input);
+}
+
+json to_wire(const RooflineConfig& c) {
+  RooflineConfig on_device = c;  // only kernels the device runs: built in, and not timed elsewhere
+  std::erase_if(on_device.kernels, [](const RooflineKernel& k) { return !k.builtin || k.time; });
+  return encode(on_device);
+}
+Result<RooflineConfig> roofline_from_wire(const json& j) {
+  return from_wire<RooflineConfig>(j, "roofline", ExitCode::bad_input);
+}
+
+json to_wire(const IterationPlan& p) { return encode(p); }
+Result<IterationPlan> plan_from_wire(const json& j) { return from_wire<IterationPlan>(j, "plan", ExitCode::bad_input); }
+
+json to_wire(const StabilityPlan& p) { return encode(p); }
+Result<StabilityPlan> stability_plan_from_wire(const json& j) {
+  return from_wire<StabilityPlan>(j, "stability plan", ExitCode::bad_input);
+}
+
+// The readings' own JSON (harness/levels/stability.h) inside the reply.
 Result<std::vector<StabilityReading>> stability_readings_from_wire(const json& j) {
-  return guarded("stability readings", [&]() -> Result<std::vector<StabilityReading>> {
+  try {
     return j.at("readings").get<std::vector<StabilityReading>>();
-  });
+  } catch (const json::exception& e) {
+    return Error::input(fmt::format("agent protocol: malformed stability readings: {}", e.what()));
+  }
 }
 
-json to_wire(const DeviceInfo& i) {
-  return {{"protocol", i.protocol},
-          {"harness_version", i.harness_version},
-          {"capabilities", i.capabilities},
-          {"context", i.context},
-          {"missing", i.missing}};
-}
-
+json to_wire(const DeviceInfo& i) { return encode(i); }
 Result<DeviceInfo> device_info_from_wire(const json& j) {
-  return guarded("hello", [&]() -> Result<DeviceInfo> {
-    DeviceInfo i;
-    json_read(j.at("protocol"), i.protocol);
-    json_read(j.at("harness_version"), i.harness_version);
-    json_read(j.at("capabilities"), i.capabilities);
-    json_read(j.at("context"), i.context);
-    json_read(j.at("missing"), i.missing);
-    return i;
-  });
+  return from_wire<DeviceInfo>(j, "hello", ExitCode::infrastructure);
+}
+
+json encode_step(const json& id, const ProgressEvent& e) {
+  json j = encode(e);
+  j["id"] = id;
+  j["event"] = "step";
+  return j;
+}
+
+Result<ProgressEvent> decode_step(const json& m) {
+  Result<ProgressEvent> e = from_wire<ProgressEvent>(m, "step event", ExitCode::infrastructure);
+  if (e) e->kind = ProgressEvent::Kind::step;
+  return e;
 }
 
 json encode_iterations(const json& id, const IterationBatch& b) {
@@ -309,7 +452,7 @@ json encode_iterations(const json& id, const IterationBatch& b) {
 }
 
 Result<IterationBatch> decode_iterations(const json& e, std::size_t most) {
-  return guarded("iterations event", [&]() -> Result<IterationBatch> {
+  try {
     const std::uint64_t first = json_integer<std::uint64_t>(e.at("first_ns"));
     const json& gap = e.at("gap_ns");
     const json& dur = e.at("dur_ns");
@@ -344,32 +487,9 @@ Result<IterationBatch> decode_iterations(const json& e, std::size_t most) {
       previous_end = b.end_ns.back();
     }
     return b;
-  });
-}
-
-json encode_step(const json& id, const ProgressEvent& e) {
-  return {{"id", id},           {"event", "step"},          {"level", level_name(e.level)},
-          {"step", e.text},     {"index", e.step_index},    {"count", e.step_count},
-          {"done", e.done},     {"planned", e.planned},     {"counted", e.counted}};
-}
-
-Result<ProgressEvent> decode_step(const json& m) {
-  return guarded("step event", [&]() -> Result<ProgressEvent> {
-    ProgressEvent e;
-    e.kind = ProgressEvent::Kind::step;
-    std::optional<Level> level = level_from_name(m.at("level").get<std::string>());
-    if (!level) return Error::infra("agent protocol: a step event of an unknown level");
-    e.level = *level;
-    e.text = m.at("step").get<std::string>();
-    e.step_index = json_integer<int>(m.at("index"));
-    e.step_count = json_integer<int>(m.at("count"));
-    e.done = json_integer<std::int64_t>(m.at("done"));
-    e.planned = json_integer<std::int64_t>(m.at("planned"));
-    e.counted = m.at("counted").get<std::string>();
-    if (e.step_index < 1 || e.step_index > e.step_count || e.done < 0 || e.planned < 0)
-      return Error::infra("agent protocol: a step event out of its bounds");
-    return e;
-  });
+  } catch (const json::exception& ex) {
+    return Error::infra(fmt::format("agent protocol: malformed iterations event: {}", ex.what()));
+  }
 }
 
 Result<json> parse_line(const std::string& line) {

@@ -22,6 +22,9 @@
 //      stability.end -> {readings}    the "after" reading; all of them (harness/levels/stability.h JSON)
 //      cancel                         stops the op in progress (its reply says "interrupted")
 //      bye                            stops every load and ends the agent
+// Each message's fields are described once, in a table per message in
+// protocol.cc (key, member, when it is sent); to_wire and *_from_wire are
+// both derived from it, so a new field is one line there.
 // Device times are the device's monotonic clock; the host maps them.
 // "step" events only tell a person how far a level got: a host that does
 // not know them skips them (as it skips any event of an op it did not

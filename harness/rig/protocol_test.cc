@@ -262,3 +262,123 @@ TEST(AgentProtocol, AnIterationsEventThatBreaksThePlanOrTheClockIsRefused) {
 
 }  // namespace
 }  // namespace harness
+
+namespace harness {
+namespace {
+
+// Every message type both ways: each field of the sample is set away from
+// its default, so that a field one direction drops (or reads under another
+// key) shows as a difference. Both directions come from one table per
+// message (protocol.cc), which this pins.
+template <class T, class FromWire>
+void expect_round_trip(const T& sample, FromWire from_wire, const nlohmann::json& plain) {
+  const nlohmann::json wire = nlohmann::json::parse(protocol::to_wire(sample).dump());
+  Result<T> back = from_wire(wire);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(protocol::to_wire(*back), wire);
+  for (const auto& [key, value] : wire.items()) EXPECT_NE(plain.value(key, nlohmann::json()), value) << key;
+}
+
+BuiltinKernel every_kernel_field() {
+  BuiltinKernel k;
+  k.kind = "conv2d";
+  k.precision = "fp16";
+  std::int64_t n = 1;
+  for (std::int64_t* f : {&k.elements, &k.m, &k.n, &k.k, &k.rows, &k.cols, &k.batch, &k.channels, &k.height, &k.width,
+                          &k.filters, &k.kernel_h, &k.kernel_w})
+    *f = ++n;
+  k.slowdown = 1.25;
+  return k;
+}
+
+TEST(AgentProtocol, EveryMessageTypeRoundTrips) {
+  Workload w;
+  w.kind = Workload::Kind::builtin;
+  w.name = "conv";
+  w.builtin = every_kernel_field();
+  w.command = {"./infer", "--once"};
+  w.report = {"took ([0-9.]+) ms", "latency_ms", 1e-3};
+  w.timeout_s = 3;
+  w.tokens_per_iteration = 32;
+  w.cpus = {0, 2};
+  w.first_cpu = true;
+  expect_round_trip(w, protocol::workload_from_wire, protocol::to_wire(Workload{}));
+  Workload command = w;
+  command.kind = Workload::Kind::command;
+  const nlohmann::json command_wire = protocol::to_wire(command);
+  EXPECT_FALSE(command_wire.contains("builtin"));
+  EXPECT_EQ(protocol::to_wire(*protocol::workload_from_wire(command_wire)), command_wire);
+
+  CountersConfig c;
+  c.iterations = 4;
+  c.windows = 4;
+  CounterGroup g;
+  g.name = "npu";
+  g.path = "groups/npu.toml";
+  g.sha256 = "ab12";
+  g.sources.push_back({"stats", "command", "/sys/npu", {"npu-stats", "-j"}, true, 5, 48, "g.toml:3:1"});
+  g.counters.push_back({"STALLS", "stats", "4/0x3c", "stall", "s=([0-9]+)", 64, 32, "cycles", "g.toml:7:1"});
+  c.groups.push_back(g);
+  expect_round_trip(c, protocol::counters_from_wire, protocol::to_wire(CountersConfig{}));
+  // A source and a counter as they are by default, beside the sample's.
+  CountersConfig plain_group;
+  plain_group.groups.push_back(CounterGroup{});
+  plain_group.groups[0].sources.emplace_back();
+  plain_group.groups[0].counters.emplace_back();
+  const nlohmann::json group = protocol::to_wire(c)["groups"][0], plain = protocol::to_wire(plain_group)["groups"][0];
+  for (const auto& [key, value] : group["sources"][0].items()) EXPECT_NE(plain["sources"][0][key], value) << key;
+  for (const auto& [key, value] : group["counters"][0].items()) EXPECT_NE(plain["counters"][0][key], value) << key;
+  EXPECT_EQ(group["sources"][0].size(), 8u);
+  EXPECT_EQ(group["counters"][0].size(), 9u);
+
+  RooflineConfig r;
+  r.repetitions = 3;
+  r.buffer_bytes = 1 << 20;
+  r.host_benchmarks = false;
+  r.threads = 2;
+  r.random_bytes = 4096;
+  r.bursts = {64};
+  r.fma_iterations = 1000;
+  r.kernels.push_back({"conv", every_kernel_field(), {}, {}, {}, {}, "fp32", "dram", ""});
+  r.kernels.push_back({"timed-elsewhere", every_kernel_field(), {}, {}, {}, 0.5, "fp32", "dram", ""});  // not sent
+  r.vendor.push_back({"npu-bench", {"npu-bench", "--all"}, 30, {}});
+  expect_round_trip(r, protocol::roofline_from_wire, protocol::to_wire(RooflineConfig{}));
+  EXPECT_EQ(protocol::to_wire(r)["kernels"].size(), 1u);
+  EXPECT_EQ(protocol::to_wire(r)["kernels"][0]["builtin"], protocol::to_wire(w)["builtin"]);
+
+  IterationPlan p{5, 300, 2.5, 30, 4};
+  expect_round_trip(p, protocol::plan_from_wire, protocol::to_wire(IterationPlan{}));
+
+  DeviceInfo i{1, "0.1.0", {"workload", "counters"}, {{"host", "board-3"}, {"kernel", "6.1"}}, {"stress-ng: absent"}};
+  expect_round_trip(i, protocol::device_info_from_wire, protocol::to_wire(DeviceInfo{}));
+
+  ProgressEvent e;
+  e.kind = ProgressEvent::Kind::step;
+  e.level = Level::counters;
+  e.text = "workload";
+  e.step_index = 2;
+  e.step_count = 3;
+  e.done = 7;
+  e.planned = 9;
+  e.counted = "iterations";
+  const nlohmann::json step = protocol::encode_step(4, e);
+  Result<ProgressEvent> back = protocol::decode_step(nlohmann::json::parse(step.dump()));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(protocol::encode_step(4, *back), step);
+  ProgressEvent first = e;
+  first.level = Level::roofline;
+  first.text = "";
+  first.step_index = first.step_count = 1;
+  first.done = first.planned = 0;
+  first.counted = "";
+  for (const auto& [key, value] : step.items()) {
+    if (key == "id" || key == "event") continue;  // the envelope's, the same for every step
+    EXPECT_NE(protocol::encode_step(4, first)[key], value) << key;
+  }
+
+  StabilityPlan sp{{1, 3}, true, 2};
+  expect_round_trip(sp, protocol::stability_plan_from_wire, protocol::to_wire(StabilityPlan{}));
+}
+
+}  // namespace
+}  // namespace harness
