@@ -177,7 +177,7 @@ class RigRunWithAFakeAgent : public RigRun {
     std::string path = (dir_ / "fake.toml").string();
     std::ofstream(path) << "[scenario]\nname = \"fake-agent\"\n[rig]\nname = \"fake-board\"\ntransport = \"local\"\n"
                            "agent = [\"python3\", \"" HARNESS_SOURCE_DIR "/tests/tools/fake_agent.py\", \""
-                        << mode << "\"]\nconnect_timeout = \"30 s\"\n[workload]\nbuiltin = \"gemm\"\n"
+                        << mode << "\"]\nconnect_timeout = \"30 s\"\n[workload]\nbuiltin = \"gemm\"\nm = 8\nn = 8\nk = 8\n"
                                    "[latency]\niterations = 3\nwarmup = 0\ntimeout = \"600 s\"\n";
     return path;
   }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -161,8 +162,8 @@ Result<json> RemoteDevice::call(const std::string& op, json args, std::string_vi
   args["id"] = id;
   args["op"] = op;
   if (Status sent = link_->send(args.dump()); !sent) return connection_lost(phase);
-  // The agent beats only once it runs: until its hello, connect_timeout alone.
-  const double silence_limit = op == "hello" ? deadline.seconds : options_.heartbeat_timeout_s;
+  // The agent beats only once it runs: until its hello, connect_timeout alone bounds the wait.
+  const double silence_limit = op == "hello" ? std::numeric_limits<double>::infinity() : options_.heartbeat_timeout_s;
   const Steady::time_point asked = Steady::now();
   Steady::time_point last_heard = asked, cancelled;
   bool cancel_sent = false;
