@@ -16,7 +16,11 @@ Result<ExitCode> print_preflight(const std::string& path, bool ask_rig, const Gl
            << "\n";
     return checked.ok() ? ExitCode::ok : ExitCode::bad_input;
   }
-  if (!checked.ok()) return combined_problems(path, checked.problems);
+  if (!checked.ok()) {
+    // Before a run, any problem means the scenario cannot run here: exit 2.
+    Error problems = combined_problems(path, checked.problems);
+    return Error::input(problems.message);
+  }
   io.out << fmt::format("{}: ready to run; nothing was run or stored\n", path);
   for (const std::string& line : checked.checked) io.out << "  checked: " << line << "\n";
   return ExitCode::ok;
@@ -25,7 +29,13 @@ Result<ExitCode> print_preflight(const std::string& path, bool ask_rig, const Gl
 Result<Scenario> preflight_for_run(const std::string& path) {
   std::optional<Scenario> scenario;
   Preflight checked = preflight_file(path, {}, &scenario);
-  if (!checked.ok()) return combined_problems(path, checked.problems);
+  // The rig's faults are left to the run, which meets them again, stores the
+  // run aborted with the reason and exits 3: what the scenario itself gets
+  // wrong stops it here, before anything is stored.
+  std::vector<Error> blocking;
+  for (const Error& e : checked.problems)
+    if (e.code != ExitCode::infrastructure) blocking.push_back(e);
+  if (!blocking.empty()) return combined_problems(path, blocking);
   return std::move(*scenario);
 }
 

@@ -340,10 +340,22 @@ TEST(Agent, TheHeartbeatPeriodAHostAsksForIsClamped) {
 TEST(Agent, TheEndOfItsStdinEndsTheAgentItsOpAndItsLoads) {
   const std::string marker = "harness-agent-stdin-" + std::to_string(getpid());
   RawAgent agent;
+  // One op at a time: each request after the previous one's reply.
+  std::vector<std::string> replies;
+  auto answered = [&](int id) {
+    const std::string key = "\"id\":" + std::to_string(id) + ",";
+    for (int i = 0; i < 100; ++i) {
+      for (const std::string& r : replies)
+        if (r.find(key) != std::string::npos) return true;
+      agent.heartbeats(0.1, &replies);
+    }
+    return false;
+  };
   agent.send("{\"id\":1,\"op\":\"hello\",\"protocol\":1}");
+  ASSERT_TRUE(answered(1)) << ::testing::PrintToString(replies);
   agent.send("{\"id\":2,\"op\":\"load.start\",\"argv\":[\"sh\",\"-c\",\"sleep 60; : " + marker + "\"]}");
-  agent.heartbeats(0.5);
-  ASSERT_EQ(count_processes(marker), 1);
+  ASSERT_TRUE(answered(2)) << ::testing::PrintToString(replies);
+  ASSERT_EQ(count_processes(marker), 1) << ::testing::PrintToString(replies);
   nlohmann::json workload = {{"id", 3}, {"op", "workload"}, {"workload", protocol::to_wire(small_gemm())}};
   IterationPlan plan;
   plan.iterations = 1'000'000'000;

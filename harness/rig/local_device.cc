@@ -43,7 +43,7 @@ DeviceInfo describe_this_device(const std::vector<VersionCommand>& versions) {
   info.context = host_context();
   info.context["os_release"] = os_release();
   collect_versions(versions, info.context);
-  info.capabilities = {"workload", "counters", "roofline", "load", "file"};
+  info.capabilities = {"workload", "counters", "roofline", "load", "file", "stability"};
   if (find_executable("stress-ng")) {
     info.capabilities.push_back("stress-ng");
   } else {

@@ -38,10 +38,18 @@ class HeaderOnly final : public CaptureSink {
   CaptureHeader header;
 };
 
-// Whatever failed (an unreachable rig is an infrastructure error when a run
-// meets it), before a run it means the scenario cannot run here: bad input.
+// Whatever failed, before a run it means the scenario cannot run here: bad
+// input. An unreachable rig is the exception (add_fault).
 void add(Preflight& out, const std::string& where, const std::string& what, const Error& e) {
   out.problems.push_back(Error::input(fmt::format("{}: {}: {}", where, what, e.message)));
+}
+
+// A rig that cannot be reached, or whose agent refuses the host (another
+// protocol, a malformed hello), is a fault of the rig, not of the scenario:
+// `check` reports it with the rest, and `run` leaves it to the run, which
+// stores itself aborted with the reason (exit 3) so the night is on record.
+void add_fault(Preflight& out, const std::string& where, const std::string& what, const Error& e) {
+  out.problems.push_back(Error::infra(fmt::format("{}: {}: {}", where, what, e.message)));
 }
 
 void check_capture(const Scenario& s, Preflight& out) {
@@ -214,8 +222,9 @@ void check_rig(const Scenario& s, Preflight& out) {
   MonotonicClock clock;
   Result<std::unique_ptr<RemoteDevice>> device = RemoteDevice::connect(RemoteOptions::for_rig(s.rig), clock);
   if (!device) {
-    add(out, where_in_scenario(s, "rig"), fmt::format("[rig] \"{}\" via {} is unreachable", s.rig.name, describe_transport(s.rig.transport)),
-        device.error());
+    add_fault(out, where_in_scenario(s, "rig"),
+              fmt::format("[rig] \"{}\" via {} is unreachable", s.rig.name, describe_transport(s.rig.transport)),
+              device.error());
     check_stress_ng_loads(s, nullptr, out);
     return;
   }

@@ -36,7 +36,10 @@ struct PreflightOptions {
 };
 
 struct Preflight {
-  std::vector<Error> problems;       // in the order of their place in the scenario file
+  // In the order of their place in the scenario file; the rig's faults
+  // (unreachable, an agent that refuses the host) with ExitCode::infrastructure,
+  // the rest bad input.
+  std::vector<Error> problems;
   std::vector<std::string> checked;  // what was found ready, one line each ("rig 'x': agent harness 0.1.0 via local")
   bool ok() const { return problems.empty(); }
 };

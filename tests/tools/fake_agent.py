@@ -86,6 +86,10 @@ def main():
         elif op == "bye":
             send({"id": request["id"], "ok": True, "result": {}})
             return
+        elif op == "hello":  # silent-hello: never answered
+            pass
+        else:  # as a real agent answers an op it does not know
+            send({"id": request["id"], "ok": False, "exit": 2, "error": "agent protocol: unknown op '%s'" % op})
     while True:  # stdin ended: a broken agent stays
         time.sleep(1)
 
