@@ -249,27 +249,21 @@ Result<SiteData> load_site_data(const Store& store, const PublishFilters& filter
   return std::move(loaded->site);
 }
 
-Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, StoreListing listing,
-                             const std::optional<std::string>& cache, const std::string& cache_path,
-                             RunReports* reports) {
-  LoadedSite out;
-  SiteData& site = out.site;
-  site.store_path = store.path();
-  site.filters = filters;
-  // Every value read is of a run up to the newest the listing has (a run
-  // stored since is left for the next publish, as it is left out of the
-  // runs and the input digest).
-  const std::int64_t up_to = listing.runs.empty() ? 0 : listing.runs.front().id;
-  const SeriesCacheKey key{store.path(), store.schema_version(), filters.scenario, filters.rig, up_to,
-                           runs_state_digest(listing.runs, up_to)};
-  MetricValues all;
-  std::int64_t values_after = 0;  // the values of the runs after this one are to be read
+namespace {
+
+// Takes the values of a series cache that matches the store into `all` and
+// returns the run after which the store's values are still to be read (0:
+// every one); a cache that does not match is said why in out.cache_note.
+std::int64_t take_cached_values(const std::optional<std::string>& cache, const std::string& cache_path,
+                                const SeriesCacheKey& key, const std::vector<RunSummary>& runs, LoadedSite& out,
+                                MetricValues& all) {
+  std::int64_t values_after = 0;
   if (cache) {
     Result<SeriesCache> c = decode_series_cache(*cache, cache_path);
     std::optional<std::string> why;
     if (!c) {
       why = c.error().message;
-    } else if ((why = cache_mismatch(*c, key, listing.runs))) {
+    } else if ((why = cache_mismatch(*c, key, runs))) {
       why = fmt::format("{}: {}", cache_path, *why);
     } else {
       all = std::move(c->values);
@@ -278,17 +272,21 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     }
     if (why) out.cache_note = fmt::format("{}; every metric value read from the store", *why);
   }
+  return values_after;
+}
 
-  // The runs whose reports are rendered, oldest first, and whether they
-  // hold every value still to be read: each completed run in the
-  // --scenario/--rig filters after `values_after` (a cold publish renders
-  // every run's report; one more night renders the new runs'). Then each of
-  // them is loaded once, for its report and its values, instead of a second
-  // pass over every metric of the store.
+// The runs whose reports are rendered, oldest first, and whether they
+// hold every value still to be read: each completed run in the
+// --scenario/--rig filters after `values_after` (a cold publish renders
+// every run's report; one more night renders the new runs'). Then each of
+// them is loaded once, for its report and its values, instead of a second
+// pass over every metric of the store.
+Status read_values_and_reports(const Store& store, const PublishFilters& filters, const std::vector<RunSummary>& runs,
+                               std::int64_t values_after, RunReports* reports, MetricValues& all) {
   std::vector<std::int64_t> report_runs;
   std::unordered_set<std::int64_t> reported;
   if (reports) {
-    for (const RunSummary& r : listing.runs)
+    for (const RunSummary& r : runs)
       if (in_filters(filters, r.scenario_name, r.rig, r.started_at) && reports->wanted(r)) report_runs.push_back(r.id);
     std::reverse(report_runs.begin(), report_runs.end());
     reported.insert(report_runs.begin(), report_runs.end());
@@ -299,7 +297,7 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
   };
   bool values_from_reports = reports != nullptr;
   std::unordered_set<std::int64_t> value_runs;
-  for (const RunSummary& r : listing.runs) {
+  for (const RunSummary& r : runs) {
     if (!needs_values(r)) continue;
     value_runs.insert(r.id);
     values_from_reports = values_from_reports && reported.count(r.id);
@@ -324,39 +322,50 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     }
     HARNESS_TRY(reports->report(std::move(*run)));
   }
-  all.drop_runs_after(up_to);
-  {
-    std::vector<CachedRun> cached;
-    cached.reserve(listing.runs.size());
-    for (const RunSummary& r : listing.runs)
-      if (r.id <= up_to) cached.push_back({r.id, r.started_at, r.origin, r.scenario_name, r.rig});
-    out.series_cache = encode_series_cache(key, cached, all);
-  }
+  return ok();
+}
 
-  for (RunSummary& r : listing.runs)
-    if (in_filters(filters, r.scenario_name, r.rig, r.started_at)) site.runs.push_back(std::move(r));
-  for (const RunSummary& r : site.runs) site.live.push_back(r.origin == "live");
-  site.texts = all.texts();
-  site.labels = all.labels();
+// The series cache to keep for the next publish: the values read, of the
+// runs up to `up_to`.
+std::string encode_cache(const SeriesCacheKey& key, const std::vector<RunSummary>& runs, std::int64_t up_to,
+                         const MetricValues& all) {
+  std::vector<CachedRun> cached;
+  cached.reserve(runs.size());
+  for (const RunSummary& r : runs)
+    if (r.id <= up_to) cached.push_back({r.id, r.started_at, r.origin, r.scenario_name, r.rig});
+  return encode_series_cache(key, cached, all);
+}
 
-  // Last night per series: the newest completed run (list_runs is newest first).
+// What a series' newest run sets for judging it: its scenario's compare
+// settings and its rig's latest calibration.
+struct SeriesSettings {
+  CompareConfig config;
+  std::optional<Calibration> calibration;
+};
+
+// What the series' newest runs say: each metric's better direction, and
+// each series' settings.
+struct NewestRuns {
+  std::map<std::string, Better> better;
+  std::map<SeriesKey, SeriesSettings> settings;
+};
+
+// Last night per series: the newest completed run (list_runs is newest
+// first), its failed verdicts and its judgement as `harness compare RUN`
+// gives it.
+Result<NewestRuns> judge_last_nights(const Store& store, SiteData& site) {
   for (const RunSummary& r : site.runs) {
     if (!completed(r.status) || site.last_night.count({r.scenario_name, r.rig})) continue;
     site.last_night[{r.scenario_name, r.rig}].run = r;
   }
-  std::map<std::string, Better> better;
-  struct SeriesSettings {
-    CompareConfig config;
-    std::optional<Calibration> calibration;
-  };
-  std::map<SeriesKey, SeriesSettings> settings;
+  NewestRuns newest;
   for (auto& [key, night] : site.last_night) {
     Result<RunRecord> run = store.load_run(night.run.id);
     if (!run) return run.error();
     for (const Verdict& v : run->analysis.verdicts)
       if (v.status == VerdictStatus::fail) night.failed.push_back(v);
-    for (const Metric& m : run->analysis.metrics) better.emplace(m.name, m.better);
-    SeriesSettings& s = settings[key];
+    for (const Metric& m : run->analysis.metrics) newest.better.emplace(m.name, m.better);
+    SeriesSettings& s = newest.settings[key];
     if (Result<Scenario> parsed = parse_scenario(run->scenario_text, run->scenario_path); parsed && parsed->compare)
       s.config = *parsed->compare;
     Result<std::optional<Calibration>> calibration = store.latest_calibration(key.first, key.second);
@@ -368,76 +377,137 @@ Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, 
     if (judged) take_judgement(judged->report, night);
     else night.judged_against = "not judged: " + judged.error().message;
   }
+  return newest;
+}
 
-  for (Baseline& b : listing.baselines)
-    if (in_filters({"", filters.rig, filters.scenario}, b.scenario_name, b.rig, "")) site.baselines.push_back(b);
+// Where a run's values go: its index in SiteData::runs and its series'.
+struct RunPlace {
+  std::uint32_t run, series;
+};
+constexpr std::uint32_t kNoSeries = UINT32_MAX;
 
-  // Each run's series, by index in (scenario, rig) order: a value finds its
-  // run and series by its run id (a value is of the run's own scenario and
-  // rig), and a run outside the filters (--since) has none.
-  std::map<SeriesKey, std::size_t> series_index;
-  for (const RunSummary& r : site.runs) series_index.emplace(SeriesKey{r.scenario_name, r.rig}, 0);
+// Each run's series, by index in (scenario, rig) order: a value finds its
+// run and series by its run id (a value is of the run's own scenario and
+// rig), and a run outside the filters (--since) has none.
+struct RunPlaces {
   std::vector<SeriesKey> series_keys;
-  for (auto& [key, index] : series_index) {
-    index = series_keys.size();
-    series_keys.push_back(key);
-  }
-  struct RunPlace {
-    std::uint32_t run, series;
-  };
-  std::unordered_map<std::int64_t, RunPlace> place_of_run;
-  place_of_run.reserve(site.runs.size());
-  for (std::size_t i = 0; i < site.runs.size(); ++i) {
-    const RunSummary& r = site.runs[i];
-    place_of_run.emplace(r.id, RunPlace{static_cast<std::uint32_t>(i),
-                                        static_cast<std::uint32_t>(series_index.at({r.scenario_name, r.rig}))});
-  }
+  std::unordered_map<std::int64_t, RunPlace> of_run;
+};
 
-  std::vector<std::size_t> counts(series_keys.size());
+RunPlaces place_runs(const std::vector<RunSummary>& runs) {
+  RunPlaces out;
+  std::map<SeriesKey, std::size_t> series_index;
+  for (const RunSummary& r : runs) series_index.emplace(SeriesKey{r.scenario_name, r.rig}, 0);
+  for (auto& [key, index] : series_index) {
+    index = out.series_keys.size();
+    out.series_keys.push_back(key);
+  }
+  out.of_run.reserve(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunSummary& r = runs[i];
+    out.of_run.emplace(r.id, RunPlace{static_cast<std::uint32_t>(i),
+                                      static_cast<std::uint32_t>(series_index.at({r.scenario_name, r.rig}))});
+  }
+  return out;
+}
+
+// One metric's column split into its series, in (scenario, rig) order,
+// those without a point left out. `counts` and `places` are scratch, kept
+// between metrics.
+std::vector<MetricSeries> split_into_series(const MetricColumn& col, const RunPlaces& at,
+                                            std::vector<std::size_t>& counts, std::vector<RunPlace>& places) {
+  // Counted first, so that each series' points are written once into a vector of their size.
+  std::fill(counts.begin(), counts.end(), 0);
+  places.assign(col.size(), RunPlace{0, kNoSeries});
+  for (std::size_t i = 0; i < col.size(); ++i) {
+    auto it = at.of_run.find(col.run[i]);
+    if (it == at.of_run.end()) continue;
+    places[i] = it->second;
+    ++counts[it->second.series];
+  }
+  std::vector<MetricSeries> series(at.series_keys.size());
+  for (std::size_t k = 0; k < series.size(); ++k) series[k].points.reserve(counts[k]);
+  for (std::size_t i = 0; i < col.size(); ++i) {
+    if (places[i].series == kNoSeries) continue;
+    series[places[i].series].points.push_back(SeriesPoint{col.value[i], places[i].run, col.label[i]});
+  }
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    series[k].scenario = at.series_keys[k].first;
+    series[k].rig = at.series_keys[k].second;
+  }
+  std::erase_if(series, [](const MetricSeries& s) { return s.points.empty(); });
+  return series;
+}
+
+// The mean of the series' values in each baseline of its scenario and rig.
+void add_baseline_lines(MetricSeries& s, const SiteData& site) {
+  for (const Baseline& b : site.baselines) {
+    if (b.scenario_name != s.scenario || b.rig != s.rig) continue;
+    std::set<std::int64_t> members(b.runs.begin(), b.runs.end());
+    std::vector<double> values;
+    for (const SeriesPoint& p : s.points)
+      if (site.has_value(p) && std::isfinite(p.value) && members.count(site.run_of(p).id)) values.push_back(p.value);
+    s.baselines.push_back({b.name, b.runs, values.empty() ? std::nullopt : std::optional<double>(mean(values))});
+  }
+}
+
+// A page per metric with a value in the site's runs, each of its series
+// judged.
+void add_metric_pages(SiteData& site, const MetricValues& all, const NewestRuns& newest) {
+  const RunPlaces at = place_runs(site.runs);
+  std::vector<std::size_t> counts(at.series_keys.size());
   std::vector<RunPlace> places;
-  constexpr std::uint32_t kNoSeries = UINT32_MAX;
-  for (auto& [name, col] : all.metrics) {
+  for (const auto& [name, col] : all.metrics) {
     MetricPage page;
     page.name = name;
     page.unit = col.size() == 0 ? "" : all.texts()[all.labels()[col.label.back()].unit];
-    if (auto it = better.find(name); it != better.end()) page.better = it->second;
-    // Counted first, so that each series' points are written once into a vector of their size.
-    std::fill(counts.begin(), counts.end(), 0);
-    places.assign(col.size(), RunPlace{0, kNoSeries});
-    for (std::size_t i = 0; i < col.size(); ++i) {
-      auto it = place_of_run.find(col.run[i]);
-      if (it == place_of_run.end()) continue;
-      places[i] = it->second;
-      ++counts[it->second.series];
-    }
-    std::vector<MetricSeries> series(series_keys.size());
-    for (std::size_t k = 0; k < series.size(); ++k) series[k].points.reserve(counts[k]);
-    for (std::size_t i = 0; i < col.size(); ++i) {
-      if (places[i].series == kNoSeries) continue;
-      series[places[i].series].points.push_back(SeriesPoint{col.value[i], places[i].run, col.label[i]});
-    }
-    for (std::size_t k = 0; k < series.size(); ++k) {
-      series[k].scenario = series_keys[k].first;
-      series[k].rig = series_keys[k].second;
-    }
-    std::erase_if(series, [](const MetricSeries& s) { return s.points.empty(); });
+    if (auto it = newest.better.find(name); it != newest.better.end()) page.better = it->second;
+    std::vector<MetricSeries> series = split_into_series(col, at, counts, places);
     if (series.empty()) continue;  // only runs before --since have it
     for (MetricSeries& s : series) {
       const SeriesKey key{s.scenario, s.rig};
-      const SeriesSettings& own = settings.count(key) ? settings.at(key) : SeriesSettings{};
+      const SeriesSettings& own = newest.settings.count(key) ? newest.settings.at(key) : SeriesSettings{};
       judge_series(s, page.better, noise_floor_of_unit(page.unit), site, own.calibration, own.config, page.name);
-      for (const Baseline& b : site.baselines) {
-        if (b.scenario_name != key.first || b.rig != key.second) continue;
-        std::set<std::int64_t> members(b.runs.begin(), b.runs.end());
-        std::vector<double> values;
-        for (const SeriesPoint& p : s.points)
-          if (site.has_value(p) && std::isfinite(p.value) && members.count(site.run_of(p).id)) values.push_back(p.value);
-        s.baselines.push_back({b.name, b.runs, values.empty() ? std::nullopt : std::optional<double>(mean(values))});
-      }
+      add_baseline_lines(s, site);
       page.series.push_back(std::move(s));
     }
     site.metrics.push_back(std::move(page));
   }
+}
+
+}  // namespace
+
+Result<LoadedSite> load_site(const Store& store, const PublishFilters& filters, StoreListing listing,
+                             const std::optional<std::string>& cache, const std::string& cache_path,
+                             RunReports* reports) {
+  LoadedSite out;
+  SiteData& site = out.site;
+  site.store_path = store.path();
+  site.filters = filters;
+  // Every value read is of a run up to the newest the listing has (a run
+  // stored since is left for the next publish, as it is left out of the
+  // runs and the input digest).
+  const std::int64_t up_to = listing.runs.empty() ? 0 : listing.runs.front().id;
+  const SeriesCacheKey key{store.path(), store.schema_version(), filters.scenario, filters.rig, up_to,
+                           runs_state_digest(listing.runs, up_to)};
+  MetricValues all;
+  // The values of the runs after this one are to be read.
+  const std::int64_t values_after = take_cached_values(cache, cache_path, key, listing.runs, out, all);
+  HARNESS_TRY(read_values_and_reports(store, filters, listing.runs, values_after, reports, all));
+  all.drop_runs_after(up_to);
+  out.series_cache = encode_cache(key, listing.runs, up_to, all);
+
+  for (RunSummary& r : listing.runs)
+    if (in_filters(filters, r.scenario_name, r.rig, r.started_at)) site.runs.push_back(std::move(r));
+  for (const RunSummary& r : site.runs) site.live.push_back(r.origin == "live");
+  site.texts = all.texts();
+  site.labels = all.labels();
+
+  Result<NewestRuns> newest = judge_last_nights(store, site);
+  if (!newest) return newest.error();
+  for (Baseline& b : listing.baselines)
+    if (in_filters({"", filters.rig, filters.scenario}, b.scenario_name, b.rig, "")) site.baselines.push_back(b);
+  add_metric_pages(site, all, *newest);
   return out;
 }
 
