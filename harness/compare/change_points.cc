@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <tuple>
+#include <utility>
 
 #include "harness/base/stats.h"
 #include "harness/compare/change_point_search.h"
@@ -26,6 +28,16 @@ double difference_noise_scale(std::span<const double> x) {
 namespace change_point_search {
 
 namespace {
+
+// The splits of the best fit, oldest first, from the last change before
+// each t (last[t], 0 for none; t up to n = last.size() - 1).
+std::vector<std::size_t> splits_from(const std::vector<std::size_t>& last) {
+  std::vector<std::size_t> splits;
+  for (std::size_t t = last.size() - 1; t > 0; t = last[t])
+    if (last[t] > 0) splits.push_back(last[t]);
+  std::reverse(splits.begin(), splits.end());
+  return splits;
+}
 
 // PELT (the search before fpop, kept as the reference for it and for
 // non-finite sums) and, with kPrune false, optimal partitioning (every split
@@ -124,11 +136,7 @@ std::vector<std::size_t> pelt_or_unpruned(const Problem& problem) {
     at_s1.resize(kept);
     at_s2.resize(kept);
   }
-  std::vector<std::size_t> splits;
-  for (std::size_t t = n; t > 0; t = last[t])
-    if (last[t] > 0) splits.push_back(last[t]);
-  std::reverse(splits.begin(), splits.end());
-  return splits;
+  return splits_from(last);
 }
 
 // Infinite or NaN sums (an infinite or NaN value, or squares past the range
@@ -197,6 +205,209 @@ std::vector<std::size_t> unpruned(const Problem& problem) { return pelt_or_unpru
 // S for 20,000). A larger margin would only keep candidates longer: on
 // values far apart against their noise (declared figures that step now and
 // then) S is large and ties within delta keep their candidates alive.
+namespace {
+
+// fpop's alive candidates, in order of the split, side by side as in pelt:
+// the split, as a double, best[], s1[], s2[] (at most n + 1 of them); and
+// the lower envelope of their g's, as pieces of the mu axis each owned by
+// one of them.
+struct Envelope {
+  struct Piece {
+    double lo, hi;        // closed; lo < hi
+    std::uint32_t owner;  // index into the alive arrays
+  };
+
+  Envelope(std::size_t n, double margin);  // margin: delta, as derived above
+  // Candidate `fresh` enters at step t, with its best[], s1[] and s2[]: it
+  // takes the mu where it is lowest, and those left without a piece go.
+  void enter(std::size_t t, std::size_t fresh, double fn, double n1, double n2);
+  // Each piece of r split for the newcomer (the candidate at k_end).
+  void split_pieces(std::size_t t, std::size_t k_end);
+  // The mu r keeps against the newcomer, and the hole where the newcomer takes nothing.
+  void find_keep_and_hole(std::uint32_t r);
+  // Drop the candidates that own no piece, keeping the order of the split.
+  void drop_unowned();
+  // pelt's fit at t, candidate by candidate, and the first one strictly
+  // below all before it: the first reaching the least, as pelt's two
+  // passes find. (inf, 0) with no candidate.
+  std::pair<double, std::size_t> best_fit(const Problem& problem, std::size_t t) const;
+
+  const double delta;
+  const std::size_t cap;
+  // Per alive r while a candidate enters: d(mu) = g_fresh - g_r =
+  // coef + mu (2 sum - dist mu); the mu r keeps, [keep_lo, keep_hi]; the hole
+  // (hole_lo, hole_hi) where the newcomer takes nothing (empty: lo > hi);
+  // the step whose newcomer these were computed for; the pieces r owns after.
+  // Uninitialised (only what is written is read): a series of 366 values
+  // would otherwise spend a tenth of its search zeroing them.
+  std::unique_ptr<double[]> reals;
+  std::unique_ptr<std::size_t[]> counts;
+  std::unique_ptr<std::uint32_t[]> slots;
+  double *tau, *fb, *a1, *a2;
+  double *coef, *sum_d, *dist;
+  double *keep_lo, *keep_hi, *hole_lo, *hole_hi;
+  std::size_t *at, *rooted;
+  std::uint32_t *owned, *slot;
+  std::size_t alive = 0;
+  // Two buffers used up to a count (never shrunk): the pieces, and the next.
+  std::vector<Piece> pieces, next;
+  std::size_t np = 0;
+};
+
+Envelope::Envelope(std::size_t n, double margin)
+    : delta(margin),
+      cap(n + 2),
+      reals(std::make_unique_for_overwrite<double[]>(11 * cap)),
+      counts(std::make_unique_for_overwrite<std::size_t[]>(2 * cap)),
+      slots(std::make_unique_for_overwrite<std::uint32_t[]>(2 * cap)),
+      pieces(8),
+      next(8) {
+  tau = reals.get(), fb = tau + cap, a1 = fb + cap, a2 = a1 + cap;
+  coef = a2 + cap, sum_d = coef + cap, dist = sum_d + cap;
+  keep_lo = dist + cap, keep_hi = keep_lo + cap, hole_lo = keep_hi + cap, hole_hi = hole_lo + cap;
+  at = counts.get(), rooted = at + cap;
+  owned = slots.get(), slot = owned + cap;
+  std::fill(rooted, rooted + cap, 0);
+}
+
+void Envelope::enter(std::size_t t, std::size_t fresh, double fn, double n1, double n2) {
+  const double nd = static_cast<double>(fresh);
+  const std::size_t k_end = alive;
+  at[alive] = fresh;
+  tau[alive] = nd;
+  fb[alive] = fn;
+  a1[alive] = n1;
+  a2[alive] = n2;
+  ++alive;
+  if (k_end == 0) {
+    const double inf = std::numeric_limits<double>::infinity();
+    pieces[0] = Piece{-inf, inf, 0};
+    np = 1;
+    return;
+  }
+  for (std::size_t k = 0; k < k_end; ++k) {
+    dist[k] = nd - tau[k];
+    sum_d[k] = n1 - a1[k];
+    coef[k] = (fn - fb[k]) - (n2 - a2[k]);
+    owned[k] = 0;
+  }
+  owned[k_end] = 0;
+  split_pieces(t, k_end);
+  drop_unowned();
+}
+
+// Each piece [lo, hi] of r becomes the newcomer's part left of the hole,
+// r's kept part, the newcomer's part right of the hole (each dropped when
+// empty or a single point, which the other part then covers). A piece where
+// d > delta at both (finite) ends lies in the hole (d is concave) and stays
+// r's whole: most pieces, found without a division. The pieces are in order
+// of lo, overlapping by slivers at most, so the newcomer's parts join the
+// last one it has when they touch.
+void Envelope::split_pieces(std::size_t t, std::size_t k_end) {
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  if (next.size() < 3 * np + 1) next.resize(6 * np + 2);
+  Piece* out = next.data();
+  std::size_t q = 0, last_fresh = none;
+  const auto fresh_owner = static_cast<std::uint32_t>(k_end);
+  auto take = [&](double lo, double hi) {
+    if (!(lo < hi)) return;
+    if (last_fresh != none && out[last_fresh].hi >= lo && lo >= out[last_fresh].lo) {
+      out[last_fresh].hi = std::max(out[last_fresh].hi, hi);
+      return;
+    }
+    last_fresh = q;
+    out[q++] = Piece{lo, hi, fresh_owner};
+    ++owned[fresh_owner];
+  };
+  for (std::size_t i = 0; i < np; ++i) {
+    const Piece p = pieces[i];
+    const std::uint32_t r = p.owner;
+    const double c0 = coef[r], twice_sum = 2 * sum_d[r], d = dist[r];
+    // (an infinite end gives -inf: a tail is always looked at)
+    if (c0 + p.lo * (twice_sum - d * p.lo) > delta && c0 + p.hi * (twice_sum - d * p.hi) > delta) {
+      out[q++] = p;
+      ++owned[r];
+      continue;
+    }
+    if (rooted[r] != t) {
+      rooted[r] = t;
+      find_keep_and_hole(r);
+    }
+    const bool hole = hole_lo[r] <= hole_hi[r];
+    take(p.lo, hole ? std::min(p.hi, hole_lo[r]) : p.hi);
+    const double lo = std::max(p.lo, keep_lo[r]), hi = std::min(p.hi, keep_hi[r]);
+    if (lo < hi) {
+      out[q++] = Piece{lo, hi, r};
+      ++owned[r];
+    }
+    if (hole) take(std::max(p.lo, hole_hi[r]), p.hi);
+  }
+  pieces.swap(next);
+  np = q;
+}
+
+// d(mu) = h - dist (mu - c)^2, h = F(fresh) - F(r) - cost(r, fresh).
+void Envelope::find_keep_and_hole(std::uint32_t r) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double inv = 1 / dist[r];
+  const double c = sum_d[r] * inv;
+  const double h = coef[r] + sum_d[r] * c;
+  if (h + delta >= 0) {
+    const double w = std::sqrt((h + delta) * inv);
+    keep_lo[r] = c - w;
+    keep_hi[r] = c + w;
+  } else {
+    keep_lo[r] = inf;
+    keep_hi[r] = -inf;
+  }
+  if (h - delta > 0) {
+    const double w = std::sqrt((h - delta) * inv);
+    hole_lo[r] = c - w;
+    hole_hi[r] = c + w;
+  } else {
+    hole_lo[r] = inf;
+    hole_hi[r] = -inf;
+  }
+}
+
+void Envelope::drop_unowned() {
+  std::uint32_t kept = 0;
+  for (std::size_t k = 0; k < alive; ++k) {
+    if (owned[k] == 0) continue;
+    slot[k] = kept;
+    at[kept] = at[k];
+    tau[kept] = tau[k];
+    fb[kept] = fb[k];
+    a1[kept] = a1[k];
+    a2[kept] = a2[k];
+    ++kept;
+  }
+  if (kept != alive) {
+    for (std::size_t i = 0; i < np; ++i) pieces[i].owner = slot[pieces[i].owner];
+    alive = kept;
+  }
+}
+
+std::pair<double, std::size_t> Envelope::best_fit(const Problem& problem, std::size_t t) const {
+  const double beta = problem.penalty;
+  const double t1 = problem.s1[t], t2 = problem.s2[t], td = static_cast<double>(t);
+  double f = std::numeric_limits<double>::infinity();
+  std::size_t arg = 0;
+  for (std::size_t k = 0; k < alive; ++k) {
+    const double len = td - tau[k];
+    const double sum = t1 - a1[k];
+    const double c = (t2 - a2[k]) - sum * sum / len;
+    const double fit = fb[k] + (c > 0.0 ? c : 0.0);
+    if (fit + beta < f) {
+      f = fit + beta;
+      arg = at[k];
+    }
+  }
+  return {f, arg};
+}
+
+}  // namespace
+
 std::vector<std::size_t> fpop(const Problem& problem, FpopTally* tally) {
   const std::size_t n = problem.size(), m = problem.min_segment;
   const double beta = problem.penalty;
@@ -211,168 +422,17 @@ std::vector<std::size_t> fpop(const Problem& problem, FpopTally* tally) {
   std::vector<double> best(n + 1, inf);
   std::vector<std::size_t> last(n + 1, 0);
   best[0] = -beta;
-  // The alive candidates, in order of the split, side by side as in pelt:
-  // the split, as a double, best[], s1[], s2[] (at most n + 1 of them).
-  // Per alive r while a candidate enters: d(mu) = g_fresh - g_r =
-  // coef + mu (2 sum - dist mu); the mu r keeps, [keep_lo, keep_hi]; the hole
-  // (hole_lo, hole_hi) where the newcomer takes nothing (empty: lo > hi);
-  // the step whose newcomer these were computed for; the pieces r owns after.
-  // Uninitialised (only what is written is read): a series of 366 values
-  // would otherwise spend a tenth of its search zeroing them.
-  const std::size_t cap = n + 2;
-  auto reals = std::make_unique_for_overwrite<double[]>(11 * cap);
-  auto counts = std::make_unique_for_overwrite<std::size_t[]>(2 * cap);
-  auto slots = std::make_unique_for_overwrite<std::uint32_t[]>(2 * cap);
-  double *tau = reals.get(), *fb = tau + cap, *a1 = fb + cap, *a2 = a1 + cap;
-  double *coef = a2 + cap, *sum_d = coef + cap, *dist = sum_d + cap;
-  double *keep_lo = dist + cap, *keep_hi = keep_lo + cap, *hole_lo = keep_hi + cap, *hole_hi = hole_lo + cap;
-  std::size_t *at = counts.get(), *rooted = at + cap;
-  std::uint32_t *owned = slots.get(), *slot = owned + cap;
-  std::fill(rooted, rooted + cap, 0);
-  std::size_t alive = 0;
-
-  struct Piece {
-    double lo, hi;        // closed; lo < hi
-    std::uint32_t owner;  // index into the alive arrays
-  };
-  // Two buffers used up to a count (never shrunk): the pieces, and the next.
-  std::vector<Piece> pieces(8), next(8);
-  std::size_t np = 0;
-  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-
+  Envelope envelope(n, delta);
   for (std::size_t t = m; t <= n; ++t) {
     const std::size_t fresh = t - m;  // the newest split that leaves >= m values after it
-    if (best[fresh] < inf) {
-      const double fn = best[fresh], n1 = s1[fresh], n2 = s2[fresh], nd = static_cast<double>(fresh);
-      const std::size_t k_end = alive;
-      at[alive] = fresh;
-      tau[alive] = nd;
-      fb[alive] = fn;
-      a1[alive] = n1;
-      a2[alive] = n2;
-      ++alive;
-      if (k_end == 0) {
-        pieces[0] = Piece{-inf, inf, 0};
-        np = 1;
-      } else {
-        for (std::size_t k = 0; k < k_end; ++k) {
-          dist[k] = nd - tau[k];
-          sum_d[k] = n1 - a1[k];
-          coef[k] = (fn - fb[k]) - (n2 - a2[k]);
-          owned[k] = 0;
-        }
-        owned[k_end] = 0;
-        // Each piece [lo, hi] of r becomes the newcomer's part left of the
-        // hole, r's kept part, the newcomer's part right of the hole (each
-        // dropped when empty or a single point, which the other part then
-        // covers). A piece where d > delta at both (finite) ends lies in the
-        // hole (d is concave) and stays r's whole: most pieces, found
-        // without a division. The pieces are in order of lo, overlapping by
-        // slivers at most, so the newcomer's parts join the last one it has
-        // when they touch.
-        if (next.size() < 3 * np + 1) next.resize(6 * np + 2);
-        Piece* out = next.data();
-        std::size_t q = 0, last_fresh = none;
-        const auto fresh_owner = static_cast<std::uint32_t>(k_end);
-        auto take = [&](double lo, double hi) {
-          if (!(lo < hi)) return;
-          if (last_fresh != none && out[last_fresh].hi >= lo && lo >= out[last_fresh].lo) {
-            out[last_fresh].hi = std::max(out[last_fresh].hi, hi);
-            return;
-          }
-          last_fresh = q;
-          out[q++] = Piece{lo, hi, fresh_owner};
-          ++owned[fresh_owner];
-        };
-        for (std::size_t i = 0; i < np; ++i) {
-          const Piece p = pieces[i];
-          const std::uint32_t r = p.owner;
-          const double c0 = coef[r], twice_sum = 2 * sum_d[r], d = dist[r];
-          // (an infinite end gives -inf: a tail is always looked at)
-          if (c0 + p.lo * (twice_sum - d * p.lo) > delta && c0 + p.hi * (twice_sum - d * p.hi) > delta) {
-            out[q++] = p;
-            ++owned[r];
-            continue;
-          }
-          if (rooted[r] != t) {
-            // d(mu) = h - dist (mu - c)^2, h = F(fresh) - F(r) - cost(r, fresh).
-            rooted[r] = t;
-            const double inv = 1 / d;
-            const double c = sum_d[r] * inv;
-            const double h = c0 + sum_d[r] * c;
-            if (h + delta >= 0) {
-              const double w = std::sqrt((h + delta) * inv);
-              keep_lo[r] = c - w;
-              keep_hi[r] = c + w;
-            } else {
-              keep_lo[r] = inf;
-              keep_hi[r] = -inf;
-            }
-            if (h - delta > 0) {
-              const double w = std::sqrt((h - delta) * inv);
-              hole_lo[r] = c - w;
-              hole_hi[r] = c + w;
-            } else {
-              hole_lo[r] = inf;
-              hole_hi[r] = -inf;
-            }
-          }
-          const bool hole = hole_lo[r] <= hole_hi[r];
-          take(p.lo, hole ? std::min(p.hi, hole_lo[r]) : p.hi);
-          const double lo = std::max(p.lo, keep_lo[r]), hi = std::min(p.hi, keep_hi[r]);
-          if (lo < hi) {
-            out[q++] = Piece{lo, hi, r};
-            ++owned[r];
-          }
-          if (hole) take(std::max(p.lo, hole_hi[r]), p.hi);
-        }
-        pieces.swap(next);
-        np = q;
-        // Drop the candidates that own no piece, keeping the order of the split.
-        std::uint32_t kept = 0;
-        for (std::size_t k = 0; k < alive; ++k) {
-          if (owned[k] == 0) continue;
-          slot[k] = kept;
-          at[kept] = at[k];
-          tau[kept] = tau[k];
-          fb[kept] = fb[k];
-          a1[kept] = a1[k];
-          a2[kept] = a2[k];
-          ++kept;
-        }
-        if (kept != alive) {
-          for (std::size_t i = 0; i < np; ++i) pieces[i].owner = slot[pieces[i].owner];
-          alive = kept;
-        }
-      }
-    }
+    if (best[fresh] < inf) envelope.enter(t, fresh, best[fresh], s1[fresh], s2[fresh]);
     if (tally) {
-      tally->peak_candidates = std::max(tally->peak_candidates, alive);
-      tally->peak_pieces = std::max(tally->peak_pieces, np);
+      tally->peak_candidates = std::max(tally->peak_candidates, envelope.alive);
+      tally->peak_pieces = std::max(tally->peak_pieces, envelope.np);
     }
-    // pelt's fit, candidate by candidate, and the first one strictly below
-    // all before it: the first reaching the least, as pelt's two passes find.
-    const double t1 = s1[t], t2 = s2[t], td = static_cast<double>(t);
-    double f = inf;
-    std::size_t arg = 0;
-    for (std::size_t k = 0; k < alive; ++k) {
-      const double len = td - tau[k];
-      const double sum = t1 - a1[k];
-      const double c = (t2 - a2[k]) - sum * sum / len;
-      const double fit = fb[k] + (c > 0.0 ? c : 0.0);
-      if (fit + beta < f) {
-        f = fit + beta;
-        arg = at[k];
-      }
-    }
-    best[t] = f;
-    last[t] = arg;
+    std::tie(best[t], last[t]) = envelope.best_fit(problem, t);
   }
-  std::vector<std::size_t> splits;
-  for (std::size_t t = n; t > 0; t = last[t])
-    if (last[t] > 0) splits.push_back(last[t]);
-  std::reverse(splits.begin(), splits.end());
-  return splits;
+  return splits_from(last);
 }
 
 // Below this many values the unpruned search (quadratic, but a tight loop)
