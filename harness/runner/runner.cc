@@ -195,21 +195,9 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
   return status;
 }
 
-}  // namespace
-
-Status abort_if_interrupted(Store& store, const std::string& reason, const char* phase, RunOutcome& outcome) {
-  if (reason.empty() || outcome.run.status == RunStatus::aborted) return ok();
-  outcome.run.status = RunStatus::aborted;
-  outcome.run.reason = fmt::format("{} {}", reason, phase);
-  outcome.exit = ExitCode::infrastructure;
-  return store.mark_aborted(outcome.run.id, outcome.run.reason);
-}
-
-Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const RunOptions& options) {
-  HARNESS_TRY(check_acquisition_plan(scenario));  // a missing stress-ng is bad input, before anything runs
-  MonotonicClock monotonic;
-  Clock& clock = options.clock ? *options.clock : monotonic;
-
+// The run's record as it begins (its scenario, the host's context and the
+// command's, a fresh UUID), stored: the id is the store's.
+Result<RunRecord> begin_live_run(const Scenario& scenario, Store& store, const RunOptions& options) {
   RunRecord run;
   run.scenario_name = scenario.name;
   run.scenario_path = scenario.path;
@@ -225,6 +213,90 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
   if (!id) return id.error();
   run.id = *id;
   note(options.progress, fmt::format("run {} started ({})", run.id, store.path()));
+  return run;
+}
+
+// A raw file of the recording, with its digest taken before the analysis.
+struct PendingArtifact {
+  RecordedFile file;
+  std::string path, sha256;
+};
+
+// Each raw file is read once for its digest before the analysis, and kept
+// (moved into the store's content-addressed folder) after it. A file that
+// cannot be read aborts the recording, if nothing did before.
+std::vector<PendingArtifact> digest_raw_files(Recording& rec) {
+  std::vector<PendingArtifact> pending;
+  for (const RecordedFile& f : rec.files) {
+    std::string path = rec.base_dir + "/" + f.name;
+    Result<std::string> sha = sha256_regular_file(path);
+    if (!sha) {
+      if (rec.aborted.empty()) rec.aborted = fmt::format("artifact {} is unreadable: {}", path, sha.error().message);
+      continue;
+    }
+    pending.push_back({f, path, *sha});
+  }
+  return pending;
+}
+
+// The raw files moved into the store as the run's artifacts, each as it was
+// when digested; then the run's working folder goes.
+void keep_artifacts(Store& store, const std::vector<PendingArtifact>& pending, Recording& rec, RunRecord& run) {
+  for (const PendingArtifact& p : pending) {
+    Result<Artifact> kept = store.keep_artifact(p.path, p.file.name, p.file.kind, /*move=*/true);
+    if (kept && kept->sha256 != p.sha256) kept = Error::infra(fmt::format("artifact {} changed while it was analysed", p.path));
+    if (!kept) {
+      if (rec.aborted.empty()) rec.aborted = kept.error().message;
+      continue;
+    }
+    run.artifacts.push_back(*kept);
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(rec.base_dir, ignored);  // the run's working folder: its files are kept above
+}
+
+// The run's status and reason, and its exit code. A signal during the
+// analysis, or just before storing (`late`), aborts the run as one while
+// acquiring does; the recording itself is complete.
+ExitCode settle_status(RunRecord& run, const Recording& rec, const std::string& late, const Status& acquired) {
+  ExitCode exit = ExitCode::ok;
+  if (!late.empty()) {
+    run.status = RunStatus::aborted;
+    run.reason = late + " while analysing";
+    exit = ExitCode::infrastructure;
+  } else if (!rec.aborted.empty()) {
+    run.status = RunStatus::aborted;
+    run.reason = rec.aborted;
+    // Bad input found while acquiring (a malformed profile file) is exit 2.
+    exit = !acquired ? acquired.error().code : ExitCode::infrastructure;
+  } else {
+    run.status = status_from_verdicts(run.analysis.verdicts);
+    if (run.status == RunStatus::failed) {
+      run.reason = "a verdict failed";
+      exit = ExitCode::failed;
+    }
+  }
+  return exit;
+}
+
+}  // namespace
+
+Status abort_if_interrupted(Store& store, const std::string& reason, const char* phase, RunOutcome& outcome) {
+  if (reason.empty() || outcome.run.status == RunStatus::aborted) return ok();
+  outcome.run.status = RunStatus::aborted;
+  outcome.run.reason = fmt::format("{} {}", reason, phase);
+  outcome.exit = ExitCode::infrastructure;
+  return store.mark_aborted(outcome.run.id, outcome.run.reason);
+}
+
+Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const RunOptions& options) {
+  HARNESS_TRY(check_acquisition_plan(scenario));  // a missing stress-ng is bad input, before anything runs
+  MonotonicClock monotonic;
+  Clock& clock = options.clock ? *options.clock : monotonic;
+
+  Result<RunRecord> begun = begin_live_run(scenario, store, options);
+  if (!begun) return begun.error();
+  RunRecord run = std::move(*begun);
 
   std::string artifact_root = options.artifact_root.empty() ? store.artifact_folder() : options.artifact_root;
   Recording rec;
@@ -259,61 +331,16 @@ Result<RunOutcome> run_scenario(const Scenario& scenario, Store& store, const Ru
     rec.aborted = acquired.error().message;
   }
 
-  // Each raw file is read once for its digest before the analysis, and kept
-  // (moved into the store's content-addressed folder) after it.
-  struct Pending {
-    RecordedFile file;
-    std::string path, sha256;
-  };
-  std::vector<Pending> pending;
-  for (const RecordedFile& f : rec.files) {
-    std::string path = rec.base_dir + "/" + f.name;
-    Result<std::string> sha = sha256_regular_file(path);
-    if (!sha) {
-      if (rec.aborted.empty()) rec.aborted = fmt::format("artifact {} is unreadable: {}", path, sha.error().message);
-      continue;
-    }
-    pending.push_back({f, path, *sha});
-  }
+  std::vector<PendingArtifact> pending = digest_raw_files(rec);
 
   note(options.progress, "analysing the recording");
   run.analysis = analyse(scenario, rec, Provenance::measured);
   add_reference_verdicts(scenario.compare.value_or(CompareConfig{}), run.analysis);
-  for (const Pending& p : pending) {
-    Result<Artifact> kept = store.keep_artifact(p.path, p.file.name, p.file.kind, /*move=*/true);
-    if (kept && kept->sha256 != p.sha256) kept = Error::infra(fmt::format("artifact {} changed while it was analysed", p.path));
-    if (!kept) {
-      if (rec.aborted.empty()) rec.aborted = kept.error().message;
-      continue;
-    }
-    run.artifacts.push_back(*kept);
-  }
-  {
-    std::error_code ignored;
-    std::filesystem::remove_all(rec.base_dir, ignored);  // the run's working folder: its files are kept above
-  }
+  keep_artifacts(store, pending, rec, run);
   run.ended_at = rec.ended_at;
   run.recording_json = nlohmann::json(rec).dump();
   RunOutcome outcome;
-  // A signal during the analysis, or just before storing, aborts the run as
-  // one while acquiring does; the recording itself is complete.
-  std::string late = rec.aborted.empty() ? signals.reason() : std::string();
-  if (!late.empty()) {
-    run.status = RunStatus::aborted;
-    run.reason = late + " while analysing";
-    outcome.exit = ExitCode::infrastructure;
-  } else if (!rec.aborted.empty()) {
-    run.status = RunStatus::aborted;
-    run.reason = rec.aborted;
-    // Bad input found while acquiring (a malformed profile file) is exit 2.
-    outcome.exit = !acquired ? acquired.error().code : ExitCode::infrastructure;
-  } else {
-    run.status = status_from_verdicts(run.analysis.verdicts);
-    if (run.status == RunStatus::failed) {
-      run.reason = "a verdict failed";
-      outcome.exit = ExitCode::failed;
-    }
-  }
+  outcome.exit = settle_status(run, rec, rec.aborted.empty() ? signals.reason() : std::string(), acquired);
   HARNESS_TRY(store.finish_run(run));
   outcome.run = std::move(run);
   HARNESS_TRY(abort_if_interrupted(store, signals.reason(), "while storing", outcome));
