@@ -168,6 +168,26 @@ TEST_F(RigRun, APinnedWorkloadRunsOnlyOnItsCpus) {
   EXPECT_THAT(runs.out, HasSubstr("aborted")) << runs.out;
 }
 
+// Level 2 against a same-run reference through the agent: the reply counts
+// the rounds of both sides, which the host expects (the bundled host
+// scenario's shape, small).
+TEST_F(RigRun, PairedCounterWindowsThroughTheAgentAreWhatTheRequestAsked) {
+  const std::string path = (dir_ / "paired.toml").string();
+  std::ofstream(path) << "[scenario]\nname = \"paired\"\n[rig]\nname = \"loopback-board\"\ntransport = \"local\"\n"
+                         "[workload]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\n"
+                         "[reference]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\nrounds = 3\n"
+                         "[counters]\ngroups = [\"linux-host\"]\niterations = 7\nwindows = 2\n";
+  const std::string bundle = (dir_ / "bundle").string();
+  CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle, path});
+  EXPECT_NE(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("aborted"))) << r.out;
+  const json counters = recording(bundle)["counters"];
+  // 3 rounds of one window of each side, ceil(7 / 3) = 3 iterations each.
+  EXPECT_EQ(counters["windows"], 6) << counters.dump(1).substr(0, 2000);
+  EXPECT_EQ(counters["iterations"], 18);
+  EXPECT_EQ(counters["window_sides"].size(), 6u);
+}
+
 // An agent that lies or hangs (tests/tools/fake_agent.py) behind the local
 // transport: the run ends aborted, exit 3, saying what the agent said, and
 // leaves nothing of it running; what its hello said is in the run's context.

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/rig/counter_windows.h"
 #include "harness/rig/local_device.h"
 #include "harness/rig/step_progress.h"
 #include "harness/scenario/reference_config.h"
@@ -55,43 +56,6 @@ class CountedWorkload {
   std::unique_ptr<KernelInstance> kernel_;
 };
 
-// The order the windows run in: each window's side (true: the reference)
-// and length. Without a reference, [counters] windows of the candidate
-// (window_end); with one, rounds (the reference's, at most the iterations),
-// one window of each side a round in the order reference_first draws, each
-// ceil(iterations / rounds) iterations.
-struct WindowPlan {
-  std::vector<bool> reference;
-  std::vector<std::int64_t> length;
-  std::int64_t total() const {
-    std::int64_t n = 0;
-    for (std::int64_t l : length) n += l;
-    return n;
-  }
-};
-
-WindowPlan plan_windows(const CountersConfig& cfg, const std::optional<ReferenceConfig>& ref, std::uint64_t seed) {
-  WindowPlan plan;
-  if (!ref) {
-    for (std::int64_t k = 0; k < cfg.windows; ++k) {
-      plan.reference.push_back(false);
-      plan.length.push_back(window_end(cfg.iterations, cfg.windows, k) -
-                            (k == 0 ? 0 : window_end(cfg.iterations, cfg.windows, k - 1)));
-    }
-    return plan;
-  }
-  const int rounds = static_cast<int>(std::min<std::int64_t>(ref->rounds, cfg.iterations));
-  const std::int64_t per_window = (cfg.iterations + rounds - 1) / rounds;
-  for (int round = 0; round < rounds; ++round) {
-    const bool first = reference_first(*ref, seed, round);
-    for (bool side : {first, !first}) {
-      plan.reference.push_back(side);
-      plan.length.push_back(per_window);
-    }
-  }
-  return plan;
-}
-
 }  // namespace
 
 // Counters are read before and after the counted iterations, and between
@@ -121,7 +85,7 @@ Result<CountersRecording> LocalDevice::measure_counters(const Workload& w, const
                             (ref && ref->workload.kind == Workload::Kind::command);
   Result<CounterSession> session = CounterSession::open(cfg.session_sources(), options);
   if (!session) return session.error();
-  const WindowPlan plan = plan_windows(cfg, ref, seed);
+  const WindowPlan plan = plan_windows(cfg);
   const std::int64_t total = plan.total();
   // One step: the counted iterations (the session opens in no time).
   StepProgress steps(progress, clock_, Level::counters, 1, "iterations");

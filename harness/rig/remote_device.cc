@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/digest.h"
+#include "harness/rig/counter_windows.h"
 #include "harness/rig/protocol.h"
 
 namespace harness {
@@ -398,14 +399,18 @@ Result<CountersRecording> RemoteDevice::measure_counters(const Workload& workloa
     give_up();
     return fault(phase, std::string("malformed reply: ") + e.what());
   }
+  // What the request asked for: with a reference, its rounds of both sides
+  // (the agent's own plan).
+  const WindowPlan asked = plan_windows(config);
+  const auto asked_windows = static_cast<std::int64_t>(asked.length.size());
   if (recording.unavailable.empty() &&
-      (recording.iterations != config.iterations || recording.windows != config.windows ||
+      (recording.iterations != asked.total() || recording.windows != asked_windows ||
        recording.groups.size() != config.groups.size())) {
     give_up();
     return fault(phase, fmt::format("the agent's reply counts {} iterations in {} windows of {} groups, the request "
                                     "asked {} in {} of {}",
                                     recording.iterations, recording.windows, recording.groups.size(),
-                                    config.iterations, config.windows, config.groups.size()));
+                                    asked.total(), asked_windows, config.groups.size()));
   }
   return recording;
 }
