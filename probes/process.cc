@@ -1,42 +1,99 @@
 #include "probes/process.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/types.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
 
-#include <boost/asio.hpp>
-#include <boost/process.hpp>
-#include <boost/process/extend.hpp>
 #include <fmt/format.h>
+
+extern char** environ;
 
 namespace harness {
 namespace {
 
-namespace bp = boost::process;
-namespace asio = boost::asio;
-
-// Appends what a pipe delivers to `sink`, up to `limit` bytes; keeps reading
-// past the limit so that the child never blocks on a full pipe.
-class PipeReader {
- public:
-  PipeReader(bp::async_pipe& pipe, std::string& sink, std::size_t limit)
-      : pipe_(pipe), sink_(sink), limit_(limit) {}
-  void start() {
-    pipe_.async_read_some(asio::buffer(chunk_), [this](const boost::system::error_code& ec, std::size_t n) {
-      if (n > 0 && sink_.size() < limit_) sink_.append(chunk_.data(), std::min(n, limit_ - sink_.size()));
-      if (!ec) start();
-    });
-  }
-
- private:
-  bp::async_pipe& pipe_;
-  std::string& sink_;
-  std::size_t limit_;
-  std::array<char, 4096> chunk_{};
+// A started child: its pid and the read ends of its stdout and stderr.
+struct Spawned {
+  pid_t pid = -1;
+  int out = -1, err = -1;
 };
+
+// posix_spawn (plain POSIX, so that the static device agent needs no
+// process library): stdin from /dev/null, stdout and stderr into pipes; in a
+// process group of its own (pgid = its pid) when asked, so that signals to
+// the group reach everything it forks (stress-ng's workers).
+Result<Spawned> spawn(const std::string& exe, const std::vector<std::string>& argv, bool own_group) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return Error::infra(fmt::format("command '{}': pipe: {}", argv[0], std::strerror(errno)));
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    int e = errno;
+    ::close(out[0]);
+    ::close(out[1]);
+    return Error::infra(fmt::format("command '{}': pipe: {}", argv[0], std::strerror(e)));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  Spawned s;
+  int rc = ::posix_spawn(&s.pid, exe.c_str(), &actions, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (rc != 0) {
+    ::close(out[0]);
+    ::close(err[0]);
+    return Error::infra(fmt::format("command '{}': cannot start: {}", argv[0], std::strerror(rc)));
+  }
+  s.out = out[0];
+  s.err = err[0];
+  return s;
+}
+
+// Reads what is there; false at the end of the stream (or on an error).
+bool read_some(int fd, std::string& chunk) {
+  char buf[4096];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    chunk.assign(buf, static_cast<std::size_t>(n));
+    return true;
+  }
+}
+
+pid_t wait_pid(pid_t pid, int* status, int flags) {
+  pid_t r;
+  do {
+    r = ::waitpid(pid, status, flags);
+  } while (r < 0 && errno == EINTR);
+  return r;
+}
 
 }  // namespace
 
@@ -54,49 +111,66 @@ Result<std::string> find_executable(const std::string& name) {
     }
     return name;
   }
-  boost::filesystem::path p = bp::search_path(name);
-  if (p.empty()) return Error::input(fmt::format("command '{}': not found in PATH", name));
-  return p.string();
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t from = 0;
+  while (from <= dirs.size()) {
+    std::size_t colon = std::min(dirs.find(':', from), dirs.size());
+    std::string dir = dirs.substr(from, colon - from);
+    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+    from = colon + 1;
+  }
+  return Error::input(fmt::format("command '{}': not found in PATH", name));
 }
 
 Result<CommandResult> run_command(const std::vector<std::string>& argv, const CommandOptions& options) {
   if (argv.empty()) return Error::input("empty command");
   Result<std::string> exe = find_executable(argv[0]);
   if (!exe) return exe.error();
-
-  asio::io_context io;
-  bp::async_pipe out_pipe(io), err_pipe(io);
   CommandResult result;
-  std::vector<std::string> args(argv.begin() + 1, argv.end());
   auto start = std::chrono::steady_clock::now();
-  std::error_code launch_error;
-  bp::child child(bp::exe = *exe, bp::args = args, bp::std_out > out_pipe, bp::std_err > err_pipe,
-                  bp::std_in < bp::null, launch_error);
-  if (launch_error) {
-    return Error::infra(fmt::format("command '{}': cannot start: {}", argv[0], launch_error.message()));
-  }
-  PipeReader out_reader(out_pipe, result.out, options.max_output);
-  PipeReader err_reader(err_pipe, result.err, options.max_output);
-  out_reader.start();
-  err_reader.start();
-
   auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(options.timeout_s));
-  io.run_until(deadline);
-  if (!io.stopped()) {
-    // Still reading: the child (or a grandchild holding the pipes) outlived
-    // the timeout.
-    result.timed_out = true;
-    std::error_code ec;
-    child.terminate(ec);
-    out_pipe.close();
-    err_pipe.close();
+  Result<Spawned> child = spawn(*exe, argv, false);
+  if (!child) return child.error();
+  pollfd fds[2] = {{child->out, POLLIN, 0}, {child->err, POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open = 2;
+  std::string chunk;
+  while (open > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      // Still reading: the child (or a grandchild holding the pipes)
+      // outlived the timeout.
+      result.timed_out = true;
+      break;
+    }
+    int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count() + 1, 1000)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      // Keeps reading past the limit so that the child never blocks on a full pipe.
+      if (read_some(fds[i].fd, chunk)) {
+        std::string& sink = *sinks[i];
+        if (sink.size() < options.max_output) sink.append(chunk, 0, std::min(chunk.size(), options.max_output - sink.size()));
+        continue;
+      }
+      ::close(fds[i].fd);
+      fds[i].fd = -1;
+      --open;
+    }
   }
-  std::error_code wait_error;
-  if (child.valid() && !result.timed_out) child.wait(wait_error);
+  if (result.timed_out) ::kill(child->pid, SIGKILL);
+  for (pollfd& p : fds) {
+    if (p.fd >= 0) ::close(p.fd);
+  }
+  int status = 0;
+  pid_t reaped = wait_pid(child->pid, &status, 0);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  int status = child.native_exit_code();
-  if (!result.timed_out) {
+  if (!result.timed_out && reaped == child->pid) {
     if (WIFSIGNALED(status)) {
       result.signal = WTERMSIG(status);
     } else if (WIFEXITED(status)) {
@@ -111,25 +185,8 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Co
 // ---------------------------------------------------------------------------
 // ChildProcess
 
-#include <sys/types.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <thread>
-
 namespace harness {
 namespace {
-
-// Puts the child in a process group of its own (pgid = its pid), so that
-// signals to the group reach everything it forks (stress-ng's workers).
-struct NewProcessGroup : boost::process::extend::handler {
-  template <class Executor>
-  void on_exec_setup(Executor&) const {
-    ::setpgid(0, 0);
-  }
-};
 
 ChildEnd end_from_status(int status) {
   ChildEnd e;
@@ -169,60 +226,76 @@ std::string ChildEnd::describe() const {
 }
 
 struct ChildProcess::State {
-  asio::io_context io;
-  bp::async_pipe out{io}, err{io};
-  bp::child child;
+  Spawned child;
+  int wake[2] = {-1, -1};  // written by the destructor: stop reading
   std::thread reader;
   LineHandler on_line;
   std::size_t tail_bytes = 0;
-  int pid = 0;
+  std::string partial_line;  // only the reader thread touches it
 
   mutable std::mutex mutex;  // guards the fields below
   std::string tail;
-  std::string partial_line;
   int open_streams = 2;
   std::optional<ChildEnd> end;
 
-  std::array<char, 4096> out_chunk{}, err_chunk{};
-
-  void keep(const char* data, std::size_t n) {
+  ~State() {
+    for (int fd : {child.out, child.err, wake[0], wake[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  void keep(const std::string& data) {
     std::lock_guard lock(mutex);
-    tail.append(data, n);
+    tail.append(data);
     if (tail.size() > tail_bytes) tail.erase(0, tail.size() - tail_bytes);
   }
-  void read_out() {
-    out.async_read_some(asio::buffer(out_chunk), [this](const boost::system::error_code& ec, std::size_t n) {
-      if (n > 0) {
-        keep(out_chunk.data(), n);
-        partial_line.append(out_chunk.data(), n);  // only this thread touches it
-        std::size_t start = 0, nl;
-        while ((nl = partial_line.find('\n', start)) != std::string::npos) {
-          if (on_line) on_line(std::string_view(partial_line).substr(start, nl - start));
-          start = nl + 1;
-        }
-        partial_line.erase(0, start);
-      }
-      if (!ec) return read_out();
-      if (!partial_line.empty() && on_line) on_line(partial_line);
-      partial_line.clear();
-      std::lock_guard lock(mutex);
-      --open_streams;
-    });
+  void lines(const std::string& data) {
+    partial_line.append(data);
+    std::size_t start = 0, nl;
+    while ((nl = partial_line.find('\n', start)) != std::string::npos) {
+      if (on_line) on_line(std::string_view(partial_line).substr(start, nl - start));
+      start = nl + 1;
+    }
+    partial_line.erase(0, start);
   }
-  void read_err() {
-    err.async_read_some(asio::buffer(err_chunk), [this](const boost::system::error_code& ec, std::size_t n) {
-      if (n > 0) keep(err_chunk.data(), n);
-      if (!ec) return read_err();
-      std::lock_guard lock(mutex);
-      --open_streams;
-    });
+  void stream_ended(int& fd, bool is_stdout) {
+    if (is_stdout && !partial_line.empty() && on_line) on_line(partial_line);
+    if (is_stdout) partial_line.clear();
+    ::close(fd);
+    std::lock_guard lock(mutex);
+    fd = -1;
+    --open_streams;
+  }
+  // The reader thread: both streams until their ends, or until the
+  // destructor wakes it (grandchildren that escaped the group could hold
+  // the pipes open).
+  void read_loop() {
+    std::string chunk;
+    while (true) {
+      pollfd fds[3] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}, {wake[0], POLLIN, 0}};
+      if (fds[0].fd < 0 && fds[1].fd < 0) return;
+      int n = ::poll(fds, 3, -1);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 || (fds[2].revents & POLLIN)) break;
+      for (int i = 0; i < 2; ++i) {
+        if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        int& fd = i == 0 ? child.out : child.err;
+        if (!read_some(fd, chunk)) {
+          stream_ended(fd, i == 0);
+          continue;
+        }
+        keep(chunk);
+        if (i == 0) lines(chunk);
+      }
+    }
+    if (child.out >= 0) stream_ended(child.out, true);
+    if (child.err >= 0) stream_ended(child.err, false);
   }
   // Reaps the child if it has ended (without blocking).
   std::optional<ChildEnd> poll() {
     std::lock_guard lock(mutex);
     if (end) return end;
-    std::error_code ec;
-    if (child.valid() && !child.running(ec) && !ec) end = end_from_status(child.native_exit_code());
+    int status = 0;
+    if (wait_pid(child.pid, &status, WNOHANG) == child.pid) end = end_from_status(status);
     return end;
   }
 };
@@ -235,36 +308,27 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::start(const std::vector<std:
   Result<std::string> exe = find_executable(argv[0]);
   if (!exe) return exe.error();
   auto s = std::make_unique<State>();
+  if (::pipe2(s->wake, O_CLOEXEC) != 0) {
+    return Error::infra(fmt::format("command '{}': pipe: {}", argv[0], std::strerror(errno)));
+  }
   s->on_line = std::move(on_stdout_line);
   s->tail_bytes = tail_bytes;
-  std::vector<std::string> args(argv.begin() + 1, argv.end());
-  std::error_code launch_error;
-  s->child = bp::child(bp::exe = *exe, bp::args = args, bp::std_out > s->out, bp::std_err > s->err,
-                       bp::std_in < bp::null, NewProcessGroup{}, launch_error);
-  if (launch_error) {
-    return Error::infra(fmt::format("command '{}': cannot start: {}", argv[0], launch_error.message()));
-  }
-  s->pid = s->child.id();
-  s->read_out();
-  s->read_err();
+  Result<Spawned> child = spawn(*exe, argv, true);
+  if (!child) return child.error();
+  s->child = *child;
   State* raw = s.get();
-  s->reader = std::thread([raw] { raw->io.run(); });
+  s->reader = std::thread([raw] { raw->read_loop(); });
   return std::unique_ptr<ChildProcess>(new ChildProcess(std::move(s)));
 }
 
 ChildProcess::~ChildProcess() {
   if (!state_) return;
-  if (!state_->poll() || group_alive(state_->pid)) stop(1);
-  // Grandchildren that escaped the group could hold the pipes: close them.
-  asio::post(state_->io, [s = state_.get()] {
-    boost::system::error_code ec;
-    s->out.close(ec);
-    s->err.close(ec);
-  });
+  if (!state_->poll() || group_alive(state_->child.pid)) stop(1);
+  [[maybe_unused]] ssize_t n = ::write(state_->wake[1], "x", 1);
   if (state_->reader.joinable()) state_->reader.join();
 }
 
-int ChildProcess::pid() const { return state_->pid; }
+int ChildProcess::pid() const { return state_->child.pid; }
 
 std::optional<ChildEnd> ChildProcess::ended() { return state_->poll(); }
 
@@ -278,7 +342,7 @@ std::optional<ChildEnd> ChildProcess::wait_for(double seconds) {
 }
 
 ChildEnd ChildProcess::stop(double grace_s) {
-  const int pgid = state_->pid;
+  const int pgid = state_->child.pid;
   if (group_alive(pgid)) ::kill(-pgid, SIGTERM);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
   // Wait for the child and then for the rest of its group to go.
@@ -288,12 +352,7 @@ ChildEnd ChildProcess::stop(double grace_s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (group_alive(pgid)) ::kill(-pgid, SIGKILL);
-  if (!state_->poll()) {
-    std::error_code ec;
-    state_->child.wait(ec);
-    std::lock_guard lock(state_->mutex);
-    state_->end = end_from_status(state_->child.native_exit_code());
-  }
+  while (!state_->poll()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   // SIGKILLed group members are reaped by init once the child is gone.
   auto kill_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   while (group_alive(pgid) && std::chrono::steady_clock::now() < kill_deadline) {

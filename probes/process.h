@@ -87,7 +87,7 @@ class ChildProcess {
   // so that output_tail() holds everything a child that ended wrote.
   bool wait_output_closed(double seconds) const;
 
-  struct State;  // boost::process internals, kept out of this header
+  struct State;  // the pid, the pipes and the reader thread, kept out of this header
 
  private:
   explicit ChildProcess(std::unique_ptr<State> state);

@@ -1,9 +1,9 @@
 // Starting a command once per iteration with as little of the harness's own
-// cost inside the timed span as possible. Boost.Process (probes/process.h)
-// forks the harness and pumps pipes through an io_context, which costs
-// ~200 us per start on the development machine: 4 % of a 5 ms command,
-// against a goal of 1 % (scripts/bench-latency-overhead). Here posix_spawn
-// (vfork-like), a memfd for the output and a pidfd to wait with a timeout.
+// cost inside the timed span as possible. Pumping two pipes until their end
+// (as probes/process.h does; through Boost.Process it cost ~200 us per start
+// on the development machine: 4 % of a 5 ms command, against a goal of 1 %,
+// scripts/bench-latency-overhead) is kept out of the span: here a memfd
+// takes the output and a pidfd waits with a timeout.
 #pragma once
 
 #include <cstdint>

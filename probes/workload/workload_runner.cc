@@ -53,7 +53,7 @@ class BuiltinRunner final : public WorkloadRunner {
 
 // A command started once per iteration; its latency is the process's, from
 // spawn to reap, as seen by the harness (timed_spawn.h says why not
-// Boost.Process here).
+// run_command here).
 class CommandRunner final : public WorkloadRunner {
  public:
   CommandRunner(std::unique_ptr<TimedSpawner> spawner, std::string name, Clock& clock)
