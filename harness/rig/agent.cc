@@ -21,7 +21,7 @@
 #include <fmt/format.h>
 
 #include "harness/base/bounded_json.h"
-#include "harness/base/digest.h"
+#include "harness/base/sha256.h"
 #include "harness/rig/local_device.h"
 #include "harness/levels/stability.h"
 #include "harness/rig/protocol.h"
@@ -250,7 +250,7 @@ class Agent {
       if (!data) return data.error();
       file_path_ = path;
       file_data_ = std::move(*data);
-      file_sha_ = sha256_hex(file_data_);
+      file_sha_ = sha256_portable_hex(file_data_);
     }
     if (offset > file_data_.size()) return Error::input(fmt::format("device file {}: offset past its end", path));
     std::string chunk = file_data_.substr(offset, protocol::kFileChunkBytes);

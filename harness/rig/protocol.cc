@@ -1,6 +1,5 @@
 #include "harness/rig/protocol.h"
 
-#include <openssl/evp.h>
 #include <sched.h>
 
 #include <optional>
@@ -9,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/base64.h"
 #include "harness/base/bounded_json.h"
 #include "harness/base/input_limits.h"
 #include "harness/levels/stability.h"
@@ -509,25 +509,13 @@ Result<json> parse_line(const std::string& line) {
   return j;
 }
 
-std::string base64_encode(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
+std::string base64_encode(const std::string& bytes) { return harness::base64_encode(bytes); }
 
 Result<std::string> base64_decode(const std::string& text) {
   if (text.size() % 4 != 0) return Error::infra("agent protocol: base64 length is not a multiple of 4");
-  std::string out(3 * (text.size() / 4), '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  if (n < 0) return Error::infra("agent protocol: invalid base64");
-  std::size_t pad = 0;
-  if (!text.empty() && text.back() == '=') ++pad;
-  if (text.size() > 1 && text[text.size() - 2] == '=') ++pad;
-  out.resize(static_cast<std::size_t>(n) - pad);
-  return out;
+  std::optional<std::string> bytes = harness::base64_decode(text);
+  if (!bytes) return Error::infra("agent protocol: invalid base64");
+  return *std::move(bytes);
 }
 
 }  // namespace harness::protocol
