@@ -5,7 +5,11 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 namespace harness {
 namespace {
@@ -19,6 +23,7 @@ volatile double g_compute_sink;
 // so it neither overflows nor reaches denormals however long it runs.
 float chain_start(int j) { return 1.0f + 0.01f * static_cast<float>(j); }
 
+#if defined(__x86_64__)
 __attribute__((noinline, target("avx512f"))) double fma_avx512(std::uint64_t iterations) {
   const __m512 m = _mm512_set1_ps(g_multiplier);
   __m512 add[kFmaChains], acc[kFmaChains];
@@ -57,6 +62,28 @@ __attribute__((noinline, target("avx2,fma"))) double fma_avx2(std::uint64_t iter
   return sum;
 }
 
+#elif defined(__aarch64__)
+// Advanced SIMD is part of every aarch64 core: four fp32 lanes a vector.
+__attribute__((noinline)) double fma_neon(std::uint64_t iterations) {
+  const float32x4_t m = vdupq_n_f32(g_multiplier);
+  float32x4_t add[kFmaChains], acc[kFmaChains];
+  for (int j = 0; j < kFmaChains; ++j) {
+    add[j] = vdupq_n_f32(g_addend_step * static_cast<float>(j + 1));
+    acc[j] = vdupq_n_f32(chain_start(j));
+  }
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    for (int j = 0; j < kFmaChains; ++j) acc[j] = vfmaq_f32(add[j], acc[j], m);
+  }
+  double sum = 0;
+  for (int j = 0; j < kFmaChains; ++j) {
+    float lanes[4];
+    vst1q_f32(lanes, acc[j]);
+    for (float v : lanes) sum += v;
+  }
+  return sum;
+}
+#endif
+
 __attribute__((noinline)) double fma_scalar(std::uint64_t iterations) {
   const float m = g_multiplier;
   float add[kFmaChains], acc[kFmaChains];
@@ -72,22 +99,31 @@ __attribute__((noinline)) double fma_scalar(std::uint64_t iterations) {
   return sum;
 }
 
-enum class Path { avx512, avx2, scalar };
+enum class Path { avx512, avx2, neon, scalar };
 
 Path path() {
+#if defined(__x86_64__)
   static const Path p = __builtin_cpu_supports("avx512f") ? Path::avx512
                         : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? Path::avx2
                                                                                              : Path::scalar;
   return p;
+#elif defined(__aarch64__)
+  return Path::neon;
+#else
+  return Path::scalar;
+#endif
 }
 
 double run_path(std::uint64_t iterations) {
   switch (path()) {
+#if defined(__x86_64__)
     case Path::avx512: return fma_avx512(iterations);
     case Path::avx2: return fma_avx2(iterations);
-    case Path::scalar: return fma_scalar(iterations);
+#elif defined(__aarch64__)
+    case Path::neon: return fma_neon(iterations);
+#endif
+    default: return fma_scalar(iterations);
   }
-  return 0;
 }
 
 }  // namespace
@@ -96,6 +132,7 @@ int fma_lanes() {
   switch (path()) {
     case Path::avx512: return 16;
     case Path::avx2: return 8;
+    case Path::neon: return 4;
     case Path::scalar: return 1;
   }
   return 1;
@@ -105,6 +142,7 @@ const char* fma_instruction_set() {
   switch (path()) {
     case Path::avx512: return "avx512f";
     case Path::avx2: return "avx2+fma";
+    case Path::neon: return "neon";
     case Path::scalar: return "scalar";
   }
   return "scalar";

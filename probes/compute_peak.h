@@ -24,7 +24,7 @@ ComputeSample fma_fp32_peak(Clock& clock, std::uint64_t iterations, int threads 
 // Chains per thread and the lane count of the vector path in use.
 constexpr int kFmaChains = 12;
 int fma_lanes();
-const char* fma_instruction_set();  // "avx512f", "avx2+fma" or "scalar"
+const char* fma_instruction_set();  // "avx512f", "avx2+fma", "neon" (aarch64) or "scalar"
 
 // What one thread's result must be, computed with std::fma one lane at a
 // time: the vector paths do exactly the same rounding.

@@ -15,7 +15,11 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 #include <fmt/format.h>
 
 namespace harness {
@@ -33,6 +37,7 @@ T* hide_from_optimiser(T* p) {
   return p;
 }
 
+#if defined(__x86_64__)
 // The XOR of every 64-bit word in [p, p + bytes), bytes a multiple of 32.
 // Eight independent loads per iteration keep enough misses in flight.
 __attribute__((noinline)) std::uint64_t read_sse2(const std::byte* data, std::size_t bytes) {
@@ -120,6 +125,70 @@ bool has_avx2() {
 std::uint64_t read_range(const std::byte* data, std::size_t bytes) {
   return has_avx2() ? read_avx2(hide_from_optimiser(data), bytes) : read_sse2(hide_from_optimiser(data), bytes);
 }
+
+std::uint64_t read_blocks(const std::byte* data, const std::size_t* offsets, std::size_t count, std::size_t block) {
+  return has_avx2() ? read_blocks_avx2(data, offsets, count, block) : read_blocks_sse2(data, offsets, count, block);
+}
+
+const char* instruction_set() { return has_avx2() ? "avx2" : "sse2"; }
+#elif defined(__aarch64__)
+// Advanced SIMD (every aarch64 core): 16-byte loads, eight in flight.
+__attribute__((noinline)) std::uint64_t read_neon(const std::byte* data, std::size_t bytes) {
+  const auto* p = reinterpret_cast<const std::uint64_t*>(data);
+  const std::size_t vectors = bytes / 16;
+  uint64x2_t acc0 = vdupq_n_u64(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  std::size_t i = 0;
+  for (; i + 8 <= vectors; i += 8) {
+    acc0 = veorq_u64(acc0, vld1q_u64(p + 2 * i));
+    acc1 = veorq_u64(acc1, vld1q_u64(p + 2 * i + 2));
+    acc2 = veorq_u64(acc2, vld1q_u64(p + 2 * i + 4));
+    acc3 = veorq_u64(acc3, vld1q_u64(p + 2 * i + 6));
+    acc0 = veorq_u64(acc0, vld1q_u64(p + 2 * i + 8));
+    acc1 = veorq_u64(acc1, vld1q_u64(p + 2 * i + 10));
+    acc2 = veorq_u64(acc2, vld1q_u64(p + 2 * i + 12));
+    acc3 = veorq_u64(acc3, vld1q_u64(p + 2 * i + 14));
+  }
+  for (; i < vectors; ++i) acc0 = veorq_u64(acc0, vld1q_u64(p + 2 * i));
+  uint64x2_t acc = veorq_u64(veorq_u64(acc0, acc1), veorq_u64(acc2, acc3));
+  return vgetq_lane_u64(acc, 0) ^ vgetq_lane_u64(acc, 1);
+}
+
+std::uint64_t read_range(const std::byte* data, std::size_t bytes) { return read_neon(hide_from_optimiser(data), bytes); }
+
+std::uint64_t read_blocks(const std::byte* data, const std::size_t* offsets, std::size_t count, std::size_t block) {
+  std::uint64_t sum = 0;
+  for (std::size_t b = 0; b < count; ++b) sum ^= read_neon(data + offsets[b], block);
+  return sum;
+}
+
+const char* instruction_set() { return "neon"; }
+#else
+// Other architectures (armhf): 64-bit words, four in flight.
+__attribute__((noinline)) std::uint64_t read_words(const std::byte* data, std::size_t bytes) {
+  const auto* p = reinterpret_cast<const std::uint64_t*>(data);
+  const std::size_t words = bytes / 8;
+  std::uint64_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+  std::size_t i = 0;
+  for (; i + 4 <= words; i += 4) {
+    acc0 ^= p[i];
+    acc1 ^= p[i + 1];
+    acc2 ^= p[i + 2];
+    acc3 ^= p[i + 3];
+  }
+  for (; i < words; ++i) acc0 ^= p[i];
+  return acc0 ^ acc1 ^ acc2 ^ acc3;
+}
+
+std::uint64_t read_range(const std::byte* data, std::size_t bytes) { return read_words(hide_from_optimiser(data), bytes); }
+
+std::uint64_t read_blocks(const std::byte* data, const std::size_t* offsets, std::size_t count, std::size_t block) {
+  std::uint64_t sum = 0;
+  for (std::size_t b = 0; b < count; ++b) sum ^= read_words(data + offsets[b], block);
+  return sum;
+}
+
+const char* instruction_set() { return "64-bit words"; }
+#endif
 
 double seconds_between(std::uint64_t start, std::uint64_t end) {
   return static_cast<double>(end - start) * 1e-9;
@@ -237,8 +306,7 @@ BandwidthSample random_block_read(const BandwidthBuffer& buffer, Clock& clock, s
 
   const std::byte* data = hide_from_optimiser(buffer.data());
   std::uint64_t start = clock.now_ns();
-  s.checksum = has_avx2() ? read_blocks_avx2(data, offsets.data(), count, block_bytes)
-                          : read_blocks_sse2(data, offsets.data(), count, block_bytes);
+  s.checksum = read_blocks(data, offsets.data(), count, block_bytes);
   std::uint64_t end = clock.now_ns();
   s.seconds = seconds_between(start, end);
   s.bytes = static_cast<double>(block_bytes) * static_cast<double>(count);
@@ -280,6 +348,6 @@ std::uint64_t reference_checksum(const std::byte* data, std::size_t bytes) {
   return sum;
 }
 
-const char* bandwidth_instruction_set() { return has_avx2() ? "avx2" : "sse2"; }
+const char* bandwidth_instruction_set() { return instruction_set(); }
 
 }  // namespace harness

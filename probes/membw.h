@@ -65,7 +65,8 @@ Result<std::size_t> cache_bytes(int level, const std::string& root = "/sys/devic
 // Scalar reference for the checksum of reading [data, data + bytes) once.
 std::uint64_t reference_checksum(const std::byte* data, std::size_t bytes);
 
-// "avx2" or "sse2": which load path this CPU uses.
+// "avx2" or "sse2" (x86-64), "neon" (aarch64), "64-bit words" (others):
+// which load path this CPU uses.
 const char* bandwidth_instruction_set();
 
 }  // namespace harness

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include "harness/base/files.h"
+
 namespace harness {
 namespace {
 
@@ -60,6 +62,12 @@ Result<std::string> sha256_fd(int fd, const std::string& path) {
     h.update(buffer.data(), static_cast<std::size_t>(n));
   }
   return h.hex();
+}
+
+Result<std::string> sha256_regular_file(const std::string& path) {
+  Result<RegularFile> file = open_regular_file(path);
+  if (!file) return file.error();
+  return sha256_fd(file->fd(), path);
 }
 
 }  // namespace harness

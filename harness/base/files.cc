@@ -16,7 +16,6 @@
 
 #include <fmt/format.h>
 
-#include "harness/base/digest.h"
 
 namespace harness {
 namespace {
@@ -208,12 +207,6 @@ Result<std::string> path_inside(const std::string& root, const std::string& name
   if (root_end != real_root.end())
     return Error::input(fmt::format("{}: file path \"{}\" points outside {}", where, name, root_what));
   return full.string();
-}
-
-Result<std::string> sha256_regular_file(const std::string& path) {
-  Result<RegularFile> file = open_regular_file(path);
-  if (!file) return file.error();
-  return sha256_fd(file->fd(), path);
 }
 
 Status copy_file_private(const std::string& source, const std::string& target) {

@@ -95,9 +95,6 @@ Result<std::string> read_regular_file(const std::string& path, std::uint64_t max
 Result<std::string> path_inside(const std::string& root, const std::string& name, const std::string& where,
                                 std::string_view root_what);
 
-// sha256 of a regular file opened as open_regular_file does.
-Result<std::string> sha256_regular_file(const std::string& path);
-
 // Copies `source` (a regular file) to a new file `target`: a reflink
 // (FICLONE) where the filesystem shares blocks copy-on-write, else a byte
 // copy; never a hard link, so later writes to `source` do not reach `target`.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/accuracy/compare.h"
+#include "harness/base/digest.h"
 #include "harness/base/files.h"
 #include "harness/model/metric_catalogue.h"
 

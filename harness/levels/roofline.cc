@@ -13,57 +13,6 @@
 
 namespace harness {
 
-const CeilingSamples* RooflineRecording::find_ceiling(const std::string& name) const {
-  for (const CeilingSamples& c : ceilings)
-    if (c.name == name) return &c;
-  return nullptr;
-}
-
-const KernelTiming* RooflineRecording::find_kernel(const std::string& name) const {
-  for (const KernelTiming& k : kernels)
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
-void to_json(nlohmann::json& j, const RooflineRecording& r) {
-  j = nlohmann::json::object();
-  j["ceilings"] = nlohmann::json::array();
-  for (const CeilingSamples& c : r.ceilings) {
-    j["ceilings"].push_back({{"name", c.name}, {"unit", c.unit}, {"source", c.source},
-                             {"values", c.values}, {"unavailable", c.unavailable}});
-  }
-  j["kernels"] = nlohmann::json::array();
-  for (const KernelTiming& k : r.kernels) {
-    j["kernels"].push_back({{"name", k.name}, {"seconds", k.seconds}, {"unavailable", k.unavailable}});
-  }
-  j["vendor"] = nlohmann::json::array();
-  for (const VendorOutput& v : r.vendor) {
-    j["vendor"].push_back({{"tool", v.tool}, {"argv", v.argv}, {"out", v.out}, {"unavailable", v.unavailable}});
-  }
-  if (r.profile) j["profile"] = {{"path", r.profile->path}, {"text", r.profile->text}};
-  if (r.profile_work) j["profile_work"] = {{"path", r.profile_work->path}, {"text", r.profile_work->text}};
-}
-
-void from_json(const nlohmann::json& j, RooflineRecording& r) {
-  for (const auto& c : j.at("ceilings")) {
-    r.ceilings.push_back({c.at("name"), c.at("unit"), c.at("source"),
-                          c.at("values").get<std::vector<double>>(), c.value("unavailable", "")});
-  }
-  for (const auto& k : j.at("kernels")) {
-    r.kernels.push_back({k.at("name"), k.at("seconds").get<std::vector<double>>(),
-                         k.value("unavailable", "")});
-  }
-  if (j.contains("vendor")) {
-    for (const auto& v : j.at("vendor")) {
-      r.vendor.push_back({v.at("tool"), v.at("argv").get<std::vector<std::string>>(), v.value("out", ""),
-                          v.value("unavailable", "")});
-    }
-  }
-  if (j.contains("profile")) r.profile = ProfileText{j["profile"].at("path"), j["profile"].at("text")};
-  if (j.contains("profile_work"))
-    r.profile_work = ProfileText{j["profile_work"].at("path"), j["profile_work"].at("text")};
-}
-
 Provenance weakest(Provenance a, Provenance b) {
   auto rank = [](Provenance p) {
     switch (p) {

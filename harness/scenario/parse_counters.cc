@@ -10,25 +10,6 @@
 
 namespace harness {
 
-const CounterSpec* CountersConfig::find_counter(const std::string& name) const {
-  for (const CounterGroup& g : groups)
-    for (const CounterSpec& c : g.counters)
-      if (c.name == name) return &c;
-  return nullptr;
-}
-
-std::vector<CounterSessionSource> CountersConfig::session_sources() const {
-  std::vector<CounterSessionSource> out;
-  for (const CounterGroup& g : groups) {
-    for (const CounterSourceSpec& spec : g.sources) {
-      CounterSessionSource& s = out.emplace_back(CounterSessionSource{g.name, spec, {}});
-      for (const CounterSpec& c : g.counters)
-        if (c.source == spec.name) s.counters.push_back(c);
-    }
-  }
-  return out;
-}
-
 namespace {
 
 // A bundle's counter group is one of its listed files, or a shipped group:

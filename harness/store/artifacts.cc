@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/digest.h"
 #include "harness/base/files.h"
 #include "harness/store/store.h"
 #include "harness/store/store_internal.h"

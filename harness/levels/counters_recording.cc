@@ -1,0 +1,94 @@
+// A counters recording (level 2's raw readings) as the agent sends it and
+// the store keeps it, apart from the analysis so that the device agent
+// (cmake/agent.cmake) links without the metric catalogue.
+#include <nlohmann/json.hpp>
+
+#include "harness/base/bounded_json.h"
+#include "harness/levels/counters.h"
+
+namespace harness {
+namespace {
+
+void put(nlohmann::json& j, const char* key, const std::optional<std::uint64_t>& v) {
+  j[key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+void get(const nlohmann::json& j, const char* key, std::optional<std::uint64_t>& v) {
+  if (j.contains(key) && !j.at(key).is_null()) v = json_integer<std::uint64_t>(j.at(key));
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const CountersRecording& r) {
+  j = nlohmann::json::object();
+  j["unavailable"] = r.unavailable;
+  j["iterations"] = r.iterations;
+  j["windows"] = r.windows;
+  if (!r.window_sides.empty()) {
+    j["window_sides"] = r.window_sides;
+    j["pairing"] = r.pairing;
+  }
+  j["groups"] = nlohmann::json::array();
+  for (const RecordedCounterGroup& g : r.groups) {
+    j["groups"].push_back({{"name", g.name}, {"path", g.path}, {"sha256", g.sha256}});
+  }
+  j["readings"] = nlohmann::json::array();
+  for (const CounterReading& c : r.readings) {
+    nlohmann::json e = {{"name", c.name},   {"source", c.source}, {"unit", c.unit},
+                        {"width", c.width}, {"scale", c.scale},   {"unavailable", c.unavailable}};
+    put(e, "before", c.before);
+    put(e, "after", c.after);
+    e["between"] = c.between;
+    if (!c.enabled_between.empty()) {
+      e["enabled_between"] = c.enabled_between;
+      e["running_between"] = c.running_between;
+    }
+    put(e, "delta", c.delta);
+    put(e, "enabled_before", c.enabled_before);
+    put(e, "enabled_after", c.enabled_after);
+    put(e, "running_before", c.running_before);
+    put(e, "running_after", c.running_after);
+    j["readings"].push_back(e);
+  }
+}
+
+void from_json(const nlohmann::json& j, CountersRecording& r) {
+  r.unavailable = j.value("unavailable", "");
+  r.iterations = j.value("iterations", std::int64_t{0});
+  r.windows = j.value("windows", std::int64_t{0});
+  if (j.contains("window_sides")) r.window_sides = j.at("window_sides").get<std::vector<std::string>>();
+  r.pairing = j.value("pairing", "");
+  if (j.contains("groups")) {
+    for (const auto& g : j.at("groups")) {
+      r.groups.push_back({g.value("name", ""), g.value("path", ""), g.value("sha256", "")});
+    }
+  }
+  for (const auto& e : j.at("readings")) {
+    CounterReading c;
+    c.name = e.at("name");
+    c.source = e.at("source");
+    c.unit = e.value("unit", "");
+    c.width = e.value("width", 64);
+    c.scale = e.value("scale", 1.0);
+    c.unavailable = e.value("unavailable", "");
+    get(e, "before", c.before);
+    get(e, "after", c.after);
+    if (e.contains("between")) c.between = e.at("between").get<std::vector<std::uint64_t>>();
+    if (e.contains("enabled_between")) c.enabled_between = e.at("enabled_between").get<std::vector<std::uint64_t>>();
+    if (e.contains("running_between")) c.running_between = e.at("running_between").get<std::vector<std::uint64_t>>();
+    get(e, "delta", c.delta);
+    get(e, "enabled_before", c.enabled_before);
+    get(e, "enabled_after", c.enabled_after);
+    get(e, "running_before", c.running_before);
+    get(e, "running_after", c.running_after);
+    r.readings.push_back(c);
+  }
+}
+
+std::int64_t window_end(std::int64_t iterations, std::int64_t windows, std::int64_t k) {
+  // floor((k + 1) x iterations / windows) without the product, which a
+  // recording's iterations could overflow.
+  return (k + 1) * (iterations / windows) + (k + 1) * (iterations % windows) / windows;
+}
+
+}  // namespace harness
