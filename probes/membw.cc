@@ -153,14 +153,7 @@ __attribute__((noinline)) std::uint64_t read_neon(const std::byte* data, std::si
   return vgetq_lane_u64(acc, 0) ^ vgetq_lane_u64(acc, 1);
 }
 
-std::uint64_t read_range(const std::byte* data, std::size_t bytes) { return read_neon(hide_from_optimiser(data), bytes); }
-
-std::uint64_t read_blocks(const std::byte* data, const std::size_t* offsets, std::size_t count, std::size_t block) {
-  std::uint64_t sum = 0;
-  for (std::size_t b = 0; b < count; ++b) sum ^= read_neon(data + offsets[b], block);
-  return sum;
-}
-
+constexpr auto read_vectors = read_neon;
 const char* instruction_set() { return "neon"; }
 #else
 // Other architectures (armhf): 64-bit words, four in flight.
@@ -179,15 +172,20 @@ __attribute__((noinline)) std::uint64_t read_words(const std::byte* data, std::s
   return acc0 ^ acc1 ^ acc2 ^ acc3;
 }
 
-std::uint64_t read_range(const std::byte* data, std::size_t bytes) { return read_words(hide_from_optimiser(data), bytes); }
+constexpr auto read_vectors = read_words;
+const char* instruction_set() { return "64-bit words"; }
+#endif
+
+#if !defined(__x86_64__)
+std::uint64_t read_range(const std::byte* data, std::size_t bytes) {
+  return read_vectors(hide_from_optimiser(data), bytes);
+}
 
 std::uint64_t read_blocks(const std::byte* data, const std::size_t* offsets, std::size_t count, std::size_t block) {
   std::uint64_t sum = 0;
-  for (std::size_t b = 0; b < count; ++b) sum ^= read_words(data + offsets[b], block);
+  for (std::size_t b = 0; b < count; ++b) sum ^= read_vectors(data + offsets[b], block);
   return sum;
 }
-
-const char* instruction_set() { return "64-bit words"; }
 #endif
 
 double seconds_between(std::uint64_t start, std::uint64_t end) {
