@@ -33,10 +33,11 @@ struct Spawned {
 };
 
 // posix_spawn (plain POSIX, so that the static device agent needs no
-// process library): stdin from /dev/null, stdout and stderr into pipes; in a
+// process library): stdin from /dev/null or a file, stdout and stderr into pipes; in a
 // process group of its own (pgid = its pid) when asked, so that signals to
 // the group reach everything it forks (stress-ng's workers).
-Result<Spawned> spawn(const std::string& exe, const std::vector<std::string>& argv, bool own_group) {
+Result<Spawned> spawn(const std::string& exe, const std::vector<std::string>& argv, bool own_group,
+                      const std::string& stdin_path = "") {
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return Error::infra(fmt::format("command '{}': pipe: {}", argv[0], std::strerror(errno)));
   if (::pipe2(err, O_CLOEXEC) != 0) {
@@ -47,7 +48,7 @@ Result<Spawned> spawn(const std::string& exe, const std::vector<std::string>& ar
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 0, stdin_path.empty() ? "/dev/null" : stdin_path.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
   posix_spawnattr_t attr;
@@ -133,7 +134,10 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, const Co
   auto start = std::chrono::steady_clock::now();
   auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(options.timeout_s));
-  Result<Spawned> child = spawn(*exe, argv, false);
+  if (!options.stdin_path.empty() && ::access(options.stdin_path.c_str(), R_OK) != 0) {
+    return Error::input(fmt::format("command '{}': its input {}: {}", argv[0], options.stdin_path, std::strerror(errno)));
+  }
+  Result<Spawned> child = spawn(*exe, argv, false, options.stdin_path);
   if (!child) return child.error();
   pollfd fds[2] = {{child->out, POLLIN, 0}, {child->err, POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};

@@ -25,6 +25,7 @@ struct CommandResult {
 struct CommandOptions {
   double timeout_s = 60;
   std::size_t max_output = 1 << 20;  // per stream
+  std::string stdin_path = "";        // the file the command reads; empty: /dev/null
 };
 
 // Runs argv[0] (looked up in PATH when it has no '/'). An executable that

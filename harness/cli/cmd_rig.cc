@@ -9,10 +9,11 @@
 
 #include "harness/cli/commands.h"
 #include "harness/compare/calibration.h"
-#include "harness/store/store.h"
+#include "harness/rig/agent_install.h"
 #include "harness/rig/remote_device.h"
 #include "harness/runner/preflight.h"
 #include "harness/scenario/scenario.h"
+#include "harness/store/store.h"
 #include "reports/rig_stability.h"
 
 namespace harness {
@@ -46,6 +47,38 @@ Result<std::vector<StabilityReading>> read_stability_twice(Device& device, const
   return device.end_stability();
 }
 
+Result<ExitCode> run_install(const std::string& path, const AgentInstallOptions& options, const GlobalOptions& global,
+                             Io io) {
+  Result<Scenario> scenario = load_scenario(path);
+  if (!scenario) return scenario.error();
+  const Rig& rig = scenario->rig;
+  Result<AgentInstall> in = install_agent(rig.transport, options);
+  if (!in) return in.error();
+  if (global.json) {
+    io.out << nlohmann::json{{"rig", rig.name},           {"transport", describe_transport(rig.transport)},
+                             {"machine", in->machine},    {"agent", in->local_file},
+                             {"device_path", in->device_path}, {"sha256", in->sha256},
+                             {"copied", in->copied},      {"version", in->version}}
+                  .dump(2)
+           << "\n";
+    return ExitCode::ok;
+  }
+  // The device's answers (its machine, the agent's version line) are data:
+  // shown escaped, as rig check shows them.
+  std::string text = fmt::format("rig '{}' via {}: the device is {}\n", terminal_safe(rig.name),
+                                 describe_transport(rig.transport), terminal_safe(in->machine));
+  if (in->copied) {
+    text += fmt::format("copied {} to {} (sha256 {})\n", terminal_safe(in->local_file), terminal_safe(in->device_path),
+                        in->sha256);
+  } else {
+    text += fmt::format("{} on the device is already {} (sha256 {}): nothing copied\n",
+                        terminal_safe(in->device_path), terminal_safe(in->local_file), in->sha256);
+  }
+  text += fmt::format("it answers: {}\n", terminal_safe(in->version));
+  io.out << text;
+  return ExitCode::ok;
+}
+
 }  // namespace
 
 Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
@@ -53,7 +86,18 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
   CLI::App* check = app.add_subcommand("check", "Reach the scenario's rig: agent version, device context, clock offset, what is missing");
   auto path = std::make_shared<std::string>();
   check->add_option("scenario", *path, "Scenario file (TOML)")->required();
+  CLI::App* install = app.add_subcommand(
+      "install", "Copy the agent built for the device's architecture to the device over the rig's transport, and check it");
+  auto install_path = std::make_shared<std::string>();
+  auto install_options = std::make_shared<AgentInstallOptions>();
+  install->add_option("scenario", *install_path, "Scenario file (TOML)")->required();
+  install->add_option("--to", install_options->device_path,
+                      "The agent's path on the device (default: the path in the scenario's [rig] agent)");
+  install->add_option("--from", install_options->builds_dir,
+                      "Where the agents are (default: this executable's folder, with scripts/build-agent's "
+                      "agent-<arch>/ beneath it)");
   return [=, &global]() -> Result<ExitCode> {
+    if (install->parsed()) return run_install(*install_path, *install_options, global, io);
     Result<Scenario> scenario = load_scenario(*path);
     if (!scenario) return scenario.error();
     const Rig& rig = scenario->rig;

@@ -114,7 +114,8 @@ Status RemoteDevice::check_hello(const DeviceInfo& info) const {
   if (info.protocol != protocol::kVersion) {
     return Error::infra(fmt::format(
         "rig '{}': the agent speaks protocol {} (harness {}) and this host protocol {} (harness {}): install "
-        "harness {} on the device (or name its agent in [rig] agent) and run again",
+        "harness {}'s agent on the device (harness rig install SCENARIO; or name its agent in [rig] agent) and run "
+        "again",
         options_.rig, info.protocol, info.harness_version.substr(0, kShownVersionBytes), protocol::kVersion,
         HARNESS_VERSION, HARNESS_VERSION));
   }

@@ -195,7 +195,8 @@ TEST_F(LyingAgent, AnotherProtocolIsRefusedNamingBothAndHowToUpdate) {
   ASSERT_FALSE(d);
   EXPECT_EQ(d.error().message, "rig 'test-rig': the agent speaks protocol 99 (harness 0.0.0-evil) and this host "
                                "protocol 1 (harness " HARNESS_VERSION "): install harness " HARNESS_VERSION
-                               " on the device (or name its agent in [rig] agent) and run again");
+                               "'s agent on the device (harness rig install SCENARIO; or name its agent in "
+                               "[rig] agent) and run again");
   EXPECT_EQ(d.error().code, ExitCode::infrastructure);
   EXPECT_EQ(said.protocol, 99);
   EXPECT_EQ(said.harness_version, "0.0.0-evil");

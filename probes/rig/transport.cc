@@ -60,7 +60,12 @@ Result<std::vector<std::string>> agent_command(const TransportOptions& o) {
     if (!o.agent.empty()) return o.agent;
     return std::vector<std::string>{this_executable(), "agent"};
   }
-  std::vector<std::string> remote = o.agent.empty() ? std::vector<std::string>{"harness", "agent"} : o.agent;
+  return device_command(o, o.agent.empty() ? std::vector<std::string>{"harness", "agent"} : o.agent);
+}
+
+Result<std::vector<std::string>> device_command(const TransportOptions& o, const std::vector<std::string>& remote) {
+  HARNESS_TRY(find_transport_kind(o.kind));
+  if (o.kind == "local") return remote;
   std::vector<std::string> argv;
   if (o.kind == "ssh") {
     if (o.host.empty()) return Error::input("rig transport ssh: no host");

@@ -42,6 +42,10 @@ Result<const TransportKind*> find_transport_kind(std::string_view name);
 
 // The argv that starts the agent through the transport.
 Result<std::vector<std::string>> agent_command(const TransportOptions& options);
+// The argv that runs `remote` (an argv on the device) through the transport,
+// its stdin and stdout carried as they are (local: `remote` itself).
+Result<std::vector<std::string>> device_command(const TransportOptions& options,
+                                                const std::vector<std::string>& remote);
 
 // "ssh:user@host:port", "local", "command:adb shell"
 std::string describe_transport(const TransportOptions& options);
