@@ -66,9 +66,12 @@ Result<std::optional<Manifest>> read_manifest(const fs::path& dir) {
   const nlohmann::json& reports = (*j)["reports"];
   if (!pages.is_object() || !reports.is_object()) return bad("\"pages\" and \"reports\" must be objects");
   for (const auto& [p, v] : pages.items()) {
-    if (!v.is_object() || !v["sha256"].is_string() || !v["bytes"].is_number_unsigned())
+    // Looked up with find: a const operator[] on a missing key is undefined.
+    const auto sha = v.is_object() ? v.find("sha256") : v.end();
+    const auto bytes = v.is_object() ? v.find("bytes") : v.end();
+    if (sha == v.end() || !sha->is_string() || bytes == v.end() || !bytes->is_number_unsigned())
       return bad(fmt::format("page '{}' needs \"sha256\" and \"bytes\"", p));
-    m.pages[p] = {v["sha256"].get<std::string>(), json_integer<std::uint64_t>(v["bytes"])};
+    m.pages[p] = {sha->get<std::string>(), json_integer<std::uint64_t>(*bytes)};
   }
   for (const auto& [p, v] : reports.items()) {
     if (!v.is_string()) return bad(fmt::format("report '{}' needs a run state", p));

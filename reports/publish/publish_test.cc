@@ -396,6 +396,16 @@ TEST_F(Publish, RefusesAFolderItDidNotWriteAndABadManifest) {
   EXPECT_EQ(s.error().message, (site / ".publish-manifest.json").string() +
                                    ": not a publish manifest: no \"kind\": \"harness publish manifest\"");
 
+  // A page entry without its keys (found by publish_manifest_fuzz: the
+  // lookup of a missing key read past the entry).
+  std::ofstream(site / ".publish-manifest.json", std::ios::trunc)
+      << "{\"kind\": \"harness publish manifest\", \"version\": 1, \"pages\": {\"index.html\": {\"sha212\": 1}}, "
+         "\"reports\": {}}\n";
+  s = publish_site(*store_, site.string(), {});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, (site / ".publish-manifest.json").string() +
+                                   ": not a publish manifest: page 'index.html' needs \"sha256\" and \"bytes\"");
+
   std::ofstream(dir_ / "file") << "x";
   s = publish_site(*store_, (dir_ / "file").string(), {});
   ASSERT_FALSE(s);
