@@ -31,9 +31,12 @@ namespace harness {
 struct DeviceInfo {
   int protocol = 0;
   std::string harness_version;
-  std::vector<std::string> capabilities;   // "workload", "counters", "roofline", "load", "file", "perf_event", "stress-ng"
+  std::vector<std::string> capabilities;   // "workload", "counters", "roofline", "load", "file", "stability", "perf_event", "stress-ng"
   std::map<std::string, std::string> context;  // host, kernel, cpu_model, cpu_count, governor, os_release, version.<name>
   std::vector<std::string> missing;        // what the device lacks, each with its reason
+  bool offers(const std::string& capability) const {
+    return std::find(capabilities.begin(), capabilities.end(), capability) != capabilities.end();
+  }
 };
 
 // How the measured iterations of one window are run (level 4).

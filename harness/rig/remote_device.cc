@@ -465,10 +465,9 @@ Result<LoadStopped> RemoteDevice::stop_load(int id) {
 
 Status RemoteDevice::begin_stability(const StabilityPlan& plan) {
   // An agent older than the readings would not know the op: not asked.
-  const std::vector<std::string>& offered = info_.capabilities;
-  if (std::find(offered.begin(), offered.end(), "stability") == offered.end()) {
+  if (!info_.offers("stability")) {
     return Error::infra(fmt::format("the agent (harness {}) takes no stability readings: install this host's "
-                                    "harness on the device", info_.harness_version));
+                                    "(harness rig install SCENARIO)", info_.harness_version));
   }
   Result<json> r = call("stability.begin", {{"plan", protocol::to_wire(plan)}}, "the stability readings",
                         short_op("a stability reading and the canary, 30 s at most", 30));

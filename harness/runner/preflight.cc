@@ -241,9 +241,7 @@ void check_rig(const Scenario& s, Preflight& out) {
 }  // namespace
 
 std::vector<std::string> unmet_device_needs(const Scenario& s, const DeviceInfo& info) {
-  auto has = [&](const char* c) {
-    return std::find(info.capabilities.begin(), info.capabilities.end(), c) != info.capabilities.end();
-  };
+  auto has = [&](const char* c) { return info.offers(c); };
   std::vector<std::string> unmet;
   if (s.latency) {
     for (const LoadCondition& l : s.latency->loads) {
