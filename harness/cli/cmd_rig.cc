@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -45,6 +46,25 @@ Result<std::vector<StabilityReading>> read_stability_twice(Device& device, const
   HARNESS_TRY(device.begin_stability({s.workload.cpus, s.workload.first_cpu, 0}));
   std::this_thread::sleep_for(std::chrono::seconds(1));
   return device.end_stability();
+}
+
+// The device's agent against the one `rig install` would copy there, by
+// sha256 (a version says nothing between two builds of one version). The
+// local transport's default agent is this harness itself.
+struct AgentCheck {
+  std::optional<AgentComparison> compared;
+  std::string said;  // what rig check says of it, after "agent binary: "
+};
+AgentCheck check_agent_binary(const Scenario& s) {
+  const TransportOptions& t = s.rig.transport;
+  if (t.kind == "local" && t.agent.empty()) return {std::nullopt, "this harness itself (harness agent)"};
+  Result<AgentComparison> c = compare_agent(t, {});
+  if (!c) return {std::nullopt, "not compared with this host's: " + c.error().message};
+  if (c->same()) {
+    return {*c, fmt::format("{} on the device is this host's agent for {} (sha256 {})", c->device_path, c->arch,
+                            c->sha256)};
+  }
+  return {*c, agent_difference(*c, s.path)};
 }
 
 Result<ExitCode> run_install(const std::string& path, const AgentInstallOptions& options, const GlobalOptions& global,
@@ -107,6 +127,7 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
     const DeviceInfo& info = (*device)->info();
     const ClockOffset& offset = (*device)->offset();
     std::vector<std::string> unmet = unmet_device_needs(*scenario, info);
+    const AgentCheck agent = check_agent_binary(*scenario);
     Result<std::vector<StabilityReading>> stability = read_stability_twice(**device, *scenario);
     if (stability && stability->size() < 2) stability = Error::infra("the device returned fewer than two readings");
     (void)(*device)->bye();
@@ -127,6 +148,15 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
                           {"missing", info.missing},
                           {"unmet", unmet},
                           {"calibration", *calibration}};
+      if (agent.compared) {
+        const AgentComparison& c = *agent.compared;
+        j["agent_binary"] = {{"machine", c.machine},         {"arch", c.arch},
+                             {"device_path", c.device_path}, {"device_sha256", c.device_sha256},
+                             {"agent", c.local_file},        {"sha256", c.sha256},
+                             {"same", c.same()}};
+      } else {
+        j["agent_binary"] = {{"unavailable", agent.said}};
+      }
       j["stability"] = stability ? rig_stability_json(stability->front(), stability->back(), limits, pinned)
                                  : nlohmann::json{{"unavailable", stability.error().message}};
       io.out << j.dump(2) << "\n";
@@ -140,6 +170,7 @@ Action setup_rig(CLI::App& app, const GlobalOptions& global, Io io) {
                           static_cast<double>(offset.rtt_ns) * 1e-6);
       for (const auto& [key, value] : info.context)
         text += fmt::format("  {}: {}\n", terminal_safe(key), terminal_safe(value));
+      text += "agent binary: " + terminal_safe(agent.said) + "\n";
       for (const std::string& m : info.missing) text += "missing: " + terminal_safe(m) + "\n";
       for (const std::string& u : unmet) text += "cannot run: " + terminal_safe(u) + "\n";
       text += "calibration: " + terminal_safe(*calibration) + "\n";

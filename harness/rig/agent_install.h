@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/base/result.h"
 #include "probes/rig/transport.h"
@@ -20,6 +21,37 @@ struct AgentInstallOptions {
   // that is a path (holds a '/').
   std::string device_path;
 };
+
+// A board architecture an agent is built for: the names `uname -m` gives for
+// it and scripts/build-agent's --arch. One row each; a machine in no row has
+// no agent.
+struct AgentArchitecture {
+  const char* arch;                      // "aarch64": scripts/build-agent --arch, build/agent-<arch>/
+  std::vector<const char*> machines;     // `uname -m`: "aarch64", "arm64"
+};
+const std::vector<AgentArchitecture>& agent_architectures();
+// The row of a `uname -m` name, or null.
+const AgentArchitecture* agent_architecture(const std::string& machine);
+// This host's row (its uname(2) machine), or null on an architecture no agent is built for.
+const AgentArchitecture* host_agent_architecture();
+
+// The device's agent against the one this host would install there.
+struct AgentComparison {
+  std::string machine;        // the device's `uname -m`
+  std::string arch;           // its row's arch
+  std::string local_file;     // the agent for that architecture on this host
+  std::string sha256;         // of local_file
+  std::string device_path;
+  std::string device_sha256;  // of the file there; empty: no file there
+  bool same() const { return device_sha256 == sha256; }
+};
+// Asks the device (over the transport) for its architecture and the sha256
+// of the file at the agent's path; copies nothing.
+Result<AgentComparison> compare_agent(const TransportOptions& transport, const AgentInstallOptions& options);
+// What differs, in words, with what to do: "the agent at PATH on the device
+// (sha256 X) is not this host's agent for aarch64 (FILE, sha256 Y): harness
+// rig install SCENARIO copies it there"; empty when they are the same.
+std::string agent_difference(const AgentComparison& c, const std::string& scenario_path);
 
 struct AgentInstall {
   std::string machine;     // the device's `uname -m`
