@@ -160,7 +160,8 @@ std::vector<LevelHeadline> level_headlines(const Analysis& a) {
       } else {
         // Kernels timed with nothing to place them against still say so.
         int timed = 0;
-        for (const Metric* m : metrics) timed += has_suffix(m->name, ".time") && m->value ? 1 : 0;
+        for (const Metric* m : metrics)  // a kernel's same-run reference is not another kernel
+          timed += has_suffix(m->name, ".time") && !has_prefix(m->name, "reference.") && m->value ? 1 : 0;
         std::string kernels = timed == 0 ? std::string("no kernel timed")
                                          : fmt::format("{} kernel{} or layer{} timed, none placed", timed,
                                                        timed == 1 ? "" : "s", timed == 1 ? "" : "s");

@@ -188,6 +188,36 @@ TEST_F(RigRun, PairedCounterWindowsThroughTheAgentAreWhatTheRequestAsked) {
   EXPECT_EQ(counters["window_sides"].size(), 6u);
 }
 
+// Level 1's kernels against their references through the agent: the device
+// times each with its reference once a round of [reference] rounds, the host
+// expects as many, and the run is judged on the rounds' ratios.
+TEST_F(RigRun, PairedKernelsThroughTheAgentAreTimedInTheReferencesRounds) {
+  const std::string path = (dir_ / "paired-kernels.toml").string();
+  std::ofstream(path) << "[scenario]\nname = \"paired-kernels\"\n[rig]\nname = \"loopback-board\"\n"
+                         "transport = \"local\"\n"
+                         "[workload]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\n"
+                         "[reference]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\nrounds = 6\n"
+                         "[roofline]\nrepetitions = 2\nhost_benchmarks = false\n"
+                         "[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 32\nn = 32\nk = 32\n"
+                         "reference = \"same\"\n"
+                         "[[roofline.kernels]]\nname = \"sm\"\nbuiltin = \"softmax\"\nrows = 4\ncols = 8\n";
+  const std::string bundle = (dir_ / "bundle").string();
+  CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle, path});
+  EXPECT_NE(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("aborted"))) << r.out;
+  const json roofline = recording(bundle)["roofline"];
+  ASSERT_EQ(roofline["kernels"].size(), 2u) << roofline.dump(1);
+  EXPECT_EQ(roofline["kernels"][0]["seconds"].size(), 6u);
+  EXPECT_EQ(roofline["kernels"][0]["reference_seconds"].size(), 6u);
+  EXPECT_EQ(roofline["kernels"][1]["seconds"].size(), 2u);
+  EXPECT_FALSE(roofline["kernels"][1].contains("reference_seconds"));
+  EXPECT_THAT(roofline["pairing"].get<std::string>(), ::testing::StartsWith("random order, seed "));
+  CommandResult shown = harness({"--db", db_, "show", "1"});
+  // The run's own verdict against its reference, beside the other levels'.
+  EXPECT_THAT(shown.out, HasSubstr("reference.g.achieved within ±5 % of the reference")) << shown.out;
+  EXPECT_THAT(shown.out, HasSubstr("vs_reference.g.achieved")) << shown.out;
+}
+
 // An agent that lies or hangs (tests/tools/fake_agent.py) behind the local
 // transport: the run ends aborted, exit 3, saying what the agent said, and
 // leaves nothing of it running; what its hello said is in the run's context.

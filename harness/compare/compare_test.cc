@@ -622,6 +622,23 @@ TEST(CompareReference, APairedRunIsJudgedOnItsOwn) {
   EXPECT_TRUE(judge_against_reference(Analysis{}, config).metrics.empty());
 }
 
+// Level 1's kernels give ratios of achieved op/s, higher better: a kernel
+// 10 % slower than its reference is a ratio of 1/1.1, regressed.
+TEST(CompareReference, AKernelSlowerThanItsReferenceIsRegressedByItsAchievedRatio) {
+  Analysis a;
+  a.metrics.push_back(value("g.achieved", 1e9 / 1.1, Better::higher));
+  a.metrics.push_back(value("reference.g.achieved", 1e9, Better::higher));
+  a.samples.push_back({Level::roofline, "vs_reference.g.achieved", "1", Provenance::measured, "test", Better::higher,
+                       lognormal(20, 1 / 1.1, 0.02, 6)});
+  Comparison c = judge_against_reference(a, CompareConfig{});
+  ASSERT_EQ(c.metrics.size(), 1u);
+  EXPECT_EQ(c.metrics[0].name, "g.achieved");
+  EXPECT_EQ(c.metrics[0].level, Level::roofline);
+  EXPECT_EQ(c.metrics[0].verdict, Change::regressed) << c.metrics[0].reason;
+  a.samples[0].values = lognormal(20, 1.1, 0.02, 7);
+  EXPECT_EQ(judge_against_reference(a, CompareConfig{}).metrics[0].verdict, Change::improved);
+}
+
 // An unstable rig is said beside a paired verdict but does not undo it: the
 // reference ran under the same disturbance, in rounds of drawn order.
 TEST(CompareReference, MoreLooksSplitAlphaAndAnUnstableRigIsSharedByBothSides) {

@@ -241,6 +241,59 @@ Bytes kernel_bytes(const RooflineKernel& k, const Analysis& so_far) {
   return b;
 }
 
+// A kernel timed beside its same-run reference: the reference's time and
+// achieved op/s ("reference.<kernel>.*"), and each round's ratio of achieved
+// op/s, candidate / reference (each side with its own flops), as the sample
+// set "vs_reference.<kernel>.achieved" with their geometric mean: judged as
+// paired rounds (harness compare), which cancels what the device did to both
+// sides during the round.
+void analyse_paired_kernel(const RooflineKernel& k, double flops, Provenance flops_p, const RooflineRecording* rec,
+                           Provenance measured, Analysis& out) {
+  const std::string time = "reference." + k.name + ".time", achieved = "reference." + k.name + ".achieved",
+                    ratio = "vs_reference." + k.name + ".achieved";
+  const KernelTiming* timing = rec ? rec->find_kernel(k.name) : nullptr;
+  auto missing = [&](const std::string& why) {
+    for (const std::string& name : {time, achieved, ratio})
+      out.metrics.push_back(catalogued_missing(Level::roofline, name, why));
+  };
+  if (!timing) return missing("not run");
+  if (timing->reference_seconds.empty()) {
+    return missing(!timing->unavailable.empty() ? timing->unavailable
+                                                : "the device did not time the reference (an agent older than "
+                                                  "kernel references: harness rig install SCENARIO)");
+  }
+  const std::vector<double>& reference = timing->reference_seconds;
+  const double reference_flops = kernel_cost(*k.reference).flops;
+  const double t = median(reference);
+  out.metrics.push_back(derived(time, t, measured, fmt::format("median of {} rounds", reference.size())));
+  const Provenance achieved_p = weakest(measured, Provenance::model);
+  if (t > 0) {
+    out.metrics.push_back(derived(achieved, reference_flops / t, achieved_p, "the reference's flops / time"));
+  } else {
+    out.metrics.push_back(catalogued_missing(Level::roofline, achieved, "time is 0"));
+  }
+  std::vector<double> ratios;
+  for (std::size_t r = 0; r < timing->seconds.size() && r < reference.size(); ++r) {
+    const double c = timing->seconds[r], b = reference[r];
+    if (!(c > 0) || !(b > 0)) continue;
+    const double x = (flops / c) / (reference_flops / b);
+    if (std::isfinite(x) && x > 0) ratios.push_back(x);
+  }
+  if (ratios.empty()) {
+    out.metrics.push_back(
+        catalogued_missing(Level::roofline, ratio, "no round gave both the kernel and its reference a time above 0"));
+    return;
+  }
+  double log_sum = 0;
+  for (double x : ratios) log_sum += std::log(x);
+  const std::string how = fmt::format("geometric mean of {} rounds' achieved op/s, candidate / reference ({})",
+                                      ratios.size(), rec->pairing.empty() ? "order not recorded" : rec->pairing);
+  // Of the same work on both sides the ratio is one of times alone.
+  const Provenance ratio_p = flops == reference_flops ? measured : weakest(achieved_p, flops_p);
+  out.metrics.push_back(derived(ratio, std::exp(log_sum / static_cast<double>(ratios.size())), ratio_p, how));
+  out.samples.push_back(catalogued_samples(Level::roofline, ratio, ratio_p, how, std::move(ratios)));
+}
+
 void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Provenance measured,
                     const std::map<std::string, Metric>& compute, const std::map<std::string, Metric>& memory,
                     const CeilingRounds& rounds, Analysis& out) {
@@ -256,6 +309,7 @@ void analyse_kernel(const RooflineKernel& k, const RooflineRecording* rec, Prove
   out.metrics.push_back(
       derived(pre + "flops", flops, flops_p, flops_p == Provenance::model ? "model: kernel formula" : "declared"));
   Bytes bytes = kernel_bytes(k, out);
+  if (k.reference) analyse_paired_kernel(k, flops, flops_p, rec, measured, out);
 
   std::optional<double> seconds;
   Provenance time_p = measured;

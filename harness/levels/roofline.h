@@ -28,8 +28,11 @@ struct CeilingSamples {
 
 struct KernelTiming {
   std::string name;
-  std::vector<double> seconds;  // one per repetition
+  std::vector<double> seconds;  // one per repetition, or per round of a pairing
   std::string unavailable;
+  // With a same-run reference ([[roofline.kernels]] reference): its time in
+  // each round, beside `seconds` of the same round; empty without one.
+  std::vector<double> reference_seconds;
 };
 
 // The per-layer profile file as it was read, so a replay analyses the same
@@ -45,6 +48,9 @@ struct RooflineRecording {
   std::vector<VendorOutput> vendor;
   std::optional<ProfileText> profile;
   std::optional<ProfileText> profile_work;  // [roofline.profile] work: the second file's text
+  // How the kernels with a reference alternated with it: "random order, seed
+  // 1234" / "ABBA order"; empty when none did.
+  std::string pairing;
 
   const CeilingSamples* find_ceiling(const std::string& name) const;
   const KernelTiming* find_kernel(const std::string& name) const;

@@ -28,8 +28,11 @@ void to_json(nlohmann::json& j, const RooflineRecording& r) {
   }
   j["kernels"] = nlohmann::json::array();
   for (const KernelTiming& k : r.kernels) {
-    j["kernels"].push_back({{"name", k.name}, {"seconds", k.seconds}, {"unavailable", k.unavailable}});
+    nlohmann::json& kernel = j["kernels"].emplace_back(
+        nlohmann::json{{"name", k.name}, {"seconds", k.seconds}, {"unavailable", k.unavailable}});
+    if (!k.reference_seconds.empty()) kernel["reference_seconds"] = k.reference_seconds;
   }
+  if (!r.pairing.empty()) j["pairing"] = r.pairing;
   j["vendor"] = nlohmann::json::array();
   for (const VendorOutput& v : r.vendor) {
     j["vendor"].push_back({{"tool", v.tool}, {"argv", v.argv}, {"out", v.out}, {"unavailable", v.unavailable}});
@@ -44,9 +47,10 @@ void from_json(const nlohmann::json& j, RooflineRecording& r) {
                           c.at("values").get<std::vector<double>>(), c.value("unavailable", "")});
   }
   for (const auto& k : j.at("kernels")) {
-    r.kernels.push_back({k.at("name"), k.at("seconds").get<std::vector<double>>(),
-                         k.value("unavailable", "")});
+    r.kernels.push_back({k.at("name"), k.at("seconds").get<std::vector<double>>(), k.value("unavailable", ""),
+                         k.value("reference_seconds", std::vector<double>{})});
   }
+  r.pairing = j.value("pairing", "");
   if (j.contains("vendor")) {
     for (const auto& v : j.at("vendor")) {
       r.vendor.push_back({v.at("tool"), v.at("argv").get<std::vector<std::string>>(), v.value("out", ""),

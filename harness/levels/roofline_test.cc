@@ -174,7 +174,7 @@ RooflineRecording host_recording() {
   r.ceilings.push_back({"bandwidth.random_4k", "B/s", "membw:random_read", {9e9, 8e9, 10e9}, ""});
   r.ceilings.push_back({"compute.fma_fp32.1t", "op/s", "fma_peak", {100e9, 90e9, 110e9}, ""});
   r.ceilings.push_back({"compute.fma_fp32.2t", "op/s", "fma_peak", {180e9, 200e9, 190e9}, ""});
-  r.kernels.push_back({"vector_add", {0.002, 0.001, 0.003}, ""});
+  r.kernels.push_back({"vector_add", {0.002, 0.001, 0.003}, "", {}});
   return r;
 }
 
@@ -370,6 +370,55 @@ TEST(Roofline, RecordingRoundTripsThroughJson) {
   EXPECT_EQ(nlohmann::json(back).dump(), j.dump());
   ASSERT_TRUE(back.profile);
   EXPECT_EQ(back.profile->text, "layer,time_us\na,1\n");
+}
+
+// --- a kernel with a same-run reference -------------------------------------------
+
+const char* kPairedKernel =
+    "[reference]\nbuiltin = \"vector_add\"\nelements = 16\nrounds = 4\n"
+    "[roofline]\n[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 64\nn = 64\nk = 64\n"
+    "[roofline.kernels.reference]\nbuiltin = \"gemm\"\nm = 64\nn = 64\nk = 32\n";
+
+// Each round's ratio is of achieved op/s, each side with its own flops (the
+// reference does half the work here): the sample set the paired test judges.
+TEST(Roofline, AKernelWithAReferenceGetsTheRoundsRatiosOfAchievedOpsPerSecond) {
+  Scenario s = scenario(kHostRig, kPairedKernel);
+  Recording rec;
+  rec.roofline = host_recording();
+  rec.roofline->kernels = {{"g", {2e-3, 4e-3, 2e-3, 1e-3}, "", {1e-3, 1e-3, 2e-3, 0.5e-3}}};
+  rec.roofline->pairing = "random order, seed 3";
+  Analysis a = analyse(s, rec, Provenance::measured);
+  const double flops = 2.0 * 64 * 64 * 64;
+  // Candidate flops / time over reference (flops / 2) / time: 1, 0.5, 2, 1.
+  const SampleSet* ratios = a.find_samples("vs_reference.g.achieved");
+  ASSERT_NE(ratios, nullptr);
+  EXPECT_EQ(ratios->values, (std::vector<double>{1, 0.5, 2, 1}));
+  EXPECT_EQ(ratios->better, Better::higher);
+  EXPECT_DOUBLE_EQ(value(a, "vs_reference.g.achieved"), 1.0);  // geometric mean
+  EXPECT_EQ(get(a, "vs_reference.g.achieved").source,
+            "geometric mean of 4 rounds' achieved op/s, candidate / reference (random order, seed 3)");
+  EXPECT_EQ(get(a, "vs_reference.g.achieved").unit, "1");
+  EXPECT_EQ(get(a, "vs_reference.g.achieved").provenance, Provenance::model);  // the flops differ: a model's ratio
+  EXPECT_DOUBLE_EQ(value(a, "reference.g.time"), 1e-3);
+  EXPECT_DOUBLE_EQ(value(a, "reference.g.achieved"), flops / 2 / 1e-3);
+  EXPECT_DOUBLE_EQ(value(a, "g.time"), 2e-3);  // the candidate's own figures as ever
+  EXPECT_TRUE(catalogue_violations(a).empty()) << catalogue_violations(a).front();
+
+  // Of the same work on both sides, the ratio is of measured times alone.
+  Scenario same = scenario(kHostRig, std::string(kPairedKernel).replace(std::string(kPairedKernel).rfind("k = 32"), 6,
+                                                                        "k = 64"));
+  a = analyse(same, rec, Provenance::measured);
+  EXPECT_EQ(get(a, "vs_reference.g.achieved").provenance, Provenance::measured);
+  EXPECT_EQ(a.find_samples("vs_reference.g.achieved")->values, (std::vector<double>{0.5, 0.25, 1, 0.5}));
+
+  // An agent older than kernel references times the candidate alone.
+  rec.roofline->kernels[0].reference_seconds.clear();
+  a = analyse(s, rec, Provenance::measured);
+  EXPECT_EQ(a.find_samples("vs_reference.g.achieved"), nullptr);
+  EXPECT_EQ(get(a, "vs_reference.g.achieved").unavailable,
+            "the device did not time the reference (an agent older than kernel references: harness rig install "
+            "SCENARIO)");
+  EXPECT_FALSE(get(a, "reference.g.time").value);
 }
 
 }  // namespace

@@ -344,6 +344,36 @@ std::span<const CatalogueEntry> counters_entries() {
   return table;
 }
 
+// Level 1's table; with a same-run reference, a kernel's achieved op/s is
+// paired (the kernel and its reference timed once a round), and the
+// reference's time is shown beside it. They stand before the kernel's own
+// rows: "<kernel>.achieved" would match "vs_reference.gemm.achieved" too.
+std::span<const CatalogueEntry> roofline_entries() {
+  static const std::vector<CatalogueEntry> table = [] {
+    std::vector<CatalogueEntry> paired;
+    for (const CatalogueEntry& e : kRooflineMetrics) {
+      if (e.name == "<kernel>.achieved") {
+        add_paired_entries(paired, e, "a kernel's flops / time, each side's own flops (in a round's ratio: its "
+                                      "times of the round)");
+      } else if (e.name == "<kernel>.time") {
+        CatalogueEntry reference = e;
+        reference.name = "reference.<kernel>.time";
+        reference.series = Series::metric;
+        reference.repetitions_in_order = false;
+        reference.description = "the time of a kernel's same-run reference: the median of its rounds";
+        paired.push_back(reference);
+      }
+    }
+    std::vector<CatalogueEntry> t;
+    for (const CatalogueEntry& e : kRooflineMetrics) {
+      if (e.name == "<kernel>.flops") t.insert(t.end(), paired.begin(), paired.end());
+      t.push_back(e);
+    }
+    return with_stability_rows(Level::roofline, t);
+  }();
+  return table;
+}
+
 // Level 4's table: the first condition's metrics, each again under
 // "load.<load>." for the other conditions (no expectation keys there); with a
 // same-run reference, the paired ones of each condition (the reference's own
@@ -436,10 +466,8 @@ std::vector<CatalogueLookup>& lookups() {
 
 std::span<const CatalogueEntry> metric_catalogue(Level level) {
   switch (level) {
-    case Level::roofline: {
-      static const std::vector<CatalogueEntry> table = with_stability_rows(Level::roofline, kRooflineMetrics);
-      return table;
-    }
+    case Level::roofline:
+      return roofline_entries();
     case Level::counters:
       return counters_entries();
     case Level::ddr:

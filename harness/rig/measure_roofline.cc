@@ -35,6 +35,14 @@ struct Repeated {
   // data), the clock's frequency (FMA). The reads of the large buffer leave
   // nothing a round undoes; they warm once.
   bool warm_each = false;
+  int rounds = 0;  // how many rounds take it: the repetitions, or a pairing's rounds
+};
+
+// A kernel with a same-run reference: both timed once a round, in the order
+// the run's seed draws for the round, so that whatever the device does
+// during a round both sides see.
+struct Paired {
+  Repeated candidate, reference;
 };
 
 // This host's "bandwidth" and "compute" tables (seed 001): sequential reads
@@ -58,7 +66,7 @@ Status plan_host(const RooflineConfig& c, Clock& clock, std::vector<std::unique_
   std::vector<std::pair<std::size_t, Repeated>> measured;  // index into out.ceilings
   auto add = [&](CeilingSamples ceiling, std::function<void()> warm, std::function<double()> take, bool warm_each) {
     measured.emplace_back(out.ceilings.size(), Repeated{ceiling.name, std::move(warm), std::move(take), nullptr,
-                                                        warm_each});
+                                                        warm_each, c.repetitions});
     out.ceilings.push_back(std::move(ceiling));
   };
 
@@ -115,31 +123,50 @@ Status plan_host(const RooflineConfig& c, Clock& clock, std::vector<std::unique_
   return ok();
 }
 
-// The built-in kernels to time, each a KernelTiming in `out`; the instances
-// live in `kernels`.
+// One timed run of a kernel instance, warmed (first-touch page faults, and
+// a round of other work, are not its time) before each.
+Repeated timed(std::string name, Clock& clock, KernelInstance* kernel, std::vector<double>* values, int rounds) {
+  return Repeated{std::move(name), [kernel] { kernel->run(); },
+                  [&clock, kernel] {
+                    const std::uint64_t t0 = clock.now_ns();
+                    kernel->run();
+                    return static_cast<double>(clock.now_ns() - t0) * 1e-9;
+                  },
+                  values, true, rounds};
+}
+
+// The built-in kernels to time, each a KernelTiming in `out`; those with a
+// reference in this request go to `paired` with theirs. The instances live
+// in `kernels`.
 Status plan_kernels(const RooflineConfig& c, Clock& clock, std::vector<std::unique_ptr<KernelInstance>>& kernels,
-                    RooflineRecording& out, std::vector<Repeated>& plan) {
+                    RooflineRecording& out, std::vector<Repeated>& plan, std::vector<Paired>& paired) {
+  auto instance = [&](const BuiltinKernel& spec, const std::string& what) -> Result<KernelInstance*> {
+    Result<std::unique_ptr<KernelInstance>> kernel = make_kernel(spec);
+    if (!kernel) return kernel.error().within(what);
+    return kernels.emplace_back(std::move(*kernel)).get();
+  };
+  std::vector<const RooflineKernel*> timed_kernels;
+  for (const RooflineKernel& k : c.kernels)
+    if (k.builtin && !k.time) timed_kernels.push_back(&k);
+  // The timings first, all of them: the plan points into out.kernels.
   const std::size_t first = out.kernels.size();
-  std::vector<KernelInstance*> instances;
-  for (const RooflineKernel& k : c.kernels) {
-    if (!k.builtin || k.time) continue;
-    Result<std::unique_ptr<KernelInstance>> kernel = make_kernel(*k.builtin);
-    if (!kernel) return kernel.error().within("kernel " + k.name);
-    instances.push_back(kernels.emplace_back(std::move(*kernel)).get());
-    out.kernels.push_back(KernelTiming{k.name, {}, ""});
-  }
-  for (std::size_t i = 0; i < instances.size(); ++i) {
+  for (const RooflineKernel* k : timed_kernels) out.kernels.push_back(KernelTiming{k->name, {}, "", {}});
+  for (std::size_t i = 0; i < timed_kernels.size(); ++i) {
+    const RooflineKernel& k = *timed_kernels[i];
     KernelTiming& timing = out.kernels[first + i];
-    KernelInstance* kernel = instances[i];
-    plan.push_back(Repeated{"kernel " + timing.name,
-                            // First-touch page faults, and a round of other work, are not its time.
-                            [kernel] { kernel->run(); },
-                            [&clock, kernel] {
-                              const std::uint64_t t0 = clock.now_ns();
-                              kernel->run();
-                              return static_cast<double>(clock.now_ns() - t0) * 1e-9;
-                            },
-                            &timing.seconds, true});
+    Result<KernelInstance*> kernel = instance(*k.builtin, "kernel " + k.name);
+    if (!kernel) return kernel.error();
+    const int rounds = timed_rounds(c, k);
+    Repeated candidate = timed("kernel " + k.name, clock, *kernel, &timing.seconds, rounds);
+    if (!is_paired(c, k)) {
+      plan.push_back(std::move(candidate));
+      continue;
+    }
+    Result<KernelInstance*> reference = instance(*k.reference, "the reference of kernel " + k.name);
+    if (!reference) return reference.error();
+    paired.push_back(
+        {std::move(candidate), timed("reference of kernel " + k.name, clock, *reference, &timing.reference_seconds,
+                                     rounds)});
   }
   return ok();
 }
@@ -153,12 +180,18 @@ Result<RooflineRecording> LocalDevice::measure_roofline(const RooflineConfig& c,
   std::vector<std::unique_ptr<BandwidthBuffer>> buffers;
   std::vector<std::unique_ptr<KernelInstance>> kernels;
   std::vector<Repeated> plan;
+  std::vector<Paired> paired;
   if (c.host_benchmarks) HARNESS_TRY(plan_host(c, clock_, buffers, out, plan));
-  HARNESS_TRY(plan_kernels(c, clock_, kernels, out, plan));
+  HARNESS_TRY(plan_kernels(c, clock_, kernels, out, plan, paired));
+  const std::uint64_t seed = c.paired_with ? c.paired_with->seed.value_or(0) : 0;
+  if (!paired.empty()) out.pairing = pairing_text(*c.paired_with, seed);
 
   // Each vendor tool a step; then each round a step, one repetition of every
-  // measurement (Repeated says why), the step's text naming the one taken.
-  const int rounds = plan.empty() ? 0 : c.repetitions;
+  // measurement (Repeated says why) and both sides of every paired kernel,
+  // the step's text naming the one taken.
+  int rounds = 0;
+  for (const Repeated& m : plan) rounds = std::max(rounds, m.rounds);
+  for (const Paired& p : paired) rounds = std::max(rounds, p.candidate.rounds);
   StepProgress steps(progress, clock_, Level::roofline, static_cast<int>(c.vendor.size()) + rounds,
                      "measurements this round");
   for (const VendorTool& tool : c.vendor) {
@@ -168,9 +201,18 @@ Result<RooflineRecording> LocalDevice::measure_roofline(const RooflineConfig& c,
     steps.advance(1);
   }
   for (int round = 1; round <= rounds; ++round) {
-    steps.begin(plan.front().name, static_cast<std::int64_t>(plan.size()));
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-      Repeated& m = plan[i];
+    std::vector<Repeated*> order;  // this round's measurements in the order they run
+    for (Repeated& m : plan)
+      if (round <= m.rounds) order.push_back(&m);
+    for (Paired& p : paired) {
+      if (round > p.candidate.rounds) continue;
+      const bool reference_runs_first = reference_first(*c.paired_with, seed, round - 1);
+      order.push_back(reference_runs_first ? &p.reference : &p.candidate);
+      order.push_back(reference_runs_first ? &p.candidate : &p.reference);
+    }
+    steps.begin(order.front()->name, static_cast<std::int64_t>(order.size()));
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      Repeated& m = *order[i];
       if (stop.stop_requested()) return interrupted_error();
       steps.retitle(m.name);
       if ((round == 1 || m.warm_each) && m.warm) m.warm();

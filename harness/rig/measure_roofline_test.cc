@@ -98,6 +98,54 @@ TEST(MeasureRoofline, EveryMeasurementIsRepeatedInRoundsEachAStep) {
   EXPECT_EQ(rec.kernels[0].seconds.size(), 3u);
 }
 
+// A kernel with a same-run reference is timed with it once a round of the
+// pairing's rounds, in the round's drawn order (here ABBA: the candidate
+// first in round 1, the reference in round 2, ...); the others keep the
+// repetitions, in the same rounds.
+TEST(MeasureRoofline, AKernelWithAReferenceAlternatesWithItInThePairingsRounds) {
+  Scenario s = parse(
+      "[reference]\nbuiltin = \"vector_add\"\nelements = 16\nrounds = 4\norder = \"abba\"\n"
+      "[roofline]\nrepetitions = 2\nhost_benchmarks = false\n"
+      "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\nreference = \"same\"\n"
+      "[[roofline.kernels]]\nname = \"sm\"\nbuiltin = \"softmax\"\nrows = 4\ncols = 8\n");
+  RooflineConfig config = *s.roofline;
+  config.paired_with = *s.reference;
+  config.paired_with->seed = 7;
+  FakeClock clock(1'000'000'000);  // every reading a second later: no count is held back
+  std::stop_source stop;
+  RecordedProgress progress;
+  LocalDevice device(clock);
+  Result<RooflineRecording> got = device.measure_roofline(config, stop.get_token(), &progress);
+  ASSERT_TRUE(got) << got.error().message;
+  ASSERT_EQ(got->kernels.size(), 2u);
+  EXPECT_EQ(got->kernels[0].seconds.size(), 4u);
+  EXPECT_EQ(got->kernels[0].reference_seconds.size(), 4u);
+  EXPECT_EQ(got->kernels[1].seconds.size(), 2u);
+  EXPECT_TRUE(got->kernels[1].reference_seconds.empty());
+  EXPECT_EQ(got->pairing, "ABBA order");
+  std::vector<std::string> taken;  // each measurement as it completes
+  for (const ProgressEvent& e : progress.events)
+    if (e.done > 0) taken.push_back(fmt::format("{} {}", e.step_index, e.text));
+  EXPECT_EQ(taken, (std::vector<std::string>{"1 kernel sm", "1 kernel va", "1 reference of kernel va",
+                                             "2 kernel sm", "2 reference of kernel va", "2 kernel va",
+                                             "3 kernel va", "3 reference of kernel va",
+                                             "4 reference of kernel va", "4 kernel va"}));
+
+  // In random order each round's coin comes from the seed, as on any device.
+  config.paired_with->order = "random";
+  progress.events.clear();
+  got = device.measure_roofline(config, stop.get_token(), &progress);
+  ASSERT_TRUE(got) << got.error().message;
+  EXPECT_EQ(got->pairing, "random order, seed 7");
+  std::vector<std::string> firsts, expected;
+  for (const ProgressEvent& e : progress.events)
+    if (e.done > 0 && e.text.find("va") != std::string::npos && (firsts.size() < static_cast<std::size_t>(e.step_index)))
+      firsts.push_back(e.text);
+  for (int round = 0; round < 4; ++round)
+    expected.push_back(reference_first(*config.paired_with, 7, round) ? "reference of kernel va" : "kernel va");
+  EXPECT_EQ(firsts, expected);
+}
+
 TEST(MeasureRoofline, StopsWhenAsked) {
   Scenario s = parse("[roofline]\nbuffer = \"1 MiB\"\nthreads = 1\n");
   MonotonicClock clock;

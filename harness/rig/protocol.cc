@@ -246,10 +246,11 @@ struct Wire<CounterGroup> {
   }
 };
 
-// Level 2's reference: the windows alternate with its, in rounds of the
-// drawn order. An agent older than it counts the candidate alone: its
-// recording has no window sides, so the host analyses it as a run without a
-// reference.
+// The reference of level 2 (the windows alternate with its) and of level 1
+// (each kernel with a reference is timed with it once a round), in rounds of
+// the drawn order. An agent older than it measures the candidate alone: its
+// recording has no window sides or reference times, so the host analyses it
+// as a run without a reference.
 template <>
 struct Wire<ReferenceConfig> {
   static constexpr auto fields() {
@@ -258,7 +259,7 @@ struct Wire<ReferenceConfig> {
                       field("seed", &R::seed, [](const R& r) { return r.seed.has_value(); })};
   }
   static Status check(const ReferenceConfig& r) {
-    if (r.rounds < 1) return Error::input("agent protocol: paired counters need at least one round");
+    if (r.rounds < 1) return Error::input("agent protocol: paired rounds need at least one round");
     if (r.order != "random" && r.order != "abba")
       return Error::input("agent protocol: unknown order of paired rounds " + r.order);
     return ok();
@@ -283,8 +284,9 @@ struct Wire<CountersConfig> {
 template <>
 struct Wire<RooflineKernel> {
   static constexpr auto fields() {
-    return std::tuple{field("name", &RooflineKernel::name),
-                      field("builtin", &RooflineKernel::builtin, [](const RooflineKernel& k) { return k.builtin.has_value(); })};
+    using K = RooflineKernel;
+    return std::tuple{field("name", &K::name), field("builtin", &K::builtin, [](const K& k) { return k.builtin.has_value(); }),
+                      field("reference", &K::reference, [](const K& k) { return k.reference.has_value(); })};
   }
 };
 
@@ -304,7 +306,8 @@ struct Wire<RooflineConfig> {
                       field("host_benchmarks", &C::host_benchmarks), field("threads", &C::threads),
                       field("random_bytes", &C::random_bytes), field("bursts", &C::bursts),
                       field("fma_iterations", &C::fma_iterations), field("kernels", &C::kernels),
-                      field("vendor", &C::vendor)};
+                      field("vendor", &C::vendor),
+                      field("paired_with", &C::paired_with, [](const C& c) { return c.paired_with.has_value(); })};
   }
   static Status check(const RooflineConfig& c) {
     if (c.repetitions < 1 || c.buffer_bytes < 4096 || c.random_bytes < 1) {

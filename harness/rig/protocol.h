@@ -15,7 +15,8 @@
 //      workload {workload, plan}      -> events "iterations", then {measuring_ns, end_ns, iterations}
 //      counters {workload, counters}  -> events "step", then CountersRecording (counters.paired_with:
 //                                        the reference and seed its windows alternate with)
-//      roofline {roofline}            -> events "step", then RooflineRecording (ceilings, vendor tools, kernels)
+//      roofline {roofline}            -> events "step", then RooflineRecording (ceilings, vendor tools, kernels;
+//                                        roofline.paired_with: the rounds its kernels with a reference alternate in)
 //      load.start {argv} -> {id};  load.check {id};  load.stop {id} -> {end, output}
 //      file.read {path, offset, max_bytes} -> {size, sha256, data (base64, at most kFileChunkBytes)}
 //      stability.begin {plan}         the "before" reading (canary), then readings at the plan's interval

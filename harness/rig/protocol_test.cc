@@ -175,7 +175,7 @@ TEST(AgentProtocol, CountersCarryTheReferenceTheirWindowsAlternateWith) {
   odd["paired_with"]["order"] = "random";
   odd["paired_with"]["rounds"] = 0;
   EXPECT_EQ(protocol::counters_from_wire(odd).error().message,
-            "agent protocol: paired counters need at least one round");
+            "agent protocol: paired rounds need at least one round");
 }
 
 TEST(AgentProtocol, MalformedRequestsAreErrorsNotCrashes) {
@@ -343,12 +343,23 @@ TEST(AgentProtocol, EveryMessageTypeRoundTrips) {
   r.random_bytes = 4096;
   r.bursts = {64};
   r.fma_iterations = 1000;
-  r.kernels.push_back({"conv", every_kernel_field(), {}, {}, {}, {}, "fp32", "dram", ""});
-  r.kernels.push_back({"timed-elsewhere", every_kernel_field(), {}, {}, {}, 0.5, "fp32", "dram", ""});  // not sent
+  BuiltinKernel last_good = every_kernel_field();
+  last_good.slowdown = 1;
+  r.kernels.push_back({"conv", every_kernel_field(), {}, {}, {}, {}, "fp32", "dram", last_good, "s.toml:9:1", ""});
+  r.kernels.push_back({"timed-elsewhere", every_kernel_field(), {}, {}, {}, 0.5, "fp32", "dram", {}, "", ""});  // not sent
   r.vendor.push_back({"npu-bench", {"npu-bench", "--all"}, 30, {}});
+  r.paired_with.emplace();
+  r.paired_with->workload.name = "last-good";
+  r.paired_with->rounds = 7;
+  r.paired_with->order = "abba";
+  r.paired_with->seed = 99;
   expect_round_trip(r, protocol::roofline_from_wire, protocol::to_wire(RooflineConfig{}));
   EXPECT_EQ(protocol::to_wire(r)["kernels"].size(), 1u);
   EXPECT_EQ(protocol::to_wire(r)["kernels"][0]["builtin"], protocol::to_wire(w)["builtin"]);
+  EXPECT_EQ(protocol::to_wire(r)["kernels"][0]["reference"]["slowdown"], 1);
+  Result<RooflineConfig> paired = protocol::roofline_from_wire(protocol::to_wire(r));
+  ASSERT_TRUE(paired) << paired.error().message;
+  EXPECT_EQ(timed_rounds(*paired, paired->kernels[0]), 7);
 
   IterationPlan p{5, 300, 2.5, 30, 4};
   expect_round_trip(p, protocol::plan_from_wire, protocol::to_wire(IterationPlan{}));

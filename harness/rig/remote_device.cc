@@ -265,8 +265,13 @@ RemoteDevice::Deadline RemoteDevice::roofline_deadline(const RooflineConfig& c) 
     threads = std::clamp<std::int64_t>(threads, 1, 4096);
   }
   std::int64_t measurements = c.host_benchmarks ? 2 * threads + 2 + static_cast<std::int64_t>(c.bursts.size()) : 0;
-  for (const RooflineKernel& k : c.kernels) measurements += k.builtin && !k.time ? 1 : 0;
-  const double link = options_.heartbeat_timeout_s, rounds = c.repetitions + 1.0;
+  int most_rounds = c.repetitions;
+  for (const RooflineKernel& k : c.kernels) {
+    if (!k.builtin || k.time) continue;
+    measurements += is_paired(c, k) ? 2 : 1;  // with its reference: two a round
+    most_rounds = std::max(most_rounds, timed_rounds(c, k));
+  }
+  const double link = options_.heartbeat_timeout_s, rounds = most_rounds + 1.0;
   return {vendor_s + rounds * static_cast<double>(measurements) * kMeasurementBoundS + link,
           fmt::format("the request: vendor tools of at most {:.3g} s, {:.0f} rounds of {} measurements of at most "
                       "{:.3g} s each, and {:.3g} s for the link",
@@ -428,8 +433,19 @@ Result<RooflineRecording> RemoteDevice::measure_roofline(const RooflineConfig& c
     recording = r->get<RooflineRecording>();
     for (const CeilingSamples& c : recording.ceilings)
       if (checked) checked = check_repeated(c.values, config.repetitions, c.name);
-    for (const KernelTiming& k : recording.kernels)
-      if (checked) checked = check_repeated(k.seconds, config.repetitions, "kernel " + k.name);
+    for (const KernelTiming& k : recording.kernels) {
+      auto asked = std::find_if(config.kernels.begin(), config.kernels.end(),
+                                [&](const RooflineKernel& c) { return c.name == k.name && c.builtin && !c.time; });
+      if (asked == config.kernels.end()) {
+        checked = Error::infra("the agent sent the times of kernel " + k.name + ", which the request did not name");
+        break;
+      }
+      const int rounds = timed_rounds(config, *asked);
+      if (checked) checked = check_repeated(k.seconds, rounds, "kernel " + k.name);
+      if (checked) checked = check_repeated(k.reference_seconds, is_paired(config, *asked) ? rounds : 0,
+                                            "the reference of kernel " + k.name);
+      if (!checked) break;
+    }
   } catch (const json::exception& e) {
     checked = Error::infra(std::string("malformed reply: ") + e.what());
   }

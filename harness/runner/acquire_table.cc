@@ -21,7 +21,12 @@ Status acquire_roofline_row(LevelAcquisition& a) {
   Recording& rec = a.recording;
   rec.roofline.emplace();
   Status status = ok();
-  Result<RooflineRecording> r = ctx.device->measure_roofline(*s.roofline, ctx.stop, &a.level_progress);
+  RooflineConfig config = *s.roofline;
+  if (s.reference) {  // kernels with a reference alternate with it as this run's seed says
+    config.paired_with = *s.reference;
+    config.paired_with->seed = ctx.pairing_seed;
+  }
+  Result<RooflineRecording> r = ctx.device->measure_roofline(config, ctx.stop, &a.level_progress);
   if (r) *rec.roofline = std::move(*r);
   else status = r.error();
   if (status && s.roofline->profile) status = read_roofline_profile(*s.roofline->profile, *rec.roofline);

@@ -93,6 +93,34 @@ void read_baseline_expectations(TableReader& er, const std::string& kernel,
   }
 }
 
+// A kernel's same-run reference: "same" (the kernel alternated with itself,
+// an A/A night) or a table of a built-in kernel's keys (the last known-good
+// shape or build). Only a kernel the harness runs can be alternated.
+void read_kernel_reference(TableReader& r, RooflineKernel& k) {
+  const toml::node* n = r.node("reference");
+  if (!n) return;
+  k.reference_where = r.where("reference");
+  if (!k.builtin || k.time) {
+    r.fail_at("reference", "only a built-in kernel the harness times (builtin = ..., no 'time') can be "
+                           "alternated with a reference");
+    return;
+  }
+  if (const toml::table* t = n->as_table()) {
+    TableReader rr(r.context(), *t, fmt::format("{}.reference", r.name()));
+    if (!rr.has("builtin")) {
+      rr.fail_missing("builtin", "a kernel's reference is a built-in kernel (builtin = ... and its shape keys)");
+    } else {
+      k.reference = read_builtin_kernel(rr);
+    }
+    (void)rr.finish();
+  } else if (n->value<std::string>() == "same") {
+    k.reference = *k.builtin;
+  } else {
+    r.fail_at("reference", "takes \"same\" (the kernel itself, an A/A night) or a table of a built-in kernel's "
+                           "keys ([roofline.kernels.reference] builtin = ..., shape keys)");
+  }
+}
+
 RooflineKernel read_kernel(TableReader& r, RooflineConfig& c) {
   RooflineKernel k;
   k.name = r.required_string("name");
@@ -120,6 +148,7 @@ RooflineKernel read_kernel(TableReader& r, RooflineConfig& c) {
                      fmt::format("[{}] kernel '{}' needs 'builtin' or both 'flops' and 'bytes' (or bytes_source)",
                                  r.name(), k.name));
   }
+  read_kernel_reference(r, k);
   k.precision = r.string("precision").value_or(k.builtin ? k.builtin->precision : "fp32");
   k.memory = r.string("memory").value_or("dram");
   if (const toml::table* t = r.table("expect")) {
@@ -263,8 +292,9 @@ RooflineConfig read_roofline_section(TableReader& r) {
       RooflineKernel k = read_kernel(kr, c);
       // Metric names are "<kernel>.<metric>": they must not collide with the
       // level's own families or with another kernel.
-      static const std::vector<std::string> reserved = {"bandwidth", "compute", "ceiling", "ridge", "layer",
-                                                        "profile", "counter", "ddr", "latency"};
+      static const std::vector<std::string> reserved = {"bandwidth", "compute", "ceiling", "ridge",
+                                                        "layer",     "profile", "counter", "ddr",
+                                                        "latency",   "reference", "vs_reference"};
       if (kr.ok() && k.name.empty()) kr.fail_at("name", "a kernel needs a name (its metrics are <name>.time, ...)");
       if (kr.ok() && std::find(reserved.begin(), reserved.end(), k.name) != reserved.end()) {
         kr.fail_at("name", fmt::format("\"{}\" is reserved for the level's own metrics", k.name));

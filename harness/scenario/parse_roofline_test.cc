@@ -108,5 +108,61 @@ TEST(ParseRoofline, BaselineExpectationsAreKeptApart) {
             "s.toml:13:1: unknown key 'intensity_gain' in [roofline.kernels[0].expect]");
 }
 
+// A kernel's same-run reference: "same" (A/A) or a built-in kernel's keys;
+// only for a kernel the harness times, and only beside the scenario's
+// [reference], whose rounds it is timed in.
+TEST(ParseRoofline, AKernelsReferenceIsItselfOrABuiltInKernel) {
+  const std::string reference = "[reference]\nbuiltin = \"vector_add\"\nelements = 16\nrounds = 6\n";
+  Result<Scenario> s = parse_scenario(
+      with_roofline(reference + "[roofline]\n"
+                                "[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 8\nn = 8\nk = 8\n"
+                                "reference = \"same\"\n"
+                                "[[roofline.kernels]]\nname = \"g2\"\nbuiltin = \"gemm\"\nm = 8\nn = 8\nk = 8\n"
+                                "slowdown = 1.1\n"
+                                "[roofline.kernels.reference]\nbuiltin = \"gemm\"\nm = 8\nn = 8\nk = 4\n"
+                                "[[roofline.kernels]]\nname = \"plain\"\nbuiltin = \"softmax\"\nrows = 2\ncols = 2\n"),
+      "s.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  const std::vector<RooflineKernel>& k = s->roofline->kernels;
+  ASSERT_EQ(k.size(), 3u);
+  ASSERT_TRUE(k[0].reference);
+  EXPECT_EQ(k[0].reference->kind, "gemm");
+  EXPECT_EQ(k[0].reference->k, 8);
+  EXPECT_EQ(k[0].reference_where, "s.toml:19:13");
+  ASSERT_TRUE(k[1].reference);
+  EXPECT_EQ(k[1].reference->k, 4);
+  EXPECT_EQ(k[1].reference->slowdown, 1);  // the candidate's slowdown is its own
+  EXPECT_FALSE(k[2].reference);
+  // The runner hands the device the pairing; without it nothing is paired.
+  EXPECT_FALSE(is_paired(*s->roofline, k[0]));
+  EXPECT_EQ(timed_rounds(*s->roofline, k[0]), 5);
+  RooflineConfig paired = *s->roofline;
+  paired.paired_with = *s->reference;
+  EXPECT_TRUE(is_paired(paired, k[0]));
+  EXPECT_EQ(timed_rounds(paired, k[0]), 6);
+  EXPECT_EQ(timed_rounds(paired, k[2]), 5);
+
+  EXPECT_EQ(error_of("[roofline]\n[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 8\nn = 8\nk = 8\n"
+                     "reference = \"same\"\n"),
+            "s.toml:15:13: [[roofline.kernels]] 'g' names a reference, which is timed beside it in the rounds of the "
+            "scenario's [reference]: add one (scenarios/README.md \"[reference]\")");
+  EXPECT_NE(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"d\"\nflops = 1e6\nbytes = \"1 MB\"\n"
+                                 "time = \"1 ms\"\nreference = \"same\"\n")
+                .find("only a built-in kernel the harness times"),
+            std::string::npos);
+  EXPECT_NE(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 8\n"
+                                 "n = 8\nk = 8\nreference = \"previous\"\n")
+                .find("takes \"same\""),
+            std::string::npos);
+  EXPECT_NE(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 8\n"
+                                 "n = 8\nk = 8\n[roofline.kernels.reference]\nm = 8\n")
+                .find("builtin"),
+            std::string::npos);
+  EXPECT_NE(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"vs_reference\"\nbuiltin = \"gemm\"\n"
+                                 "m = 8\nn = 8\nk = 8\n")
+                .find("reserved"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace harness

@@ -403,6 +403,16 @@ ScenarioProblems parse_scenario_problems(std::string text, std::string path, con
       s.compare->looks = static_cast<int>((s.compare->max_rounds + first - 1) / first);
     }
   }
+  if (context.earlier.empty() && s.roofline && !s.reference) {
+    for (const RooflineKernel& k : s.roofline->kernels) {
+      if (!k.reference) continue;
+      context.earlier.push_back(Error::input(fmt::format(
+          "{}: [[roofline.kernels]] '{}' names a reference, which is timed beside it in the rounds of the "
+          "scenario's [reference]: add one (scenarios/README.md \"[reference]\")",
+          k.reference_where, k.name)));
+      break;
+    }
+  }
   if (context.earlier.empty() && !s.rig.window.condition.empty()) {
     std::vector<std::string> names;
     if (s.latency)

@@ -8,6 +8,7 @@
 
 #include "harness/base/units.h"
 #include "harness/scenario/expectation.h"
+#include "harness/scenario/reference_config.h"
 #include "probes/workload/workload_spec.h"
 
 namespace harness {
@@ -30,6 +31,11 @@ struct RooflineKernel {
   std::optional<double> time;            // declared seconds per run (a rig kernel timed elsewhere)
   std::string precision = "fp32";        // which compute ceiling applies
   std::string memory = "dram";           // which memory ceiling applies
+  // A built-in kernel's same-run reference ("reference": "same" for an A/A
+  // night, or a table of a built-in kernel's keys): timed beside it once a
+  // round of the scenario's [reference] rounds, in the round's drawn order.
+  std::optional<BuiltinKernel> reference;
+  std::string reference_where;           // file:line:col of the key
   std::string where;
 };
 
@@ -91,6 +97,21 @@ struct RooflineConfig {
   std::optional<LayerProfileConfig> profile;
   std::vector<Expectation> expectations;
   std::vector<KernelBaselineExpectation> baseline_expectations;
+  // Not a [roofline] key: the scenario's [reference] with the run's seed,
+  // set by the runner for the device (Device::measure_roofline): each kernel
+  // with a reference is then timed with it once a round, for its rounds.
+  std::optional<ReferenceConfig> paired_with;
 };
+
+// Whether a kernel is timed against its reference in this request.
+inline bool is_paired(const RooflineConfig& c, const RooflineKernel& k) {
+  return k.reference && c.paired_with && k.builtin && !k.time;
+}
+
+// How many times the device times a kernel (and, when paired, its
+// reference): the pairing's rounds, else the repetitions.
+inline int timed_rounds(const RooflineConfig& c, const RooflineKernel& k) {
+  return is_paired(c, k) ? c.paired_with->rounds : c.repetitions;
+}
 
 }  // namespace harness
