@@ -85,6 +85,34 @@ void EdgeDecoder::add_with_rank_and_cke(std::uint64_t cycle, double time, std::u
   if (bank_groups_) split_bank_groups(std::span<Command>(out).subspan(from));
 }
 
+[[gnu::flatten]] void EdgeDecoder::add(std::span<const EdgeGroup> groups, double period, std::vector<Command>& out) {
+  if (groups.size() > words_capacity_) {
+    words_capacity_ = groups.size();
+    words_.reset(new TimedWord[words_capacity_]);
+  }
+  std::size_t n = 0;  // plain words waiting
+  auto flush = [&] {
+    if (n) assembler_.add(std::span<const TimedWord>(words_.get(), n), out);
+    n = 0;
+  };
+  // The usual wiring (CA0.. on consecutive channels) read without a loop.
+  const bool contiguous = layout_.contiguous;
+  const unsigned shift = layout_.pins.empty() ? 0 : layout_.pins[0], width = static_cast<unsigned>(layout_.pins.size());
+  const std::uint64_t mask = (std::uint64_t{1} << width) - 1, second_mask = layout_.two_edges ? mask : 0;
+  for (const EdgeGroup& g : groups) {
+    const double time = static_cast<double>(g.sample) * period;
+    if (plain_ && g.cke == CkeChange::none) {
+      const std::uint64_t word = contiguous ? ((g.first >> shift) & mask) | (((g.second >> shift) & second_mask) << width)
+                                            : layout_.word(g.first, g.second);
+      words_[n++] = {g.cycle, time, word};
+      continue;
+    }
+    flush();
+    add_with_rank_and_cke(g.cycle, time, g.first, g.second, g.cke, out);
+  }
+  flush();
+}
+
 BusDecoder::BusDecoder(DecodeOptions options, CommandSink& commands)
     : options_(std::move(options)), sink_(commands) {}
 
@@ -127,8 +155,7 @@ Status BusDecoder::samples(const std::uint8_t* data, std::size_t count) {
     groups_.clear();
     HARNESS_TRY(sampler_->feed(data + at * header_.unitsize, std::min(kSlice, count - at), header_.unitsize, groups_));
     batch_.clear();
-    for (const EdgeGroup& g : groups_)
-      edges_->add(g.cycle, static_cast<double>(g.sample) * period, g.first, g.second, g.cke, batch_);
+    edges_->add(groups_, period, batch_);
     if (!batch_.empty()) sink_.on_commands(batch_);
   }
   return ok();

@@ -83,6 +83,8 @@ class EdgeDecoder {
     if (plain_ && cke == CkeChange::none) return assembler_.add(cycle, time, layout_.word(first, second), out);
     add_with_rank_and_cke(cycle, time, first, second, cke, out);
   }
+  // The groups of a slice of samples, in order (`period`: seconds per sample).
+  void add(std::span<const EdgeGroup> groups, double period, std::vector<Command>& out);
   void finish(std::vector<Command>& out) { assembler_.finish(out); }
 
  private:
@@ -95,6 +97,8 @@ class EdgeDecoder {
   bool plain_;  // one rank, no bank-group split, every pin probed: words go straight to the assembler
   CommandAssembler assembler_;
   bool self_refresh_ = false;
+  std::unique_ptr<TimedWord[]> words_;  // plain words waiting to be assembled together
+  std::size_t words_capacity_ = 0;
 };
 
 // A CaptureSink that decodes as the samples arrive.

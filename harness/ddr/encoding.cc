@@ -711,6 +711,13 @@ void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word,
   out.push_back(make(Op::unknown, cycle, time));
 }
 
+// Per word the decoding is a few table reads and stores; the calls around
+// them (add, add_known, the vector's growth) cost as much again when not
+// inlined, so a run of words is assembled in one flattened loop.
+[[gnu::flatten]] void CommandAssembler::add(std::span<const TimedWord> words, std::vector<Command>& out) {
+  for (const TimedWord& w : words) add(w.cycle, w.time, w.word, out);
+}
+
 void CommandAssembler::add_known(const SubCommand& sub, bool in_table, std::uint64_t cycle, double time,
                                  std::vector<Command>& out) {
   if (pending_) {

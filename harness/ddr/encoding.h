@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,6 +106,14 @@ Result<ProbeCoverage> probe_coverage(Standard standard, std::vector<PinState> pi
 // "A0-A9, A11" from "A0".."A9", "A11".
 std::string compress_pin_list(const std::vector<std::string>& pins);
 
+// A command word with the time of its first edge (no initialisers: the
+// decoder's buffer of them is written before it is read).
+struct TimedWord {
+  std::uint64_t cycle;
+  double time;
+  std::uint64_t word;
+};
+
 // Assembles decoded sub-commands into commands (LPDDR4 ACT-1 + ACT-2,
 // READ-1 + CAS-2, ...). Feed words in bus order.
 class CommandAssembler {
@@ -115,6 +124,8 @@ class CommandAssembler {
   CommandAssembler(Standard standard, const ProbeCoverage& coverage);
   // `cycle` and `time` are those of the word's first edge.
   void add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out);
+  // The same for a run of words: one call, the per-word steps inlined.
+  void add(std::span<const TimedWord> words, std::vector<Command>& out);
   void finish(std::vector<Command>& out);
 
  private:

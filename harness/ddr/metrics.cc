@@ -169,9 +169,17 @@ void BusStatistics::on_command(const Command& c) {
   }
   // Data-bus activity placed at the read/write latency: no later command's
   // data starts before this one's cycle plus the shorter latency.
-  settle(c.cycle + std::min(rl_, wl_));
-  const std::uint64_t start = c.cycle + (read ? rl_ : wl_);
-  mark_burst(start, start + step);
+  const std::uint64_t settled = c.cycle + std::min(rl_, wl_);
+  if ((open_word_ + 1) * kBin <= settled) settle(settled);
+  const std::uint64_t start = c.cycle + (read ? rl_ : wl_), end = start + step;
+  if (start / kBin == (end - 1) / kBin && end <= (open_word_ + kRingWords) * kBin) {
+    // The usual burst: inside one word of the ring.
+    const auto n = static_cast<unsigned>(end - start);
+    ring_[start / kBin % kRingWords] |= (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1) << (start % kBin);
+    busy_until_ = std::max(busy_until_, end);
+  } else if (start < end) {
+    mark_burst(start, end);
+  }
 }
 
 void BusStatistics::settle(std::uint64_t upto) {

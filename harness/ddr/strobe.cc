@@ -51,8 +51,7 @@ StrobeActivity::StrobeActivity(unsigned channels, std::uint64_t window_samples, 
   figures_.channels = channels_;
 }
 
-void StrobeActivity::block(std::uint64_t at, const std::uint64_t* levels, unsigned n) {
-  if (gathered_ == 0 && n == 64) return frame(at, levels, 64);
+void StrobeActivity::gather(std::uint64_t at, const std::uint64_t* levels, unsigned n) {
   if (gathered_ == 0) gather_at_ = at;
   const unsigned take = std::min(n, 64 - gathered_);
   for (unsigned c = 0; c < channels_; ++c) gather_[c] |= (levels[c] & below(take)) << gathered_;
@@ -95,12 +94,12 @@ void StrobeActivity::leave_lockstep() {
 }
 
 void StrobeActivity::take(std::uint64_t at, const std::uint64_t* toggles, bool any) {
-  if (lockstep_)
-    for (unsigned c = 1; c < channels_; ++c)
-      if (toggles[c] != toggles[0]) {
-        leave_lockstep();
-        break;
-      }
+  if (lockstep_) {
+    bool same = true;
+    for (unsigned c = 1; c < channels_; ++c) same &= toggles[c] == toggles[0];
+    if (same) return take_lockstep(at, toggles[0], any);
+    leave_lockstep();
+  }
   const unsigned lanes = lockstep_ ? 1 : channels_;
   if (have_pending_) {
     // The frames are consecutive unless the ones between held no toggle.
@@ -123,6 +122,24 @@ void StrobeActivity::take(std::uint64_t at, const std::uint64_t* toggles, bool a
   if (!any) return;
   pending_at_ = at;
   for (unsigned c = 0; c < lanes; ++c) lanes_[c].pending = toggles[c];
+}
+
+// The same while lane 0 stands for every strobe (most captures): one lane,
+// each of its toggles weighing as many as there are strobes.
+inline void StrobeActivity::take_lockstep(std::uint64_t at, std::uint64_t toggles, bool any) {
+  if (have_pending_) {
+    Lane& lane = lanes_[0];
+    const std::uint64_t kept = lane_frame(lane, pending_at_, lane.pending, pending_at_ + 64 == at ? toggles : 0);
+    const auto count = static_cast<unsigned>(std::popcount(kept));
+    if (count && pending_at_ >= window_start_ && pending_at_ + 64 <= window_end_)  // most frames
+      windows_[window_index_] += count * channels_;
+    else if (count)
+      add_to_window(pending_at_, kept, channels_);
+  }
+  have_pending_ = any;
+  if (!any) return;
+  pending_at_ = at;
+  lanes_[0].pending = toggles;
 }
 
 // Before the period is known: rising-edge intervals of each strobe are

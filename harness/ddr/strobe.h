@@ -61,7 +61,10 @@ class StrobeActivity {
   StrobeActivity(unsigned channels, std::uint64_t window_samples, unsigned preamble_tck);
   // Levels of the strobes in 64 samples from sample `at` (one mask per
   // strobe, bit j = sample at + j; only the low `n` bits are samples).
-  void block(std::uint64_t at, const std::uint64_t* levels, unsigned n);
+  void block(std::uint64_t at, const std::uint64_t* levels, unsigned n) {
+    if (gathered_ == 0 && n == 64) return frame(at, levels, 64);  // the usual case: blocks on frames
+    gather(at, levels, n);
+  }
   // The CK period in samples, once the sampler knows it.
   void clock_period(double tck_samples);
   // After the last block: `samples` in the capture.
@@ -83,9 +86,11 @@ class StrobeActivity {
     std::uint64_t at;
     std::array<std::uint64_t, kMaxStrobes> toggles;
   };
+  void gather(std::uint64_t at, const std::uint64_t* levels, unsigned n);
   void frame(std::uint64_t at, const std::uint64_t* levels, unsigned n);
   void early(std::uint64_t at, const std::uint64_t* toggles, const std::uint64_t* levels, bool any);
   void take(std::uint64_t at, const std::uint64_t* toggles, bool any);
+  void take_lockstep(std::uint64_t at, std::uint64_t toggles, bool any);
   bool rate_known(bool final);
   void try_start(bool final = false);
   std::uint64_t lane_frame(Lane& lane, std::uint64_t at, std::uint64_t t, std::uint64_t next);
