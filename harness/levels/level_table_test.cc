@@ -67,7 +67,7 @@ TEST(LevelTable, EveryLevelsPartOfTheRecordingTravelsUnderItsName) {
     EXPECT_TRUE(j.empty()) << level_name(row.level);
   }
   Recording all;
-  all.roofline.emplace().kernels.push_back({"va", {1e-3}, "", {}});
+  all.roofline.emplace().kernels.push_back({"va", {1e-3}, "", {}, 0});
   all.counters.emplace().iterations = 7;
   all.ddr.emplace().capture = "ddr/capture.sr";
   all.latency.emplace().source = "builtin:vector_add";

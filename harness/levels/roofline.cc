@@ -265,7 +265,9 @@ void analyse_paired_kernel(const RooflineKernel& k, double flops, Provenance flo
   const std::vector<double>& reference = timing->reference_seconds;
   const double reference_flops = kernel_cost(*k.reference).flops;
   const double t = median(reference);
-  out.metrics.push_back(derived(time, t, measured, fmt::format("median of {} rounds", reference.size())));
+  const std::string blocks =
+      timing->runs_per_round > 1 ? fmt::format(", each the median of {} runs", timing->runs_per_round) : "";
+  out.metrics.push_back(derived(time, t, measured, fmt::format("median of {} rounds{}", reference.size(), blocks)));
   const Provenance achieved_p = weakest(measured, Provenance::model);
   if (t > 0) {
     out.metrics.push_back(derived(achieved, reference_flops / t, achieved_p, "the reference's flops / time"));
@@ -286,8 +288,9 @@ void analyse_paired_kernel(const RooflineKernel& k, double flops, Provenance flo
   }
   double log_sum = 0;
   for (double x : ratios) log_sum += std::log(x);
-  const std::string how = fmt::format("geometric mean of {} rounds' achieved op/s, candidate / reference ({})",
-                                      ratios.size(), rec->pairing.empty() ? "order not recorded" : rec->pairing);
+  const std::string how = fmt::format("geometric mean of {} rounds' achieved op/s, candidate / reference ({}{})",
+                                      ratios.size(), rec->pairing.empty() ? "order not recorded" : rec->pairing,
+                                      blocks);
   // Of the same work on both sides the ratio is one of times alone.
   const Provenance ratio_p = flops == reference_flops ? measured : weakest(achieved_p, flops_p);
   out.metrics.push_back(derived(ratio, std::exp(log_sum / static_cast<double>(ratios.size())), ratio_p, how));

@@ -33,6 +33,9 @@ struct KernelTiming {
   // With a same-run reference ([[roofline.kernels]] reference): its time in
   // each round, beside `seconds` of the same round; empty without one.
   std::vector<double> reference_seconds;
+  // With a reference: each round's time of either side is the median of a
+  // block of this many runs (harness/rig/measure_roofline.cc); 0 otherwise.
+  int runs_per_round = 0;
 };
 
 // The per-layer profile file as it was read, so a replay analyses the same

@@ -31,6 +31,7 @@ void to_json(nlohmann::json& j, const RooflineRecording& r) {
     nlohmann::json& kernel = j["kernels"].emplace_back(
         nlohmann::json{{"name", k.name}, {"seconds", k.seconds}, {"unavailable", k.unavailable}});
     if (!k.reference_seconds.empty()) kernel["reference_seconds"] = k.reference_seconds;
+    if (k.runs_per_round > 0) kernel["runs_per_round"] = k.runs_per_round;
   }
   if (!r.pairing.empty()) j["pairing"] = r.pairing;
   j["vendor"] = nlohmann::json::array();
@@ -48,7 +49,7 @@ void from_json(const nlohmann::json& j, RooflineRecording& r) {
   }
   for (const auto& k : j.at("kernels")) {
     r.kernels.push_back({k.at("name"), k.at("seconds").get<std::vector<double>>(), k.value("unavailable", ""),
-                         k.value("reference_seconds", std::vector<double>{})});
+                         k.value("reference_seconds", std::vector<double>{}), k.value("runs_per_round", 0)});
   }
   r.pairing = j.value("pairing", "");
   if (j.contains("vendor")) {

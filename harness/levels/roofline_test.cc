@@ -174,7 +174,7 @@ RooflineRecording host_recording() {
   r.ceilings.push_back({"bandwidth.random_4k", "B/s", "membw:random_read", {9e9, 8e9, 10e9}, ""});
   r.ceilings.push_back({"compute.fma_fp32.1t", "op/s", "fma_peak", {100e9, 90e9, 110e9}, ""});
   r.ceilings.push_back({"compute.fma_fp32.2t", "op/s", "fma_peak", {180e9, 200e9, 190e9}, ""});
-  r.kernels.push_back({"vector_add", {0.002, 0.001, 0.003}, "", {}});
+  r.kernels.push_back({"vector_add", {0.002, 0.001, 0.003}, "", {}, 0});
   return r;
 }
 
@@ -385,7 +385,7 @@ TEST(Roofline, AKernelWithAReferenceGetsTheRoundsRatiosOfAchievedOpsPerSecond) {
   Scenario s = scenario(kHostRig, kPairedKernel);
   Recording rec;
   rec.roofline = host_recording();
-  rec.roofline->kernels = {{"g", {2e-3, 4e-3, 2e-3, 1e-3}, "", {1e-3, 1e-3, 2e-3, 0.5e-3}}};
+  rec.roofline->kernels = {{"g", {2e-3, 4e-3, 2e-3, 1e-3}, "", {1e-3, 1e-3, 2e-3, 0.5e-3}, 8}};
   rec.roofline->pairing = "random order, seed 3";
   Analysis a = analyse(s, rec, Provenance::measured);
   const double flops = 2.0 * 64 * 64 * 64;
@@ -396,7 +396,8 @@ TEST(Roofline, AKernelWithAReferenceGetsTheRoundsRatiosOfAchievedOpsPerSecond) {
   EXPECT_EQ(ratios->better, Better::higher);
   EXPECT_DOUBLE_EQ(value(a, "vs_reference.g.achieved"), 1.0);  // geometric mean
   EXPECT_EQ(get(a, "vs_reference.g.achieved").source,
-            "geometric mean of 4 rounds' achieved op/s, candidate / reference (random order, seed 3)");
+            "geometric mean of 4 rounds' achieved op/s, candidate / reference (random order, seed 3, each the "
+            "median of 8 runs)");
   EXPECT_EQ(get(a, "vs_reference.g.achieved").unit, "1");
   EXPECT_EQ(get(a, "vs_reference.g.achieved").provenance, Provenance::model);  // the flops differ: a model's ratio
   EXPECT_DOUBLE_EQ(value(a, "reference.g.time"), 1e-3);

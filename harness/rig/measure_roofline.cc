@@ -1,9 +1,12 @@
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "harness/base/stats.h"
 #include "harness/rig/local_device.h"
 #include "harness/rig/step_progress.h"
 #include "probes/compute_peak.h"
@@ -123,16 +126,41 @@ Status plan_host(const RooflineConfig& c, Clock& clock, std::vector<std::unique_
   return ok();
 }
 
-// One timed run of a kernel instance, warmed (first-touch page faults, and
-// a round of other work, are not its time) before each.
-Repeated timed(std::string name, Clock& clock, KernelInstance* kernel, std::vector<double>* values, int rounds) {
-  return Repeated{std::move(name), [kernel] { kernel->run(); },
-                  [&clock, kernel] {
-                    const std::uint64_t t0 = clock.now_ns();
-                    kernel->run();
-                    return static_cast<double>(clock.now_ns() - t0) * 1e-9;
-                  },
-                  values, true, rounds};
+// A kernel paired with its reference times a block of runs a round, each
+// side, and keeps their median: as many runs as fill this much time, counted
+// once from the pair's first warm run, the same for both sides (at least
+// one, at most kMaxBlockRuns). A time slice of another process then lands on
+// one or two runs of a block instead of on the round's figure: on the shared
+// VM single runs of a 256^3 gemm gave A/A rounds whose ratios spread so that
+// only a change of 100 % could have been seen.
+constexpr double kBlockSeconds = 0.02;
+constexpr int kMaxBlockRuns = 64;
+
+double seconds_of_run(Clock& clock, KernelInstance& kernel) {
+  const std::uint64_t t0 = clock.now_ns();
+  kernel.run();
+  return static_cast<double>(clock.now_ns() - t0) * 1e-9;
+}
+
+// A kernel instance timed once a round, warmed (first-touch page faults, and
+// a round of other work, are not its time) before each; with `block_runs`,
+// a block of runs (above) whose count the first warm run sets.
+Repeated timed(std::string name, Clock& clock, KernelInstance* kernel, std::vector<double>* values, int rounds,
+               int* block_runs = nullptr) {
+  auto warm = [&clock, kernel, block_runs] {
+    if (!block_runs || *block_runs > 0) return kernel->run();
+    const double once = seconds_of_run(clock, *kernel);
+    *block_runs = once > 0 ? static_cast<int>(std::clamp(std::ceil(kBlockSeconds / once), 1.0,
+                                                         static_cast<double>(kMaxBlockRuns)))
+                           : kMaxBlockRuns;
+  };
+  auto take = [&clock, kernel, block_runs] {
+    const int runs = block_runs ? std::max(1, *block_runs) : 1;
+    std::vector<double> seconds;
+    for (int i = 0; i < runs; ++i) seconds.push_back(seconds_of_run(clock, *kernel));
+    return median(std::move(seconds));
+  };
+  return Repeated{std::move(name), warm, take, values, true, rounds};
 }
 
 // The built-in kernels to time, each a KernelTiming in `out`; those with a
@@ -150,23 +178,22 @@ Status plan_kernels(const RooflineConfig& c, Clock& clock, std::vector<std::uniq
     if (k.builtin && !k.time) timed_kernels.push_back(&k);
   // The timings first, all of them: the plan points into out.kernels.
   const std::size_t first = out.kernels.size();
-  for (const RooflineKernel* k : timed_kernels) out.kernels.push_back(KernelTiming{k->name, {}, "", {}});
+  for (const RooflineKernel* k : timed_kernels) out.kernels.push_back(KernelTiming{k->name, {}, "", {}, 0});
   for (std::size_t i = 0; i < timed_kernels.size(); ++i) {
     const RooflineKernel& k = *timed_kernels[i];
     KernelTiming& timing = out.kernels[first + i];
     Result<KernelInstance*> kernel = instance(*k.builtin, "kernel " + k.name);
     if (!kernel) return kernel.error();
     const int rounds = timed_rounds(c, k);
-    Repeated candidate = timed("kernel " + k.name, clock, *kernel, &timing.seconds, rounds);
     if (!is_paired(c, k)) {
-      plan.push_back(std::move(candidate));
+      plan.push_back(timed("kernel " + k.name, clock, *kernel, &timing.seconds, rounds));
       continue;
     }
     Result<KernelInstance*> reference = instance(*k.reference, "the reference of kernel " + k.name);
     if (!reference) return reference.error();
-    paired.push_back(
-        {std::move(candidate), timed("reference of kernel " + k.name, clock, *reference, &timing.reference_seconds,
-                                     rounds)});
+    paired.push_back({timed("kernel " + k.name, clock, *kernel, &timing.seconds, rounds, &timing.runs_per_round),
+                      timed("reference of kernel " + k.name, clock, *reference, &timing.reference_seconds, rounds,
+                            &timing.runs_per_round)});
   }
   return ok();
 }

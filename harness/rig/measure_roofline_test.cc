@@ -123,6 +123,8 @@ TEST(MeasureRoofline, AKernelWithAReferenceAlternatesWithItInThePairingsRounds) 
   EXPECT_EQ(got->kernels[1].seconds.size(), 2u);
   EXPECT_TRUE(got->kernels[1].reference_seconds.empty());
   EXPECT_EQ(got->pairing, "ABBA order");
+  EXPECT_EQ(got->kernels[0].runs_per_round, 1);  // a run of a second fills a block alone
+  EXPECT_EQ(got->kernels[1].runs_per_round, 0);
   std::vector<std::string> taken;  // each measurement as it completes
   for (const ProgressEvent& e : progress.events)
     if (e.done > 0) taken.push_back(fmt::format("{} {}", e.step_index, e.text));
@@ -130,6 +132,15 @@ TEST(MeasureRoofline, AKernelWithAReferenceAlternatesWithItInThePairingsRounds) 
                                              "2 kernel sm", "2 reference of kernel va", "2 kernel va",
                                              "3 kernel va", "3 reference of kernel va",
                                              "4 reference of kernel va", "4 kernel va"}));
+
+  // A run of a millisecond: a block of 20 a round, each side, their median kept.
+  FakeClock fast(1'000'000);
+  LocalDevice quick(fast);
+  Result<RooflineRecording> blocks = quick.measure_roofline(config, stop.get_token(), nullptr);
+  ASSERT_TRUE(blocks) << blocks.error().message;
+  EXPECT_EQ(blocks->kernels[0].runs_per_round, 20);
+  EXPECT_EQ(blocks->kernels[0].seconds, std::vector<double>(4, 1e-3));
+  EXPECT_EQ(blocks->kernels[0].reference_seconds, std::vector<double>(4, 1e-3));
 
   // In random order each round's coin comes from the seed, as on any device.
   config.paired_with->order = "random";
