@@ -139,9 +139,13 @@ void add_rig_window(TraceBuilder& t, const RunRecord& run, const Recording& r, c
       notes.push_back("DQ activity: the capture was not placed on the host's clock (no analyzer in the window)");
     }
   }
-  // Counter readings: the one before and the one after the request, whose
-  // times are its span; readings between windows carry no time of their own.
-  if (w.level == "counters" && r.counters) {
+  // Counter readings: the one before and the one after level 2's request
+  // (its own window), or the window's measured iterations (level 2 read in
+  // level 4's window); readings between windows carry no time of their own.
+  const bool counted_here = r.counters && (w.level == "counters" || (w.level == "latency" && r.counters->window == "latency"));
+  if (r.counters && r.counters->window == "none")
+    notes.push_back("counters: read around level 2's own iterations, in a request outside the measurement window: not drawn");
+  if (counted_here) {
     for (const CounterReading& c : r.counters->readings) {
       if (!c.before || !c.after) continue;
       const std::string name = fmt::format("counter {} ({})", c.name, c.unit.empty() ? "count" : c.unit);

@@ -86,6 +86,9 @@ TEST_F(AgentOnQemu, ALatencyRunThroughACommandTransportIsMeasuredAndStored) {
   EXPECT_EQ(rec["context"]["arch"], "aarch64") << rec["context"].dump(1);
   EXPECT_THAT(rec["rig"]["transport"].get<std::string>(), HasSubstr("command:sh -c"));
   EXPECT_EQ(rec["latency"]["conditions"][0]["start_s"].size(), 30u);
+  // Level 2 was read at the edges of those iterations, on the board.
+  EXPECT_EQ(rec["counters"]["window"], "latency") << rec["counters"].dump(1).substr(0, 2000);
+  EXPECT_EQ(rec["counters"]["iterations"], 30);
 
   CommandResult show = harness({"show", "1", "--db", db});
   EXPECT_EQ(show.exit_code, 0) << show.err;

@@ -137,6 +137,22 @@ TEST_F(RigRun, ALocalAgentRunsTheDeviceSideAndTheInstrumentsCoverItsWindow) {
   EXPECT_EQ(rec["context"]["rig.transport"], "local");
   EXPECT_TRUE(rec["context"].contains("version.kernel"));
   EXPECT_THAT(r.err, HasSubstr("rig 'loopback-board': connecting to the agent (local)"));
+  // Level 2 read at the edges of the window's measured iterations: the
+  // counters count what the analyzer and the power meter saw.
+  const json& counters = rec["counters"];
+  EXPECT_EQ(counters["window"], "latency") << counters.dump(1).substr(0, 2000);
+  EXPECT_EQ(counters["window_condition"], "none");
+  const std::size_t measured = rec["latency"]["conditions"][0]["latency_s"].size();
+  EXPECT_EQ(counters["iterations"].get<std::size_t>(), measured);
+  std::int64_t in_windows = 0;
+  for (const json& n : counters["window_iterations"]) in_windows += n.get<std::int64_t>();
+  EXPECT_EQ(in_windows, static_cast<std::int64_t>(measured));
+  bool task_clock = false;
+  for (const json& c : counters["readings"])
+    if (c["name"] == "TASK_CLOCK") task_clock = c["after"].get<std::uint64_t>() > c["before"].get<std::uint64_t>();
+  EXPECT_TRUE(task_clock) << counters["readings"].dump(1).substr(0, 2000);
+  // No stability readings around a level 2 that ran inside level 4's.
+  for (const json& series : rec["stability"]["series"]) EXPECT_NE(series["level"], "counters");
 }
 
 // [workload] cpus pins what the agent runs: a command that exits 0 only
@@ -182,7 +198,9 @@ TEST_F(RigRun, PairedCounterWindowsThroughTheAgentAreWhatTheRequestAsked) {
   EXPECT_NE(r.exit_code, 3) << r.out << r.err;
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("aborted"))) << r.out;
   const json counters = recording(bundle)["counters"];
-  // 3 rounds of one window of each side, ceil(7 / 3) = 3 iterations each.
+  // 3 rounds of one window of each side, ceil(7 / 3) = 3 iterations each,
+  // in level 2's own window (there is no level 4 to read them in).
+  EXPECT_EQ(counters["window"], "counters");
   EXPECT_EQ(counters["windows"], 6) << counters.dump(1).substr(0, 2000);
   EXPECT_EQ(counters["iterations"], 18);
   EXPECT_EQ(counters["window_sides"].size(), 6u);

@@ -162,10 +162,16 @@ std::vector<double> per_run_windows(const CountersRecording& rec, const std::vec
   // A recording older than `windows` read after every iteration.
   const std::int64_t recorded = rec.windows > 0 ? rec.windows : n;
   if (n < 2 || recorded != n || rec.iterations < n) return {};
+  // Recorded lengths are used only when they are the windows' and sum to the iterations.
+  const std::vector<std::int64_t>& given = rec.window_iterations;
+  std::int64_t given_total = 0;
+  for (std::int64_t l : given) given_total += l > 0 ? l : -rec.iterations - 1;
+  if (!given.empty() && (static_cast<std::int64_t>(given.size()) != n || given_total != rec.iterations)) return {};
   std::vector<double> out;
   out.reserve(windows.size());
   for (std::int64_t k = 0; k < n; ++k) {
-    const std::int64_t length = window_end(rec.iterations, n, k) - (k == 0 ? 0 : window_end(rec.iterations, n, k - 1));
+    const std::int64_t length = !given.empty() ? given[static_cast<std::size_t>(k)]
+                                               : window_end(rec.iterations, n, k) - (k == 0 ? 0 : window_end(rec.iterations, n, k - 1));
     out.push_back(windows[static_cast<std::size_t>(k)] * static_cast<double>(rec.iterations) /
                   static_cast<double>(length));
   }

@@ -36,6 +36,18 @@ struct CountersRecording {
   // twice the rounds); empty without a reference (and in older recordings).
   std::vector<std::string> window_sides;
   std::string pairing;  // "random order, seed 1234" / "ABBA order"; with window_sides
+  // Which measurement window the counted iterations are ([rig] window):
+  // "latency": level 4's measured iterations of its window's condition, read
+  // at their edges (and between the windows above), where the analyzer and
+  // the power meter saw them; "counters": level 2's own iterations, the
+  // analyzer and the meter around them; "none": level 2's own iterations in
+  // a request of their own, outside the measurement window; empty in a
+  // recording older than this.
+  std::string window;
+  std::string window_condition;  // "latency": the load condition
+  // Each window's iterations, when they are not window_end's (a latency
+  // window's last runs on to its min_duration); empty: window_end's.
+  std::vector<std::int64_t> window_iterations;
   std::string unavailable;  // why the level has no readings at all
 };
 

@@ -24,6 +24,9 @@ void to_json(nlohmann::json& j, const CountersRecording& r) {
   j["unavailable"] = r.unavailable;
   j["iterations"] = r.iterations;
   j["windows"] = r.windows;
+  if (!r.window.empty()) j["window"] = r.window;
+  if (!r.window_condition.empty()) j["window_condition"] = r.window_condition;
+  if (!r.window_iterations.empty()) j["window_iterations"] = r.window_iterations;
   if (!r.window_sides.empty()) {
     j["window_sides"] = r.window_sides;
     j["pairing"] = r.pairing;
@@ -57,6 +60,10 @@ void from_json(const nlohmann::json& j, CountersRecording& r) {
   r.iterations = j.value("iterations", std::int64_t{0});
   r.windows = j.value("windows", std::int64_t{0});
   if (j.contains("window_sides")) r.window_sides = j.at("window_sides").get<std::vector<std::string>>();
+  r.window = j.value("window", "");
+  r.window_condition = j.value("window_condition", "");
+  if (j.contains("window_iterations"))
+    for (const auto& n : j.at("window_iterations")) r.window_iterations.push_back(json_integer<std::int64_t>(n));
   r.pairing = j.value("pairing", "");
   if (j.contains("groups")) {
     for (const auto& g : j.at("groups")) {

@@ -287,6 +287,48 @@ TEST(CountersAnalysis, ARunReadInWindowsHasASetPerCounterAndFormulaScaledToTheRu
   EXPECT_EQ(old.find_samples("counter.CYCLES")->values.size(), 5u);
 }
 
+// Level 2 read in level 4's window: the windows end where the device read
+// them (the last runs on to the window's min_duration), so their lengths are
+// recorded and each window is scaled by its own.
+TEST(CountersAnalysis, WindowsOfRecordedLengthsAreEachScaledByTheirOwn) {
+  Scenario s = npu_scenario();
+  std::ifstream in(std::string(HARNESS_SOURCE_DIR) + "/tests/data/counters/seed-day6-pass.json");
+  CountersRecording rec = nlohmann::json::parse(in).get<CountersRecording>();
+  rec.iterations = 5;
+  rec.windows = 2;
+  rec.window = "latency";
+  rec.window_condition = "none";
+  rec.window_iterations = {1, 4};  // window_end would say 2 and 3
+  for (CounterReading& c : rec.readings) {
+    const double total = *counter_delta(c).value / c.scale;
+    const std::uint64_t mask = (std::uint64_t{1} << c.width) - 1;
+    c.between.push_back((*c.before + static_cast<std::uint64_t>(total / 5)) & mask);
+  }
+  Analysis a;
+  analyse_counters(s, &rec, Provenance::measured, a);
+  const SampleSet* cycles = a.find_samples("counter.CYCLES");
+  ASSERT_TRUE(cycles);
+  ASSERT_EQ(cycles->values.size(), 2u);
+  EXPECT_NEAR(cycles->values[0], 712e6, 1e3);  // the same rate in both: 1/5 of it in 1 of 5 iterations
+  EXPECT_NEAR(cycles->values[1], 712e6, 1e3);
+  EXPECT_EQ(*a.find_metric("counter.CYCLES")->value, 712e6);
+
+  CountersRecording back = nlohmann::json(rec).get<CountersRecording>();
+  EXPECT_EQ(back.window, "latency");
+  EXPECT_EQ(back.window_condition, "none");
+  EXPECT_EQ(back.window_iterations, (std::vector<std::int64_t>{1, 4}));
+
+  // Lengths that are not the windows' are not used: metrics, no sets.
+  for (std::vector<std::int64_t> wrong : {std::vector<std::int64_t>{1, 3}, {5}, {-1, 6}}) {
+    CountersRecording odd = rec;
+    odd.window_iterations = wrong;
+    Analysis b;
+    analyse_counters(s, &odd, Provenance::measured, b);
+    EXPECT_TRUE(b.samples.empty()) << wrong.size();
+    EXPECT_EQ(*b.find_metric("counter.CYCLES")->value, 712e6);
+  }
+}
+
 TEST(CountersAnalysis, BaselineExpectationsNeedABaselineInAPlainRun) {
   Analysis a = replay(npu_scenario(), "seed-day6-pass");
   const Verdict* v = find_verdict(a.verdicts, "counters.expect.baseline.MEM_STALL_CYCLES_drop_min");

@@ -169,7 +169,9 @@ class Agent {
         IterationSink sink = [&](const IterationBatch& b) { write(protocol::encode_iterations(id, b)); };
         Result<WorkloadWindow> win = device_->run_workload(*w, *plan, sink, stop);
         if (!win) return win.error();
-        return json{{"measuring_ns", win->measuring_ns}, {"end_ns", win->end_ns}, {"iterations", win->iterations}};
+        json reply{{"measuring_ns", win->measuring_ns}, {"end_ns", win->end_ns}, {"iterations", win->iterations}};
+        if (win->counters) reply["counters"] = *win->counters;
+        return reply;
       }
       if (op == "counters") {
         Result<Workload> w = protocol::workload_from_wire(req.at("workload"));

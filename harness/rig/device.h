@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ struct IterationPlan {
   double min_duration_s = 0;       // and at least this long
   double run_timeout_s = 600;      // the whole measured window
   double iteration_timeout_s = 60;
+  // Level 2 read in this window: its session opened before the workload
+  // starts, read right before the first measured iteration, between its
+  // `windows` (over `iterations` here, which is this plan's), and right after
+  // the last measured one. Absent: no counters.
+  std::optional<CountersConfig> counters;
 };
 
 // A window with a min_duration runs past the planned count until the
@@ -69,6 +75,7 @@ struct WorkloadWindow {
   std::uint64_t measuring_ns = 0;  // host clock: warm-up done, first measured iteration starts
   std::uint64_t end_ns = 0;        // host clock: last measured iteration ended
   std::int64_t iterations = 0;
+  std::optional<CountersRecording> counters;  // the plan's counters, read at the window's edges
 };
 
 // How the rig's stability readings around one acquisition are taken

@@ -4,12 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <cstring>
 #include <fstream>
 
 #include <fmt/format.h>
 
+#include "probes/counters/session.h"
 #include "probes/device_context.h"
 #include "probes/workload/cpu_pinning.h"
 #include "probes/workload/workload_runner.h"
@@ -43,7 +46,8 @@ DeviceInfo describe_this_device(const std::vector<VersionCommand>& versions) {
   info.context = host_context();
   info.context["os_release"] = os_release();
   collect_versions(versions, info.context);
-  info.capabilities = {"workload", "counters", "roofline", "load", "file", "stability"};
+  // counters.window: level 2 read at the edges of a workload window (IterationPlan::counters).
+  info.capabilities = {"workload", "counters", "counters.window", "roofline", "load", "file", "stability"};
   if (find_executable("stress-ng")) {
     info.capabilities.push_back("stress-ng");
   } else {
@@ -75,6 +79,19 @@ Result<WorkloadWindow> LocalDevice::run_workload(const Workload& workload, const
   // Pinned first, so that a command the runner starts inherits the CPUs.
   Result<CpuPin> pinned = CpuPin::to(workload.cpus, workload.first_cpu);
   if (!pinned) return pinned.error();
+  // Level 2 in this window: opened in this thread before the workload starts,
+  // so that perf events count it and (following children) what it starts.
+  std::optional<CounterSession> session;
+  std::int64_t counter_windows = 0;
+  if (plan.counters) {
+    CounterSourceOptions options;
+    options.follow_children = workload.kind == Workload::Kind::command;
+    Result<CounterSession> opened = CounterSession::open(plan.counters->session_sources(), options);
+    if (!opened) return opened.error();
+    session = std::move(*opened);
+    counter_windows = std::clamp<std::int64_t>(plan.counters->windows, 1, plan.iterations);
+  }
+  std::vector<std::int64_t> read_at;  // iterations done at each reading between windows
   Result<std::unique_ptr<WorkloadRunner>> made = make_workload_runner(workload, clock_);
   if (!made) return made.error();
   WorkloadRunner& runner = **made;
@@ -91,6 +108,7 @@ Result<WorkloadWindow> LocalDevice::run_workload(const Workload& workload, const
     if (!s) return s.error();
   }
   WorkloadWindow window;
+  if (session) session->read_before();  // the window's leading edge
   window.measuring_ns = clock_.now_ns();
   const std::uint64_t timeout_ns = static_cast<std::uint64_t>(plan.run_timeout_s * 1e9);
   const std::uint64_t min_ns = static_cast<std::uint64_t>(plan.min_duration_s * 1e9);
@@ -124,10 +142,28 @@ Result<WorkloadWindow> LocalDevice::run_workload(const Workload& workload, const
     batch.end_ns.push_back(s->end_ns);
     ++window.iterations;
     last_end = std::max(last_end, s->end_ns);
+    const std::int64_t k = static_cast<std::int64_t>(read_at.size());
+    if (session && k + 1 < counter_windows && window.iterations == window_end(plan.iterations, counter_windows, k)) {
+      session->read_between(window.iterations);
+      read_at.push_back(window.iterations);
+    }
     if (batch.start_ns.size() >= kBatchMax || last_end - last_flush >= kBatchPeriodNs) {
       flush();
       last_flush = last_end;
     }
+  }
+  if (session && status) {  // the trailing edge, before the last batch goes out
+    session->read_after();
+    CountersRecording& c = window.counters.emplace();
+    c.iterations = window.iterations;
+    c.windows = static_cast<std::int64_t>(read_at.size()) + 1;
+    for (std::size_t k = 0; k <= read_at.size(); ++k) {
+      const std::int64_t end = k < read_at.size() ? read_at[k] : window.iterations;
+      c.window_iterations.push_back(end - (k == 0 ? 0 : read_at[k - 1]));
+    }
+    for (const CounterGroup& g : plan.counters->groups) c.groups.push_back({g.name, g.path, g.sha256});
+    c.readings = session->readings();
+    if (c.readings.empty()) c.unavailable = "the counter groups define no counters";
   }
   flush();
   window.end_ns = last_end;

@@ -82,6 +82,63 @@ const CounterReading* find(const std::vector<CounterReading>& rs, const std::str
   return nullptr;
 }
 
+// Level 2 in a workload window (IterationPlan::counters): read right before
+// the first measured iteration, between the windows over the planned
+// iterations, and right after the last; the last window takes the
+// iterations a min_duration adds.
+TEST(CountersInAWindow, ReadAtTheWindowsEdgesAndBetweenItsWindows) {
+  Result<Scenario> s = parse_scenario(
+      "[scenario]\nname = \"w\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\n"
+      "[counters]\ngroups = [\"linux-host\"]\niterations = 100\nwindows = 3\n",
+      std::string(HARNESS_SOURCE_DIR) + "/scenarios/w.toml");
+  ASSERT_TRUE(s) << s.error().message;
+  MonotonicClock clock;
+  LocalDevice device(clock);
+  EXPECT_TRUE(device.info().offers("counters.window"));
+  IterationPlan plan;
+  plan.warmup = 2;
+  plan.iterations = 10;
+  plan.counters = *s->counters;
+  plan.counters->iterations = plan.iterations;
+  std::int64_t sent = 0;
+  Result<WorkloadWindow> w =
+      device.run_workload(s->workload, plan, [&](const IterationBatch& b) { sent += b.start_ns.size(); }, {});
+  ASSERT_TRUE(w) << w.error().message;
+  ASSERT_TRUE(w->counters);
+  const CountersRecording& c = *w->counters;
+  EXPECT_EQ(c.iterations, 10);
+  EXPECT_EQ(sent, 10);
+  EXPECT_EQ(c.windows, 3);
+  EXPECT_EQ(c.window_iterations, (std::vector<std::int64_t>{3, 3, 4}));  // window_end(10, 3, k)
+  ASSERT_EQ(c.groups.size(), 1u);
+  EXPECT_EQ(c.groups[0].name, "linux-host");
+  const CounterReading* clock_reading = find(c.readings, "TASK_CLOCK");
+  ASSERT_TRUE(clock_reading);
+  ASSERT_TRUE(clock_reading->before && clock_reading->after) << clock_reading->unavailable;
+  EXPECT_EQ(clock_reading->between.size(), 2u);
+  EXPECT_GT(*clock_reading->after, *clock_reading->before);
+
+  // A min_duration runs past the planned iterations: into the last window.
+  plan.iterations = 4;
+  plan.counters->iterations = 4;
+  plan.counters->windows = 2;
+  plan.min_duration_s = 0.05;
+  Result<WorkloadWindow> longer = device.run_workload(s->workload, plan, [](const IterationBatch&) {}, {});
+  ASSERT_TRUE(longer) << longer.error().message;
+  ASSERT_TRUE(longer->counters);
+  EXPECT_GT(longer->iterations, 4);
+  EXPECT_EQ(longer->counters->iterations, longer->iterations);
+  ASSERT_EQ(longer->counters->window_iterations.size(), 2u);
+  EXPECT_EQ(longer->counters->window_iterations[0], 2);
+  EXPECT_EQ(longer->counters->window_iterations[1], longer->iterations - 2);
+
+  // Without counters in the plan, none.
+  plan.counters.reset();
+  Result<WorkloadWindow> plain = device.run_workload(s->workload, plan, [](const IterationBatch&) {}, {});
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->counters);
+}
+
 TEST_F(FakeSysfs, ASessionReadsBeforeAndAfterWhatTheDriverCounted) {
   Result<CounterGroup> g = parse_counter_group(group_text(), "fake.toml");
   ASSERT_TRUE(g) << g.error().message;

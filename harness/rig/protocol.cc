@@ -325,10 +325,13 @@ struct Wire<IterationPlan> {
     using P = IterationPlan;
     return std::tuple{field("warmup", &P::warmup), field("iterations", &P::iterations),
                       field("min_duration_s", &P::min_duration_s), field("run_timeout_s", &P::run_timeout_s),
-                      field("iteration_timeout_s", &P::iteration_timeout_s)};
+                      field("iteration_timeout_s", &P::iteration_timeout_s),
+                      field("counters", &P::counters, [](const P& p) { return p.counters.has_value(); })};
   }
   static Status check(const IterationPlan& p) {
     if (p.warmup < 0 || p.iterations < 1) return Error::input("agent protocol: a plan needs iterations >= 1");
+    if (p.counters && (p.counters->iterations != p.iterations || p.counters->paired_with))
+      return Error::input("agent protocol: a window's counters are read over its own iterations, unpaired");
     return ok();
   }
 };

@@ -178,6 +178,33 @@ TEST(AgentProtocol, CountersCarryTheReferenceTheirWindowsAlternateWith) {
             "agent protocol: paired rounds need at least one round");
 }
 
+// A workload window's plan may carry level 2's counters, read over the
+// window's own iterations and never paired (docs/parts/counters.md).
+TEST(AgentProtocol, AWindowsPlanCarriesItsCountersOverItsOwnIterations) {
+  IterationPlan p{2, 40, 0.5, 30, 4, {}};
+  p.counters.emplace();
+  p.counters->groups.emplace_back();
+  p.counters->groups[0].name = "linux-host";
+  p.counters->iterations = 40;
+  p.counters->windows = 4;
+  Result<IterationPlan> back = protocol::plan_from_wire(protocol::to_wire(p));
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_TRUE(back->counters);
+  EXPECT_EQ(back->counters->windows, 4);
+  EXPECT_EQ(protocol::to_wire(*back), protocol::to_wire(p));
+  EXPECT_FALSE(protocol::to_wire(IterationPlan{}).contains("counters"));
+
+  IterationPlan other = p;
+  other.counters->iterations = 41;
+  Result<IterationPlan> refused = protocol::plan_from_wire(protocol::to_wire(other));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message,
+            "agent protocol: a window's counters are read over its own iterations, unpaired");
+  other = p;
+  other.counters->paired_with.emplace();
+  EXPECT_FALSE(protocol::plan_from_wire(protocol::to_wire(other)));
+}
+
 TEST(AgentProtocol, MalformedRequestsAreErrorsNotCrashes) {
   Result<Workload> w = protocol::workload_from_wire(nlohmann::json{{"kind", "builtin"}});
   ASSERT_FALSE(w);
@@ -361,7 +388,7 @@ TEST(AgentProtocol, EveryMessageTypeRoundTrips) {
   ASSERT_TRUE(paired) << paired.error().message;
   EXPECT_EQ(timed_rounds(*paired, paired->kernels[0]), 7);
 
-  IterationPlan p{5, 300, 2.5, 30, 4};
+  IterationPlan p{5, 300, 2.5, 30, 4, {}};
   expect_round_trip(p, protocol::plan_from_wire, protocol::to_wire(IterationPlan{}));
 
   DeviceInfo i{1, "0.1.0", {"workload", "counters"}, {{"host", "board-3"}, {"kernel", "6.1"}}, {"stress-ng: absent"}};

@@ -350,7 +350,29 @@ Result<WorkloadWindow> RemoteDevice::run_workload(const Workload& workload, cons
     HARNESS_TRY(inside(*measuring, "the window's start"));
     HARNESS_TRY(inside(*end, "the window's end"));
     if (*measuring > *end) return Error::infra("the agent sent a window that ends before it starts");
-    window = {offset_.to_host(*measuring), offset_.to_host(*end), *count};
+    window = {offset_.to_host(*measuring), offset_.to_host(*end), *count, std::nullopt};
+    if (plan.counters) {  // asked: the counters over exactly the iterations sent, in the windows asked
+      if (!r->contains("counters")) return Error::infra("the reply has no counters, which the plan asked for");
+      CountersRecording c;
+      try {
+        c = r->at("counters").get<CountersRecording>();
+      } catch (const json::exception& e) {
+        return Error::infra(std::string("malformed counters: ") + e.what());
+      }
+      std::int64_t sum = 0;
+      for (std::int64_t l : c.window_iterations) sum += l >= 0 ? l : -*count - 1;
+      const std::int64_t most_windows = std::clamp<std::int64_t>(plan.counters->windows, 1, plan.iterations);
+      if (c.unavailable.empty() &&
+          (c.iterations != *count || c.windows < 1 || c.windows > most_windows ||
+           static_cast<std::int64_t>(c.window_iterations.size()) != c.windows || sum != *count ||
+           c.groups.size() != plan.counters->groups.size() || !c.window_sides.empty())) {
+        return Error::infra(fmt::format("the agent's counters count {} iterations in {} windows of {} groups, the "
+                                        "window ran {} in at most {} of {}",
+                                        c.iterations, c.windows, c.groups.size(), *count, most_windows,
+                                        plan.counters->groups.size()));
+      }
+      window.counters = std::move(c);
+    }
     return ok();
   };
   Status checked = check_reply();

@@ -41,6 +41,10 @@ struct AcquireContext {
   // Where the workload runs (level 4); null: this process (a LocalDevice).
   Device* device = nullptr;
   WindowHooks* window = nullptr;  // null: no host-side instrument shares a window
+  // Level 2 read at the edges of level 4's window (counters_ride_latency_window):
+  // the part of the recording level 4 fills from its window's reply; null:
+  // level 2 runs on its own.
+  CountersRecording* counters_in_window = nullptr;
   RunProgress* progress = nullptr;  // null: nobody watches (the agent, tests)
   // The seed each round's order of candidate and reference is drawn from
   // (a [reference] with order "random"): the scenario's, or drawn per run.

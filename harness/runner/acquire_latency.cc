@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <thread>
@@ -91,6 +92,13 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
   plan.min_duration_s = cfg.min_duration_s;
   plan.run_timeout_s = cfg.run_timeout_s;
   plan.iteration_timeout_s = ctx.scenario.workload.timeout_s;
+  // Level 2 rides the scenario's window (never paired: acquire_table.h).
+  const bool counted = window && ctx.counters_in_window && !ctx.scenario.reference;
+  if (counted) {
+    plan.counters = *ctx.scenario.counters;
+    plan.counters->iterations = plan.iterations;
+    plan.counters->windows = std::clamp<std::int64_t>(plan.counters->windows, 1, plan.iterations);
+  }
 
   const std::uint64_t opened = ctx.clock.now_ns();
   if (window && window->record) window->record->origin_host_ns = opened;  // close() places the capture on it
@@ -129,6 +137,12 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
     trace = power->end();
   }
   Status closed = window ? window->close() : ok();
+  if (counted && ran && ran->counters) {
+    CountersRecording& c = *ctx.counters_in_window;
+    c = std::move(*ran->counters);
+    c.window = "latency";
+    c.window_condition = window->condition;
+  }
 
   // Times count from the first measured iteration's start (what the device
   // reported as "measuring" when the window completed).

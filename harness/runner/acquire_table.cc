@@ -37,6 +37,7 @@ Status acquire_roofline_row(LevelAcquisition& a) {
 
 Status acquire_counters_row(LevelAcquisition& a) {
   const AcquireContext& ctx = a.context;
+  if (ctx.counters_in_window) return ok();  // read in level 4's window (acquire_latency.cc)
   const Scenario& s = ctx.scenario;
   Recording& rec = a.recording;
   rec.counters.emplace();
@@ -62,6 +63,7 @@ Status acquire_counters_row(LevelAcquisition& a) {
     window.iterations_end_s = seconds_between(opened, ctx.clock.now_ns());
     if (r) *rec.counters = std::move(*r);
     else status = r.error();
+    rec.counters->window = windowed ? "counters" : "none";
   }
   if (windowed) {
     window.level = hooks->level;
@@ -137,7 +139,8 @@ const AcquireRow kAcquireRows[] = {
      &acquire_roofline_row, nullptr, StabilityAround::acquisition},
     {Level::counters, [](const Scenario& s) { return s.counters.has_value(); }, [](const Scenario&) { return true; },
      [](const Scenario&) { return std::string("on the device"); }, WindowRole::fallback_owner, nullptr,
-     &acquire_counters_row, nullptr, StabilityAround::acquisition},
+     &acquire_counters_row, nullptr, StabilityAround::acquisition,
+     [](const AcquireContext& ctx) { return ctx.counters_in_window != nullptr; }},
     {Level::ddr, [](const Scenario& s) { return s.ddr.has_value(); }, [](const Scenario&) { return false; },
      [](const Scenario&) { return std::string("capture"); }, WindowRole::none, &ddr_window_instrument,
      &acquire_ddr_row},
@@ -158,6 +161,11 @@ Status check_acquisition_plan(const Scenario& s) {
   for (const AcquireRow& row : kAcquireRows)
     if (row.check_plan && row.asked(s)) HARNESS_TRY(row.check_plan(s));
   return ok();
+}
+
+bool counters_ride_latency_window(const Scenario& s, const AcquireRow* owner, const DeviceInfo* device) {
+  return owner && owner->level == Level::latency && s.counters && s.latency && !s.reference && device &&
+         device->offers("counters.window");
 }
 
 const AcquireRow* window_owner(const Scenario& s) {

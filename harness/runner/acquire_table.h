@@ -30,6 +30,8 @@
 
 namespace harness {
 
+struct DeviceInfo;
+
 // What one row acquires with.
 struct LevelAcquisition {
   // The run's context: `device` set when a row asked for the agent,
@@ -83,6 +85,10 @@ struct AcquireRow {
   // input, exit 2, before the run is stored); null: none.
   Status (*check_plan)(const Scenario&) = nullptr;
   StabilityAround stability = StabilityAround::none;
+  // Whether the level's work is done inside another row's acquisition this
+  // run (level 2 in level 4's window): its own acquisition then only notes
+  // it, and no stability readings are taken around it. Null: never.
+  bool (*inside_another)(const AcquireContext&) = nullptr;
 };
 
 // In acquisition order: level 1 and 2 on the device first, then level 3 on
@@ -95,5 +101,13 @@ Status check_acquisition_plan(const Scenario& scenario);
 // The row that owns the scenario's measurement window, or null (window =
 // "none", or neither the named level nor a fallback runs).
 const AcquireRow* window_owner(const Scenario& scenario);
+
+// Whether level 2's counters are read at the edges of level 4's measured
+// iterations of the window's condition instead of around iterations of
+// their own: the window is level 4's, there is no same-run reference (level
+// 4's paired blocks are requests of their own, with warm-ups between them:
+// docs/parts/counters.md, "Which window the counters cover"), and the
+// device's agent offers it ("counters.window").
+bool counters_ride_latency_window(const Scenario& scenario, const AcquireRow* owner, const DeviceInfo* device);
 
 }  // namespace harness

@@ -165,6 +165,14 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
       }
     }
   }
+  // Level 2 read at the edges of level 4's window: its part waits for it.
+  if (counters_ride_latency_window(s, owner, device ? &device->info() : nullptr)) {
+    CountersRecording& counters = rec.counters.emplace();
+    counters.window = "latency";
+    counters.window_condition = s.rig.window.condition;
+    counters.unavailable = "level 4's window ended before the counters were read at its edges";
+    ctx.counters_in_window = &counters;
+  }
   if (instrument) {
     hooks.captured_samples = [&instrument] { return instrument->samples_so_far(); };
     hooks.open = [&] { return instrument->open(hooks.level); };
@@ -178,7 +186,9 @@ Status acquire_all(const AcquireContext& base, Recording& rec, std::map<std::str
     LevelSpan span(progress, base.clock, row.level, row.how(s));
     LevelAcquisition acquisition{ctx, rec, span};
     std::optional<StabilityReadings> around;
-    if (row.stability == StabilityAround::acquisition && ctx.device) around.emplace(ctx, *ctx.device, row.level);
+    const bool inside_another = row.inside_another && row.inside_another(ctx);
+    if (row.stability == StabilityAround::acquisition && ctx.device && !inside_another)
+      around.emplace(ctx, *ctx.device, row.level);
     status = row.acquire(acquisition);
     if (around) around->end();
     span.set_samples(acquisition.samples);
