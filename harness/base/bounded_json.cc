@@ -168,6 +168,12 @@ Result<json> parse_bounded_json(std::string_view text, const std::string& where,
     return Error::input(
         fmt::format("{}: {} bytes of JSON is more than the {} allowed", where, text.size(), limits.bytes));
   }
+  // JSON text has no NUL byte (RFC 8259: control characters only escaped,
+  // in strings), and nlohmann's lexer would take one for the end of the
+  // input and accept "0\0anything" as 0.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return Error::input(fmt::format("{}:{}: not valid JSON: a NUL byte", where, position_text(text, nul)));
+  }
   BoundedBuilder builder(limits);
   bool parsed = false;
   try {

@@ -42,6 +42,13 @@ TEST(BoundedJson, SyntaxErrorsNameTheLineAndColumn) {
                                   "ill-formed UTF-8 byte; last read: '\"\xff'");
 }
 
+// nlohmann's lexer takes a NUL for the end of the input: "0\0..." would be 0.
+TEST(BoundedJson, ANulByteIsRefusedWhereItIs) {
+  using namespace std::string_literals;
+  EXPECT_EQ(refusal("0\0{\"ignored\": 1}"s), "in.json:1:2: not valid JSON: a NUL byte");
+  EXPECT_EQ(refusal("{\"a\":\n \"b\0\"}"s), "in.json:2:4: not valid JSON: a NUL byte");
+}
+
 TEST(BoundedJson, TheSizeIsCheckedBeforeParsing) {
   EXPECT_EQ(refusal("[1, 2, 3]", {.bytes = 8}), "in.json: 9 bytes of JSON is more than the 8 allowed");
   EXPECT_EQ(refusal("[1, 2, 3]", {.bytes = 9}), "parsed");
