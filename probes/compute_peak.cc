@@ -1,8 +1,6 @@
 #include "probes/compute_peak.h"
 
 #include <cmath>
-#include <latch>
-#include <thread>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -10,6 +8,8 @@
 #elif defined(__aarch64__)
 #include <arm_neon.h>
 #endif
+
+#include "probes/timed_workers.h"
 
 namespace harness {
 namespace {
@@ -164,28 +164,8 @@ ComputeSample fma_fp32_peak(Clock& clock, std::uint64_t iterations, int threads)
   std::vector<double> results(static_cast<std::size_t>(threads), 0);
   ComputeSample s;
   s.operations = 2.0 * kFmaChains * fma_lanes() * static_cast<double>(iterations) * threads;
-  if (threads == 1) {
-    std::uint64_t start = clock.now_ns();
-    results[0] = run_path(iterations);
-    std::uint64_t end = clock.now_ns();
-    s.seconds = static_cast<double>(end - start) * 1e-9;
-  } else {
-    std::latch ready(threads), go(1);
-    std::vector<std::jthread> workers;
-    for (int t = 0; t < threads; ++t) {
-      workers.emplace_back([&, t] {
-        ready.count_down();
-        go.wait();
-        results[static_cast<std::size_t>(t)] = run_path(iterations);
-      });
-    }
-    ready.wait();
-    std::uint64_t start = clock.now_ns();
-    go.count_down();
-    for (std::jthread& w : workers) w.join();
-    std::uint64_t end = clock.now_ns();
-    s.seconds = static_cast<double>(end - start) * 1e-9;
-  }
+  s.seconds = time_workers(clock, threads,
+                           [&](int t) { results[static_cast<std::size_t>(t)] = run_path(iterations); });
   double total = 0;
   for (double r : results) total += r;
   g_compute_sink = total;

@@ -10,9 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <latch>
 #include <random>
-#include <thread>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -21,6 +19,8 @@
 #include <arm_neon.h>
 #endif
 #include <fmt/format.h>
+
+#include "probes/timed_workers.h"
 
 namespace harness {
 namespace {
@@ -265,29 +265,7 @@ BandwidthSample sequential_read(const BandwidthBuffer& buffer, Clock& clock, int
 
   BandwidthSample s;
   s.bytes = static_cast<double>(buffer.size()) * passes;
-  if (threads == 1) {
-    std::uint64_t start = clock.now_ns();
-    read_part(0);
-    std::uint64_t end = clock.now_ns();
-    s.seconds = seconds_between(start, end);
-  } else {
-    // Threads are created before the clock starts and released together.
-    std::latch ready(threads), go(1);
-    std::vector<std::jthread> workers;
-    for (int t = 0; t < threads; ++t) {
-      workers.emplace_back([&, t] {
-        ready.count_down();
-        go.wait();
-        read_part(t);
-      });
-    }
-    ready.wait();
-    std::uint64_t start = clock.now_ns();
-    go.count_down();
-    for (std::jthread& w : workers) w.join();
-    std::uint64_t end = clock.now_ns();
-    s.seconds = seconds_between(start, end);
-  }
+  s.seconds = time_workers(clock, threads, read_part);
   for (std::uint64_t v : sums) s.checksum ^= v;
   g_bandwidth_sink = s.checksum;
   return s;
