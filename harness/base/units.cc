@@ -69,59 +69,32 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// What each dimension is called, an example of it, its SI unit and the
+// largest figure of it anything may state (input_limits.h).
+struct DimensionFacts {
+  std::string_view noun, example, si_unit;
+  double largest;
+};
+
+DimensionFacts facts(Dimension d) {
+  switch (d) {
+    case Dimension::compute: return {"a compute rate", "\"30 TOPS\"", "op/s", kMaxComputeRate};
+    case Dimension::bandwidth: return {"a bandwidth", "\"50 GB/s\"", "B/s", kMaxBandwidth};
+    case Dimension::frequency: return {"a frequency", "\"1 GHz\"", "Hz", kMaxFrequency};
+    case Dimension::size: return {"a size", "\"128 B\"", "B", kMaxSize};
+    case Dimension::time: return {"a time", "\"60 s\"", "s", kMaxTime};
+    case Dimension::power: return {"a power", "\"5 W\"", "W", kMaxPower};
+    case Dimension::energy: return {"an energy", "\"2 J\"", "J", kMaxEnergy};
+  }
+  return {"a quantity", "", "", 0};
+}
+
 }  // namespace
 
-std::string_view dimension_noun(Dimension d) {
-  switch (d) {
-    case Dimension::compute: return "a compute rate";
-    case Dimension::bandwidth: return "a bandwidth";
-    case Dimension::frequency: return "a frequency";
-    case Dimension::size: return "a size";
-    case Dimension::time: return "a time";
-    case Dimension::power: return "a power";
-    case Dimension::energy: return "an energy";
-  }
-  return "a quantity";
-}
-
-std::string_view dimension_example(Dimension d) {
-  switch (d) {
-    case Dimension::compute: return "\"30 TOPS\"";
-    case Dimension::bandwidth: return "\"50 GB/s\"";
-    case Dimension::frequency: return "\"1 GHz\"";
-    case Dimension::size: return "\"128 B\"";
-    case Dimension::time: return "\"60 s\"";
-    case Dimension::power: return "\"5 W\"";
-    case Dimension::energy: return "\"2 J\"";
-  }
-  return "";
-}
-
-std::string_view si_unit(Dimension d) {
-  switch (d) {
-    case Dimension::compute: return "op/s";
-    case Dimension::bandwidth: return "B/s";
-    case Dimension::frequency: return "Hz";
-    case Dimension::size: return "B";
-    case Dimension::time: return "s";
-    case Dimension::power: return "W";
-    case Dimension::energy: return "J";
-  }
-  return "";
-}
-
-double largest_quantity(Dimension d) {
-  switch (d) {
-    case Dimension::compute: return kMaxComputeRate;
-    case Dimension::bandwidth: return kMaxBandwidth;
-    case Dimension::frequency: return kMaxFrequency;
-    case Dimension::size: return kMaxSize;
-    case Dimension::time: return kMaxTime;
-    case Dimension::power: return kMaxPower;
-    case Dimension::energy: return kMaxEnergy;
-  }
-  return 0;
-}
+std::string_view dimension_noun(Dimension d) { return facts(d).noun; }
+std::string_view dimension_example(Dimension d) { return facts(d).example; }
+std::string_view si_unit(Dimension d) { return facts(d).si_unit; }
+double largest_quantity(Dimension d) { return facts(d).largest; }
 
 Result<Quantity> parse_quantity(std::string_view text) {
   std::string_view s = trim(text);

@@ -177,6 +177,16 @@ class Judge {
     return "";
   }
 
+  // Whether `r` is not to be judged (unjudgeable); if so, with why.
+  bool cannot_judge(MetricComparison& r) const {
+    std::string why = unjudgeable(r);
+    if (why.empty()) return false;
+    r.reason = why;
+    r.nothing_to_judge = config_.ignore.count(r.name) > 0;
+    r.decided_by = why.rfind("rig unstable", 0) == 0 ? "stability" : "";
+    return true;
+  }
+
   MetricComparison metric_row(const Metric* b, const Metric* c) {
     const Metric& any = c ? *c : *b;
     MetricComparison r;
@@ -209,12 +219,7 @@ class Judge {
       r.reason = b->text == c->text ? "same" : fmt::format("{} -> {}", b->text, c->text);
       return r;
     }
-    if (std::string why = unjudgeable(r); !why.empty()) {
-      r.reason = why;
-      r.nothing_to_judge = config_.ignore.count(r.name) > 0;
-      r.decided_by = why.rfind("rig unstable", 0) == 0 ? "stability" : "";
-      return r;
-    }
+    if (cannot_judge(r)) return r;
     if (!b->value || !c->value) {
       if (!b->value && !c->value) {
         r.reason = fmt::format("unavailable in both runs: {}", shown_unavailable(*c));
@@ -259,12 +264,7 @@ class Judge {
       r.reason = fmt::format("samples missing in the {} run", b == base_sets_.end() ? "baseline" : "new");
       return r;
     }
-    if (std::string why = unjudgeable(r); !why.empty()) {
-      r.reason = why;
-      r.nothing_to_judge = config_.ignore.count(r.name) > 0;
-      r.decided_by = why.rfind("rig unstable", 0) == 0 ? "stability" : "";
-      return r;
-    }
+    if (cannot_judge(r)) return r;
     if (!same_kind_of_evidence(*r.baseline_provenance, *r.current_provenance)) {
       r.reason = fmt::format("provenance differs: {} vs {}", provenance_name(*r.baseline_provenance),
                              provenance_name(*r.current_provenance));

@@ -84,22 +84,20 @@ void load_groups(TableReader& r, CountersConfig& c) {
       if (!r.context().error) r.context().error = group.error();
       return;
     }
-    for (const CounterSpec& counter : group->counters) {
-      if (owner.count(counter.name)) {
-        fail_at_name(i, fmt::format("counter {} is defined by both groups \"{}\" and \"{}\"", counter.name,
-                                        owner[counter.name], group->name));
-        return;
+    // Each counter and metric name belongs to one group.
+    auto claim = [&](const char* what, const std::string& name) {
+      if (owner.count(name)) {
+        fail_at_name(i, fmt::format("{} {} is defined by both groups \"{}\" and \"{}\"", what, name, owner[name],
+                                    group->name));
+        return false;
       }
-      owner[counter.name] = group->name;
-    }
-    for (const DerivedCounterMetric& m : group->metrics) {
-      if (owner.count(m.name)) {
-        fail_at_name(i, fmt::format("metric {} is defined by both groups \"{}\" and \"{}\"", m.name,
-                                        owner[m.name], group->name));
-        return;
-      }
-      owner[m.name] = group->name;
-    }
+      owner[name] = group->name;
+      return true;
+    };
+    for (const CounterSpec& counter : group->counters)
+      if (!claim("counter", counter.name)) return;
+    for (const DerivedCounterMetric& m : group->metrics)
+      if (!claim("metric", m.name)) return;
     c.groups.push_back(std::move(*group));
   }
 }
