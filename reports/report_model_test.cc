@@ -54,12 +54,6 @@ TEST(FigureText, ReadableAndNeverNaN) {
   EXPECT_EQ(figure_text(52e9, "B/s"), "52 GB/s");
 }
 
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
-
 TEST(ApplyBaselineVerdicts, JudgedVerdictsReplaceTheirPlaceholdersAndHintsJoin) {
   Analysis run;
   run.verdicts.push_back(

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/process.h"
+#include "tests/support/run_harness.h"
 #include "tests/support/tensor_bytes.h"
 
 namespace harness {
@@ -22,11 +23,7 @@ using testing_support::npy_unpadded_header;
 const std::string kFixture = std::string(HARNESS_SOURCE_DIR) + "/fixtures/accuracy/tinynet/";
 
 CommandResult run(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{HARNESS_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  Result<CommandResult> r = run_command(argv);
-  EXPECT_TRUE(r) << r.error().message;
-  return r ? *r : CommandResult{};
+  return testing_support::run_harness(args, CommandOptions{});
 }
 
 class AccuracyCli : public ::testing::Test {

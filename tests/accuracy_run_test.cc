@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/process.h"
+#include "tests/support/run_harness.h"
 
 namespace harness {
 namespace {
@@ -41,12 +42,9 @@ class AccuracyRun : public ::testing::Test {
   }
 
   CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), HARNESS_BINARY);
     args.push_back("--db");
     args.push_back(db_);
-    Result<CommandResult> r = run_command(args);
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+    return testing_support::run_harness(args, CommandOptions{});
   }
 
   static const nlohmann::json* metric(const nlohmann::json& run, const std::string& name) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/process.h"
+#include "tests/support/run_harness.h"
 
 namespace harness {
 namespace {
@@ -38,11 +39,8 @@ class AgentOnQemu : public ::testing::Test {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
-  CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), HARNESS_BINARY);
-    Result<CommandResult> r = run_command(args, {.timeout_s = 600, .max_output = 1 << 22});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+  CommandResult harness(const std::vector<std::string>& args) {
+    return testing_support::run_harness(args, {.timeout_s = 600, .max_output = 1 << 22});
   }
 
   std::string agent_;

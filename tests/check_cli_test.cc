@@ -1,8 +1,6 @@
 // `harness check`, `harness run --dry-run` and the pre-flight of `harness run`:
 // every problem of a scenario at once, with file:line:col, exit 2, nothing
 // run or stored.
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,6 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/process.h"
+#include "tests/support/file_bytes.h"
+#include "tests/support/loopback_port.h"
+#include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
 
 namespace harness {
@@ -25,24 +26,12 @@ using ::testing::Not;
 
 // A loopback port nothing listens on: bound by us, then closed.
 int closed_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  int port = ntohs(a.sin_port);
-  ::close(fd);
+  int port = 0;
+  ::close(testing_support::bind_loopback(port));
   return port;
 }
 
-std::string file_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::file_bytes;
 
 // Line and column numbers matter: the test asserts them.
 std::string fmt_scenario(int port, const std::string& job) {
@@ -74,22 +63,18 @@ defualt_threshold = 0.2
 )";
 }
 
-class Check : public ::testing::Test {
+class Check : public testing_support::ScratchDirTest {
  protected:
-  void SetUp() override { dir_ = testing_support::fresh_test_dir("harness-check"); }
-  void TearDown() override { fs::remove_all(dir_); }
+  Check() : ScratchDirTest("harness-check") {}
   CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), {HARNESS_BINARY, "--db", db()});
-    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 20});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+    args.insert(args.begin(), {"--db", db()});
+    return testing_support::run_harness(args, {.timeout_s = 120, .max_output = 1 << 20});
   }
   std::string db() const { return (dir_ / "runs.sqlite").string(); }
   std::string write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
     return (dir_ / name).string();
   }
-  fs::path dir_;
 };
 
 // Five independent problems: a missing capture, a mistyped counter group, an

@@ -17,7 +17,7 @@
 
 #include "harness/store/sql/connection.h"
 #include "probes/process.h"
-#include "tests/support/scratch_dir.h"
+#include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
@@ -28,18 +28,9 @@ using ::testing::Not;
 
 // On each store engine (tests/support/store_engines.h): a run, its listing
 // and an interrupted run behave the same on an SQLite file and on a server.
-class CliTest : public ::testing::TestWithParam<testing_support::StoreEngine> {
+class CliTest : public testing_support::StoreEngineTest {
  protected:
-  void SetUp() override {
-    dir_ = testing_support::fresh_test_dir("harness-cli");
-    store_.emplace(GetParam(), dir_);
-    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
-    db_ = store_->target();
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  CliTest() : StoreEngineTest("harness-cli") {}
 
   // Run in the test's folder: a PostgreSQL store's default report
   // (harness-report-<run>.html in the current folder) lands there, not in
@@ -74,10 +65,6 @@ elements = 65536
 )" << latency_section;
     return path;
   }
-
-  std::filesystem::path dir_;
-  std::optional<testing_support::TestStore> store_;
-  std::string db_;
 };
 
 TEST_P(CliTest, RunTwiceThenListAndShowWithUnitsAndProvenance) {
@@ -214,7 +201,7 @@ TEST_P(CliTest, SigtermDuringARunIsStoredAsAborted) {
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 3);
 
-  std::unique_ptr<sql::Connection> db = store_->connect();
+  std::unique_ptr<sql::Connection> db = target_->connect();
   ASSERT_TRUE(db);
   if (db->engine() == sql::Engine::sqlite) {
     Result<std::unique_ptr<sql::Rows>> check = db->query("PRAGMA integrity_check");
@@ -233,12 +220,6 @@ TEST_P(CliTest, SigtermDuringARunIsStoredAsAborted) {
   ASSERT_TRUE(kept && (*kept)->next());
   EXPECT_GT((*kept)->int64(0), 0);
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 // replay prints the compact summary that run prints (verdicts, headline
 // figures per level); --verbose adds every metric with its source, as show.
@@ -300,12 +281,6 @@ TEST_P(CliTest, ReplayOfALiveRecordingIsIdentical) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(mask(nlohmann::json::parse(live.out)), mask(nlohmann::json::parse(again.out)));
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 INSTANTIATE_TEST_SUITE_P(Engines, CliTest, ::testing::ValuesIn(testing_support::store_engines()),
                          [](const auto& info) { return testing_support::store_engine_name(info.param); });

@@ -17,10 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class Completion : public ::testing::Test {
+class Completion : public testing_support::ScratchDirTest {
  protected:
-  void SetUp() override { dir_ = testing_support::fresh_test_dir("harness-completion"); }
-  void TearDown() override { fs::remove_all(dir_); }
+  Completion() : ScratchDirTest("harness-completion") {}
   // The command's stdout written to a file of the test's folder.
   std::string written(const std::string& name, const std::vector<std::string>& args) {
     std::vector<std::string> argv = {HARNESS_BINARY};
@@ -31,7 +30,6 @@ class Completion : public ::testing::Test {
     std::ofstream(path) << (r ? r->out : "");
     return path;
   }
-  fs::path dir_;
 };
 
 TEST_F(Completion, BashLoadsTheScriptAndCompletesCommandsAndOptions) {

@@ -15,6 +15,7 @@
 #include "harness/compare/compare.h"
 #include "harness/store/store.h"
 #include "probes/process.h"
+#include "tests/support/run_harness.h"
 
 namespace harness {
 namespace {
@@ -110,10 +111,8 @@ class CaseStudy : public ::testing::Test {
     ASSERT_TRUE(store->insert_calibration(c));
   }
   CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), {HARNESS_BINARY, "--db", db_.string()});
-    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 22});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+    args.insert(args.begin(), {"--db", db_.string()});
+    return testing_support::run_harness(args);
   }
   fs::path db_;
 };

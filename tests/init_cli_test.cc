@@ -11,6 +11,7 @@
 
 #include "harness/model/metric_catalogue.h"
 #include "probes/process.h"
+#include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/ssh_device.h"
 
@@ -20,18 +21,14 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class Init : public ::testing::Test {
+class Init : public testing_support::ScratchDirTest {
  protected:
-  void SetUp() override { dir_ = testing_support::fresh_test_dir("harness-init"); }
-  void TearDown() override { fs::remove_all(dir_); }
+  Init() : ScratchDirTest("harness-init") {}
   CommandResult harness(std::vector<std::string> args, double timeout_s = 300) {
-    args.insert(args.begin(), {HARNESS_BINARY, "--db", (dir_ / "runs.sqlite").string()});
-    Result<CommandResult> r = run_command(args, {.timeout_s = timeout_s, .max_output = 1 << 22});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+    args.insert(args.begin(), {"--db", (dir_ / "runs.sqlite").string()});
+    return testing_support::run_harness(args, {.timeout_s = timeout_s, .max_output = 1 << 22});
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
 };
 
 std::string read_text(const std::string& path) {

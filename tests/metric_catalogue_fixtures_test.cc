@@ -20,6 +20,7 @@
 #include "reports/regression_tables.h"
 
 #include "tests/support/replayed_fixture.h"
+#include "tests/support/run_harness.h"
 
 namespace harness {
 namespace {
@@ -42,12 +43,9 @@ RunRecord accuracy_run(const fs::path& dir) {
                           << "layer-map.txt\"\ncosine_min = 0.995\npsnr_min_db = 20.0\n";
   const std::string db = (dir / "runs.db").string();
   auto harness = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), HARNESS_BINARY);
     args.push_back("--db");
     args.push_back(db);
-    Result<CommandResult> r = run_command(args);
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+    return testing_support::run_harness(args, CommandOptions{});
   };
   CommandResult run = harness({"run", scenario.string()});
   EXPECT_EQ(run.exit_code, 1) << run.err;  // head_box and softmax fail cosine_min

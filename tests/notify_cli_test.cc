@@ -10,6 +10,7 @@
 
 #include "probes/process.h"
 #include "tests/support/loopback_webhook.h"
+#include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
 
 namespace harness {
@@ -18,15 +19,12 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class NotifyCli : public ::testing::Test {
+class NotifyCli : public testing_support::ScratchDirTest {
  protected:
-  void SetUp() override { dir_ = testing_support::fresh_test_dir("harness-notify-cli"); }
-  void TearDown() override { fs::remove_all(dir_); }
+  NotifyCli() : ScratchDirTest("harness-notify-cli") {}
   CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), {HARNESS_BINARY, "--db", (dir_ / "runs.sqlite").string()});
-    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 20});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+    args.insert(args.begin(), {"--db", (dir_ / "runs.sqlite").string()});
+    return testing_support::run_harness(args, {.timeout_s = 120, .max_output = 1 << 20});
   }
   // By default a run whose verdict must fail (no iteration takes a
   // nanosecond): news to notify.
@@ -44,7 +42,6 @@ warmup = 2
 )" << expect << notify;
     return (dir_ / "s.toml").string();
   }
-  fs::path dir_;
 };
 
 TEST_F(NotifyCli, AWebhookHearsOfAFailedVerdictWithTheRunsJson) {

@@ -8,6 +8,7 @@
 
 #include "probes/process.h"
 
+#include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
 
 namespace harness {
@@ -16,26 +17,23 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class PublishCli : public ::testing::Test {
+class PublishCli : public testing_support::ScratchDirTest {
  protected:
+  PublishCli() : ScratchDirTest("harness-publish-cli") {}
   void SetUp() override {
-    dir_ = testing_support::fresh_test_dir("harness-publish-cli");
+    ScratchDirTest::SetUp();
     db_ = (dir_ / "runs.sqlite").string();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), {HARNESS_BINARY, "--db", db_});
-    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 22});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+    args.insert(args.begin(), {"--db", db_});
+    return testing_support::run_harness(args);
   }
   void replay(const std::string& fixture) {
     CommandResult r = harness({"replay", std::string(HARNESS_SOURCE_DIR) + "/fixtures/" + fixture});
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
   }
 
-  fs::path dir_;
   std::string db_;
 };
 

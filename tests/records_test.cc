@@ -21,6 +21,8 @@
 
 #include "probes/process.h"
 
+#include "tests/support/file_bytes.h"
+#include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/store_engines.h"
 
@@ -64,38 +66,23 @@ Started start_harness(const std::vector<std::string>& args) {
     int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::close(err_pipe[0]);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(HARNESS_BINARY));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(HARNESS_BINARY, argv.data());
-    ::_exit(127);
+    testing_support::exec_harness(args);
   }
   ::close(err_pipe[1]);
   return {pid, err_pipe[0], ""};
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::file_bytes;
 
-class RecordsTest : public ::testing::Test {
+class RecordsTest : public testing_support::ScratchDirTest {
  protected:
+  RecordsTest() : ScratchDirTest("harness-records") {}
   void SetUp() override {
-    dir_ = testing_support::fresh_test_dir("harness-records");
+    ScratchDirTest::SetUp();
     db_ = (dir_ / "runs.sqlite").string();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), HARNESS_BINARY);
-    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 22});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
-  }
+  CommandResult harness(const std::vector<std::string>& args) { return testing_support::run_harness(args); }
 
   // A quick live run (level 4 on a small built-in kernel).
   std::string quick_scenario(const std::string& latency = "[latency]\niterations = 20\n") {
@@ -113,7 +100,6 @@ class RecordsTest : public ::testing::Test {
     return to;
   }
 
-  fs::path dir_;
   std::string db_;
 };
 
@@ -264,12 +250,12 @@ TEST_F(RecordsTest, ExportOfAReplayedRunCarriesItsCaptureAndChecksIt) {
     stored = db.execAndGet("SELECT path FROM artifacts WHERE run_id = 1 AND name = 'ddr/capture.sr'").getString();
   }
   EXPECT_EQ(fs::path(stored).parent_path(), fs::absolute(dir_ / "runs.sqlite.artifacts"));
-  EXPECT_EQ(slurp(stored), slurp(fs::path(day1) / "ddr/capture.sr"));
+  EXPECT_EQ(file_bytes(stored), file_bytes(fs::path(day1) / "ddr/capture.sr"));
 
   const std::string exported = (dir_ / "exported").string();
   CommandResult ex = harness({"export", "1", exported, "--db", db_});
   ASSERT_EQ(ex.exit_code, 0) << ex.err;
-  EXPECT_EQ(slurp(fs::path(exported) / "ddr/capture.sr"), slurp(fs::path(day1) / "ddr/capture.sr"));
+  EXPECT_EQ(file_bytes(fs::path(exported) / "ddr/capture.sr"), file_bytes(fs::path(day1) / "ddr/capture.sr"));
   CommandResult again = harness({"--json", "replay", exported, "--db", db_, "--no-store"});
   EXPECT_EQ(again.exit_code, first.exit_code) << again.err;
   auto metrics = [](const std::string& out) { return nlohmann::json::parse(out)["metrics"].dump(); };

@@ -15,6 +15,7 @@
 #include "reports/html.h"
 
 #include "tests/support/replayed_fixture.h"
+#include "tests/support/run_harness.h"
 
 namespace harness {
 namespace {
@@ -164,10 +165,8 @@ TEST(ReportOfReplayedFixtures, AgainstABaselineShowsTheBaselineVerdictsAndHints)
   fs::create_directories(dir);
   const std::string db = (dir / "runs.db").string();
   auto harness = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {HARNESS_BINARY, "--db", db});
-    Result<CommandResult> r = run_command(args);
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+    args.insert(args.begin(), {"--db", db});
+    return testing_support::run_harness(args, CommandOptions{});
   };
   harness({"replay", (kFixtures / "case-study" / "day1").string()});
   harness({"replay", (kFixtures / "case-study" / "day6").string()});

@@ -16,6 +16,7 @@
 #include "harness/base/digest.h"
 #include "harness/rig/agent_install.h"
 #include "probes/process.h"
+#include "tests/support/run_harness.h"
 #include "tests/support/ssh_device.h"
 
 namespace harness {
@@ -58,11 +59,8 @@ class RigInstall : public ::testing::Test {
     return path;
   }
 
-  CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), HARNESS_BINARY);
-    Result<CommandResult> r = run_command(args, {.timeout_s = 120});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+  CommandResult harness(const std::vector<std::string>& args) {
+    return testing_support::run_harness(args, {.timeout_s = 120});
   }
 
   test_support::SshDevice device_;

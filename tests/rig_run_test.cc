@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/process.h"
+#include "tests/support/run_harness.h"
 #include "tests/support/ssh_device.h"
 #include "tests/support/store_engines.h"
 
@@ -84,11 +85,8 @@ interval = "20 ms"
     return path;
   }
 
-  CommandResult harness(std::vector<std::string> args, double timeout_s = 180) {
-    args.insert(args.begin(), HARNESS_BINARY);
-    Result<CommandResult> r = run_command(args, {.timeout_s = timeout_s, .max_output = 1 << 22});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+  CommandResult harness(const std::vector<std::string>& args, double timeout_s = 180) {
+    return testing_support::run_harness(args, {.timeout_s = timeout_s, .max_output = 1 << 22});
   }
 
   json recording(const std::string& bundle) {

@@ -17,6 +17,7 @@
 
 #include "probes/process.h"
 #include "probes/workload/cpu_pinning.h"
+#include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
 
 namespace harness {
@@ -27,22 +28,15 @@ using ::testing::StartsWith;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-class StabilityRun : public ::testing::Test {
+class StabilityRun : public testing_support::ScratchDirTest {
  protected:
+  StabilityRun() : ScratchDirTest("harness-stability-run") {}
   void SetUp() override {
     if (!find_executable("stress-ng")) GTEST_SKIP() << "stress-ng is not installed (scripts/install-deps)";
-    dir_ = testing_support::fresh_test_dir("harness-stability-run");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), HARNESS_BINARY);
-    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 22});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
+    ScratchDirTest::SetUp();
   }
 
-  fs::path dir_;
+  CommandResult harness(const std::vector<std::string>& args) { return testing_support::run_harness(args); }
 };
 
 // The CPUs this process may use, as the workload (unpinned) may.

@@ -19,58 +19,41 @@
 
 #include "harness/store/store.h"
 #include "probes/process.h"
+#include "tests/support/file_bytes.h"
+#include "tests/support/run_harness.h"
+#include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
 
 using testing_support::StoreEngine;
-using testing_support::TestStore;
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::file_bytes;
 
-class StoreCliTest : public ::testing::TestWithParam<StoreEngine> {
+// The store on each engine is the middle one (a lab's server); the rig's and
+// the one copied back are SQLite files beside it.
+class StoreCliTest : public testing_support::StoreEngineTest {
  protected:
+  StoreCliTest() : StoreEngineTest("harness-store-cli", "middle.sqlite") {}
   void SetUp() override {
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(name.begin(), name.end(), '/', '-');
-    dir_ = std::filesystem::temp_directory_path() / ("harness-store-cli-" + std::to_string(::getpid()) + "-" + name);
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    middle_.emplace(GetParam(), dir_, "middle.sqlite");
-    if (!middle_->unavailable().empty()) GTEST_SKIP() << middle_->unavailable();
+    StoreEngineTest::SetUp();
     rig_ = (dir_ / "rig.sqlite").string();
     back_ = (dir_ / "back.sqlite").string();
   }
-  void TearDown() override {
-    middle_.reset();
-    std::filesystem::remove_all(dir_);
-  }
 
-  CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), HARNESS_BINARY);
-    Result<CommandResult> r = run_command(args, {.timeout_s = 120, .max_output = 1 << 22});
-    EXPECT_TRUE(r) << r.error().message;
-    return r ? *r : CommandResult{};
-  }
+  CommandResult harness(const std::vector<std::string>& args) { return testing_support::run_harness(args); }
   nlohmann::json show(const std::string& db, const std::string& id) {
     CommandResult r = harness({"--json", "--db", db, "show", id});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out);
   }
 
-  std::filesystem::path dir_;
-  std::optional<TestStore> middle_;
   std::string rig_, back_;
 };
 
 TEST_P(StoreCliTest, ARoundTripKeepsEveryRunAndItsArtifactsAndASecondPushCopiesNothing) {
-  const std::string middle = middle_->target();
+  const std::string middle = target_->target();
   // Two replayed runs, each with its DDR capture and its counter group as
   // artifacts (exit 1: their verdicts fail).
   for (const char* day : {"day1", "day5"}) {
@@ -124,7 +107,7 @@ TEST_P(StoreCliTest, ARoundTripKeepsEveryRunAndItsArtifactsAndASecondPushCopiesN
 // `compare --baseline` means the same in every store; a baseline of that name
 // set otherwise in the destination is kept.
 TEST_P(StoreCliTest, BaselinesAndTheirAcknowledgementsTravelWithTheirRuns) {
-  const std::string middle = middle_->target();
+  const std::string middle = target_->target();
   for (const char* day : {"day1", "day5"}) {
     CommandResult r = harness({"--db", rig_, "replay", std::string(HARNESS_SOURCE_DIR) + "/fixtures/case-study/" + day});
     ASSERT_EQ(r.exit_code, 1) << r.err;
@@ -192,7 +175,7 @@ TEST_P(StoreCliTest, ConcurrentPushesOfTheSameRunsStoreEachOnceAndNoneFails) {
   std::vector<CommandResult> pushes(kPushes);
   std::vector<std::thread> threads;
   for (int p = 0; p < kPushes; ++p)
-    threads.emplace_back([&, p] { pushes[p] = harness({"--json", "store", "push", rig_, middle_->target()}); });
+    threads.emplace_back([&, p] { pushes[p] = harness({"--json", "store", "push", rig_, target_->target()}); });
   for (std::thread& t : threads) t.join();
   std::size_t copied = 0;
   for (const CommandResult& p : pushes) {
@@ -202,7 +185,7 @@ TEST_P(StoreCliTest, ConcurrentPushesOfTheSameRunsStoreEachOnceAndNoneFails) {
     EXPECT_EQ(summary["copied"].size() + summary["already_there"].get<std::size_t>(), std::size_t{kRuns}) << p.out;
   }
   EXPECT_EQ(copied, std::size_t{kRuns});
-  CommandResult runs = harness({"--json", "--db", middle_->target(), "runs"});
+  CommandResult runs = harness({"--json", "--db", target_->target(), "runs"});
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   EXPECT_EQ(nlohmann::json::parse(runs.out).size(), std::size_t{kRuns});
 }
@@ -214,7 +197,7 @@ TEST_P(StoreCliTest, ADamagedArtifactStopsThePushNamingBothDigests) {
   const std::string stored = run["artifacts"][0]["path"];
   std::filesystem::permissions(stored, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
   std::ofstream(stored, std::ios::app) << "x";
-  CommandResult pushed = harness({"store", "push", rig_, middle_->target()});
+  CommandResult pushed = harness({"store", "push", rig_, target_->target()});
   EXPECT_EQ(pushed.exit_code, 3);
   EXPECT_NE(pushed.err.find("run 1 not copied: artifact ddr/capture.sr of store " + rig_ + ": " + stored +
                             " has sha256 "),
@@ -224,7 +207,7 @@ TEST_P(StoreCliTest, ADamagedArtifactStopsThePushNamingBothDigests) {
                             " was stored (altered since it was stored)"),
             std::string::npos)
       << pushed.err;
-  CommandResult runs = harness({"--json", "--db", middle_->target(), "runs"});
+  CommandResult runs = harness({"--json", "--db", target_->target(), "runs"});
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   EXPECT_EQ(nlohmann::json::parse(runs.out).size(), 0u);
 }

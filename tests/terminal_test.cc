@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/cli/progress_view.h"
+#include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
 
 namespace harness {
@@ -49,12 +50,7 @@ PtyResult run_on_pty(const std::vector<std::string>& args, const char* no_color)
   if (pid == 0) {
     if (no_color) ::setenv("NO_COLOR", no_color, 1);
     else ::unsetenv("NO_COLOR");
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(HARNESS_BINARY));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(HARNESS_BINARY, argv.data());
-    ::_exit(127);
+    testing_support::exec_harness(args);
   }
   PtyResult r;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);

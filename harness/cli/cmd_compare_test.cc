@@ -15,7 +15,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
-#include "tests/support/scratch_dir.h"
+#include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
@@ -27,18 +27,9 @@ const char* kScenario =
 
 // On each store engine (tests/support/store_engines.h): every command behaves
 // the same on an SQLite file and on a PostgreSQL server.
-class CompareCliTest : public ::testing::TestWithParam<testing_support::StoreEngine> {
+class CompareCliTest : public testing_support::StoreEngineTest {
  protected:
-  void SetUp() override {
-    dir_ = testing_support::fresh_test_dir("harness-cmp-cli");
-    store_.emplace(GetParam(), dir_);
-    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
-    db_ = store_->target();
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  CompareCliTest() : StoreEngineTest("harness-cmp-cli") {}
 
   // A run whose latency samples have the given median.
   std::int64_t add(double median_s, const std::string& rig = "lab-a", std::uint64_t seed = 1,
@@ -104,9 +95,7 @@ class CompareCliTest : public ::testing::TestWithParam<testing_support::StoreEng
     return code;
   }
 
-  std::filesystem::path dir_;
-  std::optional<testing_support::TestStore> store_;
-  std::string db_, out_, err_;
+  std::string out_, err_;
 };
 
 TEST_P(CompareCliTest, BaselineSetListShow) {
@@ -341,12 +330,6 @@ TEST_P(CompareCliTest, HistoryMarksNoLevelShiftInsideTheRigsCalibratedSpread) {
   EXPECT_NE(out_.find("\n0 level shifts found;"), std::string::npos) << out_;
 }
 
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
-
 // The table pads by hand for ASCII; a rig named in another script still gets
 // the columns fmt would give it (one column per character, two for wide ones).
 TEST_P(CompareCliTest, HistoryColumnsLineUpForNamesBeyondAscii) {
@@ -371,12 +354,6 @@ TEST_P(CompareCliTest, HistoryNeverMixesRigsUnlessAsked) {
   ASSERT_EQ(cli({"history", "--metric", "latency_p50", "--all-rigs"}), 0) << err_;
   EXPECT_EQ(out_.rfind("latency_p50 (s) across 4 runs\n", 0), 0u) << out_;
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 // Replayed nights carry measured evidence (provenance replayed) and take part
 // in the change points; a replay of a night already stored does not count twice.
@@ -416,12 +393,6 @@ TEST_P(CompareCliTest, HistoryChangePointsUseReplayedNightsOnce) {
   EXPECT_EQ(j["changes"][0]["run"], first_replayed);
 }
 
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
-
 TEST_P(CompareCliTest, AnotherRigsBaselineWhenAskedWithRig) {
   std::int64_t a = add(1e-3, "lab-b"), b = add(1e-3, "lab-a", 2);
   ASSERT_EQ(cli({"baseline", "set", "nightly", std::to_string(a)}), 0);
@@ -437,12 +408,6 @@ TEST_P(CompareCliTest, AnotherRigsBaselineWhenAskedWithRig) {
             std::string::npos)
       << out_;
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 INSTANTIATE_TEST_SUITE_P(Engines, CompareCliTest, ::testing::ValuesIn(testing_support::store_engines()),
                          [](const auto& info) { return testing_support::store_engine_name(info.param); });

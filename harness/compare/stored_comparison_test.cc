@@ -9,28 +9,16 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/scratch_dir.h"
+#include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
 
 // On each store engine (tests/support/store_engines.h).
-class StoredComparisonTest : public ::testing::TestWithParam<testing_support::StoreEngine> {
+class StoredComparisonTest : public testing_support::OpenStoreTest {
  protected:
-  void SetUp() override {
-    dir_ = testing_support::fresh_test_dir("harness-stored-comparison");
-    target_.emplace(GetParam(), dir_);
-    if (!target_->unavailable().empty()) GTEST_SKIP() << target_->unavailable();
-    Result<Store> s = Store::open(target_->target());
-    ASSERT_TRUE(s) << s.error().message;
-    store_.emplace(std::move(*s));
-  }
-  void TearDown() override {
-    store_.reset();
-    target_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  StoredComparisonTest() : OpenStoreTest("harness-stored-comparison") {}
 
   // One night: a single throughput value (no samples, so only the threshold
   // and the history's noise band can judge it).
@@ -59,10 +47,6 @@ class StoredComparisonTest : public ::testing::TestWithParam<testing_support::St
     EXPECT_EQ(c->report.comparison.metrics.size(), 1u);
     return c->report.comparison.metrics.empty() ? Change::cannot_tell : c->report.comparison.metrics[0].verdict;
   }
-
-  std::filesystem::path dir_;
-  std::optional<testing_support::TestStore> target_;
-  std::optional<Store> store_;
 };
 
 TEST_P(StoredComparisonTest, APersistentRegressionStaysRegressedUntilANewBaseline) {

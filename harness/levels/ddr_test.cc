@@ -153,11 +153,21 @@ TEST(DdrScenario, ReaderLimitsAndJobsReachTheAnalysis) {
   EXPECT_NE(bad.error().message.find("samples"), std::string::npos) << bad.error().message;
 }
 
+// The bus statistics of `cs` on an LPDDR4 bus of 100 cycles of 10 ns.
+ddr::BusSummary lpddr4_statistics(const std::vector<ddr::Command>& cs) {
+  ddr::BusModel model;
+  model.standard = ddr::Standard::lpddr4;
+  ddr::BusStatistics stats(model);
+  stats.on_commands(cs);
+  ddr::BusTiming t;
+  t.tck = 10e-9;
+  t.cycles = 100;
+  t.duration = 1e-6;
+  return stats.finish(t);
+}
+
 TEST(BusStatistics, GroupsBackToBackBurstsAndClassifiesRowAccesses) {
   using namespace ddr;
-  BusModel model;
-  model.standard = Standard::lpddr4;
-  BusStatistics stats(model);
   auto cmd = [](std::uint64_t cycle, Op op, int bank, int row, int col) {
     Command c;
     c.cycle = cycle;
@@ -179,12 +189,7 @@ TEST(BusStatistics, GroupsBackToBackBurstsAndClassifiesRowAccesses) {
       cmd(60, Op::act, 0, 6, -1),
       cmd(70, Op::wr, 0, 0, 0),        // conflict (PRE then ACT): transaction C = 32 B
   };
-  stats.on_commands(cs);
-  BusTiming t;
-  t.tck = 10e-9;
-  t.cycles = 100;
-  t.duration = 1e-6;
-  BusSummary s = stats.finish(t);
+  BusSummary s = lpddr4_statistics(cs);
   EXPECT_EQ(s.row_hits, 2u);
   EXPECT_EQ(s.row_misses, 1u);
   EXPECT_EQ(s.row_conflicts, 1u);
@@ -198,9 +203,6 @@ TEST(BusStatistics, GroupsBackToBackBurstsAndClassifiesRowAccesses) {
 
 TEST(BusStatistics, KeepsEachRanksBanksApart) {
   using namespace ddr;
-  BusModel model;
-  model.standard = Standard::lpddr4;
-  BusStatistics stats(model);
   auto cmd = [](std::uint64_t cycle, Op op, int rank) {
     Command c;
     c.cycle = cycle;
@@ -222,22 +224,11 @@ TEST(BusStatistics, KeepsEachRanksBanksApart) {
       cmd(60, Op::rd, 1),                          // hit
       cmd(70, Op::rd, 0),                          // rank 0's bank is closed: unknown row
   };
-  stats.on_commands(cs);
-  BusTiming t;
-  t.tck = 10e-9;
-  t.cycles = 100;
-  t.duration = 1e-6;
-  BusSummary s = stats.finish(t);
+  BusSummary s = lpddr4_statistics(cs);
   EXPECT_EQ(s.row_misses, 2u);
   EXPECT_EQ(s.row_hits, 1u);
   EXPECT_EQ(s.row_unknown, 1u);
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 // A DDR4 x8 bus probed on ten pins: no BG1 (the part has it), no A12 (BC_n).
 TEST(DdrAnalysis, AReducedProbeSetMakesOnlyTheMetricsThatNeedAMissingPinUnavailable) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/analysis_metrics.h"
+
 namespace harness {
 namespace {
 
@@ -15,18 +17,8 @@ std::string fixture(const std::string& name) {
   return s.str();
 }
 
-const Metric& get(const Analysis& a, const std::string& name) {
-  const Metric* m = a.find_metric(name);
-  EXPECT_NE(m, nullptr) << name;
-  static Metric none;
-  return m ? *m : none;
-}
-
-double value(const Analysis& a, const std::string& name) {
-  const Metric& m = get(a, name);
-  EXPECT_TRUE(m.value.has_value()) << name << ": " << m.unavailable;
-  return m.value.value_or(-1);
-}
+using testing_support::named_metric;
+using testing_support::named_value;
 
 // Seed 001's example rig: 4 TOPS, 20 GB/s, ridge 200 op/B.
 ProfileCeilings seed_rig() {
@@ -58,34 +50,35 @@ Analysis analyse_fixture(const std::string& name, int top = 2) {
 
 // The answers worked out in fixtures/profiles/README.md, for both formats.
 void expect_known_answers(const Analysis& a) {
-  EXPECT_DOUBLE_EQ(value(a, "layer.conv1.intensity"), 500);
-  EXPECT_DOUBLE_EQ(value(a, "layer.fc1.intensity"), 10);
-  EXPECT_DOUBLE_EQ(value(a, "layer.permute1.intensity"), 0);
-  EXPECT_NEAR(value(a, "layer.softmax1.intensity"), 0.625, 1e-12);
-  EXPECT_NEAR(value(a, "layer.conv1.predicted_time"), 0.5e-3, 1e-12);
-  EXPECT_NEAR(value(a, "layer.fc1.predicted_time"), 5e-3, 1e-12);
-  EXPECT_NEAR(value(a, "layer.transpose1.predicted_time"), 0.1e-3, 1e-12);
-  EXPECT_NEAR(value(a, "layer.fc1.time"), 6e-3, 1e-12);
-  EXPECT_NEAR(value(a, "layer.conv1.prediction_error"), -0.5, 1e-9);
-  EXPECT_NEAR(value(a, "layer.fc1.prediction_error"), -1.0 / 6, 1e-9);
-  EXPECT_NEAR(value(a, "layer.permute1.prediction_error"), -1.0 / 3, 1e-9);
-  EXPECT_NEAR(value(a, "layer.transpose1.prediction_error"), -0.8, 1e-9);
-  EXPECT_NEAR(value(a, "layer.softmax1.prediction_error"), 0, 1e-9);
-  EXPECT_EQ(get(a, "layer.conv1.bound").text, "compute");
-  EXPECT_EQ(get(a, "layer.fc1.bound").text, "memory");
-  EXPECT_EQ(get(a, "profile.bandwidth_bound").text, "4 of 5: permute1, fc1, transpose1, softmax1");
-  EXPECT_EQ(value(a, "profile.bandwidth_bound"), 4);
-  EXPECT_NEAR(value(a, "profile.total_time"), 8.2e-3, 1e-12);
-  EXPECT_NEAR(value(a, "profile.predicted_time"), 6.2e-3, 1e-12);
-  EXPECT_NEAR(value(a, "profile.calibration"), 8.2 / 6.2, 1e-9);
-  EXPECT_NEAR(value(a, "profile.top_time_share"), 7.0 / 8.2, 1e-9);
-  EXPECT_EQ(get(a, "profile.top_time_share").text, "85.4 % in fc1 6 ms memory-bound, conv1 1 ms compute-bound");
-  EXPECT_NEAR(value(a, "profile.copy_time_share"), 0.8 / 8.2, 1e-9);
-  EXPECT_EQ(get(a, "profile.copy_time_share").text, "9.8 % in permute1, transpose1");
-  EXPECT_NEAR(value(a, "profile.idle_time"), 0.4e-3, 1e-12);
-  EXPECT_EQ(value(a, "profile.idle_gaps"), 2);
-  EXPECT_NEAR(value(a, "profile.idle_gap_max"), 0.3e-3, 1e-12);
-  EXPECT_EQ(get(a, "profile.idle_gap_max").text, "0.3 ms between transpose1 and softmax1");
+  EXPECT_DOUBLE_EQ(named_value(a, "layer.conv1.intensity"), 500);
+  EXPECT_DOUBLE_EQ(named_value(a, "layer.fc1.intensity"), 10);
+  EXPECT_DOUBLE_EQ(named_value(a, "layer.permute1.intensity"), 0);
+  EXPECT_NEAR(named_value(a, "layer.softmax1.intensity"), 0.625, 1e-12);
+  EXPECT_NEAR(named_value(a, "layer.conv1.predicted_time"), 0.5e-3, 1e-12);
+  EXPECT_NEAR(named_value(a, "layer.fc1.predicted_time"), 5e-3, 1e-12);
+  EXPECT_NEAR(named_value(a, "layer.transpose1.predicted_time"), 0.1e-3, 1e-12);
+  EXPECT_NEAR(named_value(a, "layer.fc1.time"), 6e-3, 1e-12);
+  EXPECT_NEAR(named_value(a, "layer.conv1.prediction_error"), -0.5, 1e-9);
+  EXPECT_NEAR(named_value(a, "layer.fc1.prediction_error"), -1.0 / 6, 1e-9);
+  EXPECT_NEAR(named_value(a, "layer.permute1.prediction_error"), -1.0 / 3, 1e-9);
+  EXPECT_NEAR(named_value(a, "layer.transpose1.prediction_error"), -0.8, 1e-9);
+  EXPECT_NEAR(named_value(a, "layer.softmax1.prediction_error"), 0, 1e-9);
+  EXPECT_EQ(named_metric(a, "layer.conv1.bound").text, "compute");
+  EXPECT_EQ(named_metric(a, "layer.fc1.bound").text, "memory");
+  EXPECT_EQ(named_metric(a, "profile.bandwidth_bound").text, "4 of 5: permute1, fc1, transpose1, softmax1");
+  EXPECT_EQ(named_value(a, "profile.bandwidth_bound"), 4);
+  EXPECT_NEAR(named_value(a, "profile.total_time"), 8.2e-3, 1e-12);
+  EXPECT_NEAR(named_value(a, "profile.predicted_time"), 6.2e-3, 1e-12);
+  EXPECT_NEAR(named_value(a, "profile.calibration"), 8.2 / 6.2, 1e-9);
+  EXPECT_NEAR(named_value(a, "profile.top_time_share"), 7.0 / 8.2, 1e-9);
+  EXPECT_EQ(named_metric(a, "profile.top_time_share").text,
+            "85.4 % in fc1 6 ms memory-bound, conv1 1 ms compute-bound");
+  EXPECT_NEAR(named_value(a, "profile.copy_time_share"), 0.8 / 8.2, 1e-9);
+  EXPECT_EQ(named_metric(a, "profile.copy_time_share").text, "9.8 % in permute1, transpose1");
+  EXPECT_NEAR(named_value(a, "profile.idle_time"), 0.4e-3, 1e-12);
+  EXPECT_EQ(named_value(a, "profile.idle_gaps"), 2);
+  EXPECT_NEAR(named_value(a, "profile.idle_gap_max"), 0.3e-3, 1e-12);
+  EXPECT_EQ(named_metric(a, "profile.idle_gap_max").text, "0.3 ms between transpose1 and softmax1");
 }
 
 TEST(LayerProfile, SyntheticCsvFixtureGivesTheKnownAnswers) {
@@ -96,14 +89,15 @@ TEST(LayerProfile, SyntheticJsonFixtureGivesTheSameAnswers) {
   Analysis a = analyse_fixture("synthetic_layers.json");
   expect_known_answers(a);
   // Declared flops over bytes modelled from shapes: the weaker, declared.
-  EXPECT_EQ(get(a, "layer.softmax1.intensity").provenance, Provenance::declared);
-  EXPECT_EQ(get(a, "layer.softmax1.intensity").source, "flops (profile flops) / bytes (model: tensor shapes)");
+  EXPECT_EQ(named_metric(a, "layer.softmax1.intensity").provenance, Provenance::declared);
+  EXPECT_EQ(named_metric(a, "layer.softmax1.intensity").source,
+            "flops (profile flops) / bytes (model: tensor shapes)");
 }
 
 TEST(LayerProfile, SeedLayerAtIntensityTenIsCappedAtFivePercent) {
   // 4 TOPS / 20 GB/s: AI 10 -> 200 GOPS attainable = 5 % of the peak.
   Analysis a = analyse_fixture("synthetic_layers.csv");
-  double attainable = 1e9 / value(a, "layer.fc1.predicted_time");
+  double attainable = 1e9 / named_value(a, "layer.fc1.predicted_time");
   EXPECT_NEAR(attainable, 200e9, 1e-3);
   EXPECT_NEAR(attainable / 4e12, 0.05, 1e-12);
 }
@@ -115,9 +109,9 @@ TEST(LayerProfile, WithoutCeilingsLayersAreUnavailableWithTheReason) {
   none.missing = "memory ceiling dram: no samples";
   Analysis a;
   analyse_layer_profile(*p, LayerProfileConfig{}, none, Provenance::measured, a);
-  EXPECT_FALSE(get(a, "layer.fc1.predicted_time").value);
-  EXPECT_EQ(get(a, "layer.fc1.predicted_time").unavailable, "memory ceiling dram: no samples");
-  EXPECT_DOUBLE_EQ(value(a, "layer.fc1.intensity"), 10);  // needs no ceiling
+  EXPECT_FALSE(named_metric(a, "layer.fc1.predicted_time").value);
+  EXPECT_EQ(named_metric(a, "layer.fc1.predicted_time").unavailable, "memory ceiling dram: no samples");
+  EXPECT_DOUBLE_EQ(named_value(a, "layer.fc1.intensity"), 10);  // needs no ceiling
 }
 
 TEST(LayerProfile, WithoutTimestampsIdleGapsAreUnavailable) {
@@ -125,10 +119,11 @@ TEST(LayerProfile, WithoutTimestampsIdleGapsAreUnavailable) {
   ASSERT_TRUE(p) << p.error().message;
   Analysis a;
   analyse_layer_profile(*p, LayerProfileConfig{}, seed_rig(), Provenance::measured, a);
-  EXPECT_EQ(get(a, "profile.idle_time").unavailable, "the profile has no start timestamps");
-  EXPECT_EQ(get(a, "layer.a.intensity").unavailable, "the profile gives no flops and no bytes for this layer");
-  EXPECT_EQ(value(a, "profile.unplaced"), 2);
-  EXPECT_EQ(get(a, "profile.unplaced").text, "a, b");
+  EXPECT_EQ(named_metric(a, "profile.idle_time").unavailable, "the profile has no start timestamps");
+  EXPECT_EQ(named_metric(a, "layer.a.intensity").unavailable,
+            "the profile gives no flops and no bytes for this layer");
+  EXPECT_EQ(named_value(a, "profile.unplaced"), 2);
+  EXPECT_EQ(named_metric(a, "profile.unplaced").text, "a, b");
 }
 
 TEST(LayerProfile, AcceptsColumnAliasesQuotesAndCrLf) {
@@ -191,22 +186,24 @@ TEST(LayerProfile, OnnxRuntimePreAnalysisCountsFallbackCopiesGapsAndFences) {
   config.top = 2;
   Analysis a;
   analyse_layer_profile(*p, config, seed_rig(), Provenance::measured, a);
-  EXPECT_NEAR(value(a, "profile.total_time"), 250e-6, 1e-12);
-  EXPECT_EQ(value(a, "profile.runs"), 2);
-  EXPECT_NEAR(value(a, "profile.cpu_fallback_share"), 90.0 / 250, 1e-9);
-  EXPECT_EQ(get(a, "profile.cpu_fallback_share").text, "CPUExecutionProvider 36.0 %, CUDAExecutionProvider 64.0 %");
-  EXPECT_NEAR(value(a, "profile.copy_time_share"), 30.0 / 250, 1e-9);
-  EXPECT_EQ(get(a, "profile.copy_time_share").text, "12.0 % in copy_out");
-  EXPECT_NEAR(value(a, "profile.idle_time"), 17.5e-6, 1e-12);  // (20 + 15) us over 2 runs
-  EXPECT_NEAR(value(a, "profile.idle_gap_max"), 10e-6, 1e-12);
-  EXPECT_EQ(get(a, "profile.idle_gap_max").text, "0.01 ms between topk and fc");
-  EXPECT_NEAR(value(a, "profile.sync_time"), 15e-6, 1e-12);
-  EXPECT_NEAR(value(a, "layer.conv.time_share"), 110.0 / 250, 1e-9);
-  EXPECT_EQ(get(a, "layer.conv.intensity").provenance, Provenance::declared);  // model flops, declared sizes
-  EXPECT_NEAR(value(a, "layer.conv.intensity"), (2.0 * 256 * 27 + 256) / (768 + 448 + 1024), 1e-9);
-  EXPECT_EQ(value(a, "profile.unplaced"), 1);
-  EXPECT_EQ(get(a, "profile.unplaced").text, "topk");
-  EXPECT_EQ(get(a, "profile.top_time_share").text, "68.0 % in conv 0.11 ms memory-bound, topk 0.06 ms not placed");
+  EXPECT_NEAR(named_value(a, "profile.total_time"), 250e-6, 1e-12);
+  EXPECT_EQ(named_value(a, "profile.runs"), 2);
+  EXPECT_NEAR(named_value(a, "profile.cpu_fallback_share"), 90.0 / 250, 1e-9);
+  EXPECT_EQ(named_metric(a, "profile.cpu_fallback_share").text,
+            "CPUExecutionProvider 36.0 %, CUDAExecutionProvider 64.0 %");
+  EXPECT_NEAR(named_value(a, "profile.copy_time_share"), 30.0 / 250, 1e-9);
+  EXPECT_EQ(named_metric(a, "profile.copy_time_share").text, "12.0 % in copy_out");
+  EXPECT_NEAR(named_value(a, "profile.idle_time"), 17.5e-6, 1e-12);  // (20 + 15) us over 2 runs
+  EXPECT_NEAR(named_value(a, "profile.idle_gap_max"), 10e-6, 1e-12);
+  EXPECT_EQ(named_metric(a, "profile.idle_gap_max").text, "0.01 ms between topk and fc");
+  EXPECT_NEAR(named_value(a, "profile.sync_time"), 15e-6, 1e-12);
+  EXPECT_NEAR(named_value(a, "layer.conv.time_share"), 110.0 / 250, 1e-9);
+  EXPECT_EQ(named_metric(a, "layer.conv.intensity").provenance, Provenance::declared);  // model flops, declared sizes
+  EXPECT_NEAR(named_value(a, "layer.conv.intensity"), (2.0 * 256 * 27 + 256) / (768 + 448 + 1024), 1e-9);
+  EXPECT_EQ(named_value(a, "profile.unplaced"), 1);
+  EXPECT_EQ(named_metric(a, "profile.unplaced").text, "topk");
+  EXPECT_EQ(named_metric(a, "profile.top_time_share").text,
+            "68.0 % in conv 0.11 ms memory-bound, topk 0.06 ms not placed");
 }
 
 TEST(LayerProfile, WorkJoinedByNameFromASecondFile) {

@@ -10,6 +10,7 @@
 #include "harness/levels/analyse.h"
 #include "harness/model/metric_catalogue.h"
 #include "probes/kernels.h"
+#include "tests/support/analysis_metrics.h"
 
 namespace harness {
 namespace {
@@ -22,18 +23,8 @@ Scenario scenario(const std::string& rig, const std::string& roofline) {
   return s ? *s : Scenario{};
 }
 
-const Metric& get(const Analysis& a, const std::string& name) {
-  const Metric* m = a.find_metric(name);
-  EXPECT_NE(m, nullptr) << name;
-  static Metric none;
-  return m ? *m : none;
-}
-
-double value(const Analysis& a, const std::string& name) {
-  const Metric& m = get(a, name);
-  EXPECT_TRUE(m.value.has_value()) << name << ": " << m.unavailable;
-  return m.value.value_or(-1);
-}
+using testing_support::named_metric;
+using testing_support::named_value;
 
 const Verdict* verdict(const Analysis& a, const std::string& check) {
   for (const Verdict& v : a.verdicts)
@@ -102,15 +93,15 @@ TEST(Roofline, SeedCasePlacementFromDeclaredFigures) {
   Recording rec;
   rec.roofline.emplace();
   Analysis a = analyse(s, rec, Provenance::replayed);
-  EXPECT_DOUBLE_EQ(value(a, "ridge.int8.dram"), 600);
-  EXPECT_NEAR(value(a, "whisper.intensity"), 0.01188, 1e-5);
-  EXPECT_EQ(get(a, "whisper.bound").text, "memory");
-  EXPECT_EQ(get(a, "whisper.binding_ceiling").text, "memory.dram");
-  EXPECT_EQ(get(a, "whisper.bytes").provenance, Provenance::declared);
-  EXPECT_EQ(get(a, "whisper.bytes").source, "declared");
-  EXPECT_DOUBLE_EQ(value(a, "whisper.achieved"), 1.2e10 / 1.24);
-  EXPECT_DOUBLE_EQ(value(a, "whisper.utilisation"), (1.2e10 / 1.24) / (50e9 * 1.2e10 / 1.01e12));
-  EXPECT_NEAR(value(a, "whisper.ridge_distance"), std::log10(1.2e10 / 1.01e12 / 600), 1e-12);
+  EXPECT_DOUBLE_EQ(named_value(a, "ridge.int8.dram"), 600);
+  EXPECT_NEAR(named_value(a, "whisper.intensity"), 0.01188, 1e-5);
+  EXPECT_EQ(named_metric(a, "whisper.bound").text, "memory");
+  EXPECT_EQ(named_metric(a, "whisper.binding_ceiling").text, "memory.dram");
+  EXPECT_EQ(named_metric(a, "whisper.bytes").provenance, Provenance::declared);
+  EXPECT_EQ(named_metric(a, "whisper.bytes").source, "declared");
+  EXPECT_DOUBLE_EQ(named_value(a, "whisper.achieved"), 1.2e10 / 1.24);
+  EXPECT_DOUBLE_EQ(named_value(a, "whisper.utilisation"), (1.2e10 / 1.24) / (50e9 * 1.2e10 / 1.01e12));
+  EXPECT_NEAR(named_value(a, "whisper.ridge_distance"), std::log10(1.2e10 / 1.01e12 / 600), 1e-12);
   // 1.01 TB in 1.24 s is 815 GB/s through a 50 GB/s memory: said, not hidden.
   ASSERT_EQ(a.hints.size(), 1u);
   EXPECT_EQ(a.hints[0],
@@ -188,24 +179,24 @@ TEST(Roofline, MeasuredCeilingsAreTheBestThreadCountAndKeepTheirSamples) {
   Recording rec;
   rec.roofline = host_recording();
   Analysis a = analyse(s, rec, Provenance::measured);
-  EXPECT_DOUBLE_EQ(value(a, "bandwidth.seq_read.1t"), 30e9);
-  EXPECT_DOUBLE_EQ(value(a, "bandwidth.random_4k"), 9e9);
-  EXPECT_DOUBLE_EQ(value(a, "ceiling.memory.dram"), 34e9);
-  EXPECT_EQ(get(a, "ceiling.memory.dram").source, "bandwidth.seq_read.2t: membw:seq_read (median of 3)");
-  EXPECT_DOUBLE_EQ(value(a, "ceiling.compute.fp32"), 190e9);
-  EXPECT_DOUBLE_EQ(value(a, "ridge.fp32.dram"), 190e9 / 34e9);
+  EXPECT_DOUBLE_EQ(named_value(a, "bandwidth.seq_read.1t"), 30e9);
+  EXPECT_DOUBLE_EQ(named_value(a, "bandwidth.random_4k"), 9e9);
+  EXPECT_DOUBLE_EQ(named_value(a, "ceiling.memory.dram"), 34e9);
+  EXPECT_EQ(named_metric(a, "ceiling.memory.dram").source, "bandwidth.seq_read.2t: membw:seq_read (median of 3)");
+  EXPECT_DOUBLE_EQ(named_value(a, "ceiling.compute.fp32"), 190e9);
+  EXPECT_DOUBLE_EQ(named_value(a, "ridge.fp32.dram"), 190e9 / 34e9);
   bool has_samples = false;
   for (const SampleSet& ss : a.samples)
     if (ss.name == "bandwidth.random_4k") has_samples = ss.values.size() == 3;
   EXPECT_TRUE(has_samples);
 
   // vector add: 2^20 additions in a median 2 ms, bytes from the model (12 B per element).
-  EXPECT_DOUBLE_EQ(value(a, "vector_add.intensity"), 1.0 / 12);
-  EXPECT_EQ(get(a, "vector_add.bytes").source, "model: compulsory traffic");
-  EXPECT_EQ(get(a, "vector_add.bytes").provenance, Provenance::model);
-  EXPECT_DOUBLE_EQ(value(a, "vector_add.achieved"), 1048576 / 0.002);
-  EXPECT_DOUBLE_EQ(value(a, "vector_add.attainable"), 34e9 / 12);
-  EXPECT_DOUBLE_EQ(value(a, "vector_add.utilisation"), (1048576 / 0.002) / (34e9 / 12));
+  EXPECT_DOUBLE_EQ(named_value(a, "vector_add.intensity"), 1.0 / 12);
+  EXPECT_EQ(named_metric(a, "vector_add.bytes").source, "model: compulsory traffic");
+  EXPECT_EQ(named_metric(a, "vector_add.bytes").provenance, Provenance::model);
+  EXPECT_DOUBLE_EQ(named_value(a, "vector_add.achieved"), 1048576 / 0.002);
+  EXPECT_DOUBLE_EQ(named_value(a, "vector_add.attainable"), 34e9 / 12);
+  EXPECT_DOUBLE_EQ(named_value(a, "vector_add.utilisation"), (1048576 / 0.002) / (34e9 / 12));
   EXPECT_EQ(verdict(a, "vector_add.expect.bound")->status, VerdictStatus::pass);
   EXPECT_EQ(verdict(a, "vector_add.expect.utilisation_min")->status, VerdictStatus::fail);
 }
@@ -236,7 +227,7 @@ TEST(Roofline, EachRoundPlacesTheKernelWithThatRoundsCeilings) {
   ASSERT_EQ(utilisation.size(), 3u);
   EXPECT_DOUBLE_EQ(utilisation[2], (1048576 / 0.003) / (35e9 / 12));
   // The metrics stay the run's: medians of the repetitions.
-  EXPECT_DOUBLE_EQ(value(a, "vector_add.achieved"), 1048576 / 0.002);
+  EXPECT_DOUBLE_EQ(named_value(a, "vector_add.achieved"), 1048576 / 0.002);
   EXPECT_TRUE(catalogue_violations(a).empty());
 
   // Declared roofs are the same in every round: no attainable or utilisation
@@ -269,11 +260,11 @@ TEST(Roofline, AnUnmeasuredCeilingSaysWhyAndNothingIsPlaced) {
   rec.roofline->ceilings[0].values.clear();
   rec.roofline->ceilings[0].unavailable = "interrupted";
   Analysis a = analyse(s, rec, Provenance::measured);
-  EXPECT_EQ(get(a, "ceiling.compute.int8").unavailable,
+  EXPECT_EQ(named_metric(a, "ceiling.compute.int8").unavailable,
             "nothing measures compute ceiling 'int8': add a vendor figure \"compute.int8\" or declare a value");
-  EXPECT_EQ(get(a, "bandwidth.seq_read.1t").unavailable, "interrupted");
-  EXPECT_DOUBLE_EQ(value(a, "ceiling.memory.dram"), 34e9);  // 2 threads still measured
-  EXPECT_EQ(get(a, "vector_add.attainable").unavailable, "the rig declares no compute ceiling 'fp32'");
+  EXPECT_EQ(named_metric(a, "bandwidth.seq_read.1t").unavailable, "interrupted");
+  EXPECT_DOUBLE_EQ(named_value(a, "ceiling.memory.dram"), 34e9);  // 2 threads still measured
+  EXPECT_EQ(named_metric(a, "vector_add.attainable").unavailable, "the rig declares no compute ceiling 'fp32'");
   EXPECT_EQ(verdict(a, "vector_add.expect.bound")->status, VerdictStatus::unavailable);
 }
 
@@ -288,15 +279,16 @@ TEST(Roofline, VendorToolOutputFillsCeilingsAndTables) {
   rec.roofline.emplace();
   rec.roofline->vendor.push_back({"npu-perf", {"npu-perf"}, "DDR read:  48.2 GB/s\nINT8 peak 30 TOPS\n", ""});
   Analysis a = analyse(s, rec, Provenance::measured);
-  EXPECT_DOUBLE_EQ(value(a, "ceiling.memory.dram"), 48.2e9);
-  EXPECT_EQ(get(a, "ceiling.memory.dram").source, "bandwidth.dram: vendor tool npu-perf: /DDR read: *([0-9.]+)/");
-  EXPECT_DOUBLE_EQ(value(a, "ceiling.compute.int8"), 30e12);
-  EXPECT_EQ(get(a, "bandwidth.random_4k").unavailable,
+  EXPECT_DOUBLE_EQ(named_value(a, "ceiling.memory.dram"), 48.2e9);
+  EXPECT_EQ(named_metric(a, "ceiling.memory.dram").source,
+            "bandwidth.dram: vendor tool npu-perf: /DDR read: *([0-9.]+)/");
+  EXPECT_DOUBLE_EQ(named_value(a, "ceiling.compute.int8"), 30e12);
+  EXPECT_EQ(named_metric(a, "bandwidth.random_4k").unavailable,
             "vendor tool npu-perf: pattern /random 4K: ([0-9.]+) MB/s/ not found in the tool's output");
 
   rec.roofline->vendor[0].unavailable = "cannot run npu-perf: not found in PATH";
   a = analyse(s, rec, Provenance::measured);
-  EXPECT_EQ(get(a, "ceiling.memory.dram").unavailable,
+  EXPECT_EQ(named_metric(a, "ceiling.memory.dram").unavailable,
             "bandwidth.dram: vendor tool npu-perf: cannot run npu-perf: not found in PATH");
 }
 
@@ -316,13 +308,13 @@ TEST(Roofline, BytesFromCountersOrDdrAreReadFromThoseLevelsMetrics) {
   a.metrics.push_back(events);
   RooflineRecording rec;
   analyse_roofline(s, &rec, Provenance::measured, a);
-  EXPECT_DOUBLE_EQ(value(a, "k.bytes"), 64e6);
-  EXPECT_EQ(get(a, "k.bytes").source, "counters:mem_events: counter.mem_events x 64 B");
-  EXPECT_EQ(get(a, "k.bytes").provenance, Provenance::measured);
-  EXPECT_DOUBLE_EQ(value(a, "k.intensity"), 1e9 / 64e6);
-  EXPECT_EQ(get(a, "d.bytes").unavailable, "bytes_source \"ddr\": level 3 produced no metric ddr.bytes");
-  EXPECT_EQ(get(a, "d.bound").unavailable, "bytes_source \"ddr\": level 3 produced no metric ddr.bytes");
-  EXPECT_EQ(get(a, "d.time").unavailable, "no time: declare 'time' for a kernel the harness does not run");
+  EXPECT_DOUBLE_EQ(named_value(a, "k.bytes"), 64e6);
+  EXPECT_EQ(named_metric(a, "k.bytes").source, "counters:mem_events: counter.mem_events x 64 B");
+  EXPECT_EQ(named_metric(a, "k.bytes").provenance, Provenance::measured);
+  EXPECT_DOUBLE_EQ(named_value(a, "k.intensity"), 1e9 / 64e6);
+  EXPECT_EQ(named_metric(a, "d.bytes").unavailable, "bytes_source \"ddr\": level 3 produced no metric ddr.bytes");
+  EXPECT_EQ(named_metric(a, "d.bound").unavailable, "bytes_source \"ddr\": level 3 produced no metric ddr.bytes");
+  EXPECT_EQ(named_metric(a, "d.time").unavailable, "no time: declare 'time' for a kernel the harness does not run");
 }
 
 // Replay: a recording read back from JSON (profile text and vendor output
@@ -352,8 +344,8 @@ TEST(Roofline, ReplayOfTheRecordingGivesIdenticalAnalysis) {
     EXPECT_EQ(live.metrics[i].text, replayed.metrics[i].text) << live.metrics[i].name;
   }
   EXPECT_EQ(live.verdicts.size(), replayed.verdicts.size());
-  EXPECT_DOUBLE_EQ(value(replayed, "layer.conv1.predicted_time"), 2e9 / 4e12);  // int8 from the vendor tool
-  EXPECT_EQ(get(replayed, "profile.bandwidth_bound").text, "4 of 5: permute1, fc1, transpose1, softmax1");
+  EXPECT_DOUBLE_EQ(named_value(replayed, "layer.conv1.predicted_time"), 2e9 / 4e12);  // int8 from the vendor tool
+  EXPECT_EQ(named_metric(replayed, "profile.bandwidth_bound").text, "4 of 5: permute1, fc1, transpose1, softmax1");
   const Verdict* copies = verdict(replayed, "profile.expect.copy_time_share_max");
   ASSERT_TRUE(copies);
   EXPECT_EQ(copies->status, VerdictStatus::fail);  // 9.8 % of the time in permute/transpose
@@ -394,32 +386,33 @@ TEST(Roofline, AKernelWithAReferenceGetsTheRoundsRatiosOfAchievedOpsPerSecond) {
   ASSERT_NE(ratios, nullptr);
   EXPECT_EQ(ratios->values, (std::vector<double>{1, 0.5, 2, 1}));
   EXPECT_EQ(ratios->better, Better::higher);
-  EXPECT_DOUBLE_EQ(value(a, "vs_reference.g.achieved"), 1.0);  // geometric mean
-  EXPECT_EQ(get(a, "vs_reference.g.achieved").source,
+  EXPECT_DOUBLE_EQ(named_value(a, "vs_reference.g.achieved"), 1.0);  // geometric mean
+  EXPECT_EQ(named_metric(a, "vs_reference.g.achieved").source,
             "geometric mean of 4 rounds' achieved op/s, candidate / reference (random order, seed 3, each the "
             "median of 8 runs)");
-  EXPECT_EQ(get(a, "vs_reference.g.achieved").unit, "1");
-  EXPECT_EQ(get(a, "vs_reference.g.achieved").provenance, Provenance::model);  // the flops differ: a model's ratio
-  EXPECT_DOUBLE_EQ(value(a, "reference.g.time"), 1e-3);
-  EXPECT_DOUBLE_EQ(value(a, "reference.g.achieved"), flops / 2 / 1e-3);
-  EXPECT_DOUBLE_EQ(value(a, "g.time"), 2e-3);  // the candidate's own figures as ever
+  EXPECT_EQ(named_metric(a, "vs_reference.g.achieved").unit, "1");
+  // The flops differ: a model's ratio.
+  EXPECT_EQ(named_metric(a, "vs_reference.g.achieved").provenance, Provenance::model);
+  EXPECT_DOUBLE_EQ(named_value(a, "reference.g.time"), 1e-3);
+  EXPECT_DOUBLE_EQ(named_value(a, "reference.g.achieved"), flops / 2 / 1e-3);
+  EXPECT_DOUBLE_EQ(named_value(a, "g.time"), 2e-3);  // the candidate's own figures as ever
   EXPECT_TRUE(catalogue_violations(a).empty()) << catalogue_violations(a).front();
 
   // Of the same work on both sides, the ratio is of measured times alone.
   Scenario same = scenario(kHostRig, std::string(kPairedKernel).replace(std::string(kPairedKernel).rfind("k = 32"), 6,
                                                                         "k = 64"));
   a = analyse(same, rec, Provenance::measured);
-  EXPECT_EQ(get(a, "vs_reference.g.achieved").provenance, Provenance::measured);
+  EXPECT_EQ(named_metric(a, "vs_reference.g.achieved").provenance, Provenance::measured);
   EXPECT_EQ(a.find_samples("vs_reference.g.achieved")->values, (std::vector<double>{0.5, 0.25, 1, 0.5}));
 
   // An agent older than kernel references times the candidate alone.
   rec.roofline->kernels[0].reference_seconds.clear();
   a = analyse(s, rec, Provenance::measured);
   EXPECT_EQ(a.find_samples("vs_reference.g.achieved"), nullptr);
-  EXPECT_EQ(get(a, "vs_reference.g.achieved").unavailable,
+  EXPECT_EQ(named_metric(a, "vs_reference.g.achieved").unavailable,
             "the device did not time the reference (an agent older than kernel references: harness rig install "
             "SCENARIO)");
-  EXPECT_FALSE(get(a, "reference.g.time").value);
+  EXPECT_FALSE(named_metric(a, "reference.g.time").value);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
-#include "tests/support/scratch_dir.h"
+#include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
@@ -17,17 +17,9 @@ namespace {
 
 using testing_support::StoreEngine;
 
-class MetricsView : public ::testing::TestWithParam<StoreEngine> {
+class MetricsView : public testing_support::StoreEngineTest {
  protected:
-  void SetUp() override {
-    dir_ = testing_support::fresh_test_dir("harness-metrics-view");
-    store_.emplace(GetParam(), dir_);
-    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  MetricsView() : StoreEngineTest("harness-metrics-view") {}
   static RunRecord night(const std::string& rig, const std::string& started, RunStatus status, double p95) {
     RunRecord r;
     r.scenario_name = "host";
@@ -41,19 +33,17 @@ class MetricsView : public ::testing::TestWithParam<StoreEngine> {
                           Metric::missing(Level::latency, "power_mean", "W", "no power source")};
     return r;
   }
-  std::filesystem::path dir_;
-  std::optional<testing_support::TestStore> store_;
 };
 
 TEST_P(MetricsView, OneRowPerNumberOfAFinishedRunWithItsTime) {
   {
-    Result<Store> s = Store::open(store_->target());
+    Result<Store> s = Store::open(target_->target());
     ASSERT_TRUE(s) << s.error().message;
     ASSERT_TRUE(s->insert_run(night("lab-3", "2026-05-01T02:00:00.000Z", RunStatus::passed, 0.0012)));
     ASSERT_TRUE(s->insert_run(night("lab-3", "2026-05-02T02:00:00.000Z", RunStatus::failed, 0.0015)));
     ASSERT_TRUE(s->insert_run(night("lab-4", "2026-05-02T02:30:00.000Z", RunStatus::aborted, 0.0099)));
   }
-  std::unique_ptr<sql::Connection> c = store_->connect();
+  std::unique_ptr<sql::Connection> c = target_->connect();
   ASSERT_TRUE(c);
   const bool postgres = GetParam() == StoreEngine::postgres;
   // What a Grafana time series panel asks of a PostgreSQL data source

@@ -13,37 +13,17 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
+#include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
 
 using testing_support::StoreEngine;
-using testing_support::TestStore;
 
-std::filesystem::path test_folder(const std::string& prefix) {
-  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  std::replace(name.begin(), name.end(), '/', '-');
-  return std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()) + "-" + name);
-}
-
-class StoreBaselineTest : public ::testing::TestWithParam<StoreEngine> {
+class StoreBaselineTest : public testing_support::OpenStoreTest {
  protected:
-  void SetUp() override {
-    dir_ = test_folder("harness-store-baseline-");
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    target_.emplace(GetParam(), dir_);
-    if (!target_->unavailable().empty()) GTEST_SKIP() << target_->unavailable();
-    Result<Store> s = Store::open(target_->target());
-    ASSERT_TRUE(s) << s.error().message;
-    store_.emplace(std::move(*s));
-  }
-  void TearDown() override {
-    store_.reset();
-    target_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  StoreBaselineTest() : OpenStoreTest("harness-store-baseline") {}
 
   std::int64_t add(const std::string& scenario, const std::string& rig, std::optional<double> latency,
                    RunStatus status = RunStatus::passed, const std::string& origin = "live",
@@ -70,10 +50,6 @@ class StoreBaselineTest : public ::testing::TestWithParam<StoreEngine> {
     EXPECT_TRUE(id) << id.error().message;
     return id ? *id : 0;
   }
-
-  std::filesystem::path dir_;
-  std::optional<TestStore> target_;
-  std::optional<Store> store_;
 };
 
 TEST_P(StoreBaselineTest, SchemaIsMigratedToTheLatestVersion) { EXPECT_EQ(store_->schema_version(), Store::kSchemaVersion); }
@@ -410,19 +386,9 @@ INSTANTIATE_TEST_SUITE_P(Engines, StoreBaselineTest, ::testing::ValuesIn(testing
 
 // A store left at `version` by an older harness, written with the
 // migrations of that time, on either engine.
-class StoreMigrationTest : public ::testing::TestWithParam<StoreEngine> {
+class StoreMigrationTest : public testing_support::StoreEngineTest {
  protected:
-  void SetUp() override {
-    dir_ = test_folder("harness-migrate-");
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    target_.emplace(GetParam(), dir_);
-    if (!target_->unavailable().empty()) GTEST_SKIP() << target_->unavailable();
-  }
-  void TearDown() override {
-    target_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  StoreMigrationTest() : StoreEngineTest("harness-migrate") {}
   void old_store(int version, const std::vector<std::string>& then) {
     std::unique_ptr<sql::Connection> c = target_->connect();
     ASSERT_TRUE(c);
@@ -439,8 +405,6 @@ class StoreMigrationTest : public ::testing::TestWithParam<StoreEngine> {
     }
     ASSERT_TRUE(c->commit());
   }
-  std::filesystem::path dir_;
-  std::optional<TestStore> target_;
 };
 
 TEST_P(StoreMigrationTest, AVersion1StoreGainsBaselinesAndKeepsItsRuns) {

@@ -17,13 +17,13 @@
 
 #include "harness/store/sql/connection.h"
 #include "harness/store/store.h"
+#include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
 
 using testing_support::StoreEngine;
-using testing_support::TestStore;
 
 constexpr int kWriters = 8;
 constexpr int kRunsPerWriter = 25;
@@ -52,24 +52,9 @@ RunRecord writer_run(int writer, int n, int metrics) {
   return r;
 }
 
-class StoreConcurrencyTest : public ::testing::TestWithParam<StoreEngine> {
+class StoreConcurrencyTest : public testing_support::StoreEngineTest {
  protected:
-  void SetUp() override {
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(name.begin(), name.end(), '/', '-');
-    dir_ = std::filesystem::temp_directory_path() / ("harness-store-writers-" + std::to_string(::getpid()) + "-" + name);
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    target_.emplace(GetParam(), dir_);
-    if (!target_->unavailable().empty()) GTEST_SKIP() << target_->unavailable();
-  }
-  void TearDown() override {
-    target_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  std::filesystem::path dir_;
-  std::optional<TestStore> target_;
+  StoreConcurrencyTest() : StoreEngineTest("harness-store-writers") {}
 };
 
 // Each writer opens the store itself, so the first opens also race on the

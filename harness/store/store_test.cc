@@ -13,35 +13,22 @@
 #include <gtest/gtest.h>
 
 #include "harness/store/sql/connection.h"
+#include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
 
 namespace harness {
 namespace {
 
 using testing_support::StoreEngine;
-using testing_support::TestStore;
 
 // Every test runs on both engines (tests/support/store_engines.h).
-class StoreTest : public ::testing::TestWithParam<StoreEngine> {
+class StoreTest : public testing_support::StoreEngineTest {
  protected:
-  void SetUp() override {
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(name.begin(), name.end(), '/', '-');
-    dir_ = std::filesystem::temp_directory_path() / ("harness-store-" + std::to_string(::getpid()) + "-" + name);
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    store_.emplace(GetParam(), dir_);
-    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
-    path_ = store_->target();
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  StoreTest() : StoreEngineTest("harness-store") {}
   bool sqlite() const { return GetParam() == StoreEngine::sqlite; }
   // Runs SQL on the store behind the Store's back.
   void alter(const std::string& sql) {
-    std::unique_ptr<sql::Connection> c = store_->connect();
+    std::unique_ptr<sql::Connection> c = target_->connect();
     ASSERT_TRUE(c);
     Status done = c->exec(sql);
     ASSERT_TRUE(done) << done.error().message;
@@ -58,18 +45,14 @@ class StoreTest : public ::testing::TestWithParam<StoreEngine> {
     r.context = {{"host", "box"}, {"kernel", "Linux 6.1"}};
     return r;
   }
-
-  std::filesystem::path dir_;
-  std::optional<TestStore> store_;
-  std::string path_;
 };
 
 TEST_P(StoreTest, MigratesAnEmptyStoreToTheCurrentSchema) {
-  Result<Store> s = Store::open(path_);
+  Result<Store> s = Store::open(db_);
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
   EXPECT_EQ(s->is_postgres(), !sqlite());
-  std::unique_ptr<sql::Connection> c = store_->connect();
+  std::unique_ptr<sql::Connection> c = target_->connect();
   ASSERT_TRUE(c);
   for (const char* table : {"runs", "metrics", "samples", "artifacts", "verdicts", "hints", "baselines",
                             "baseline_runs", "baseline_acks"}) {
@@ -87,32 +70,32 @@ TEST_P(StoreTest, MigratesAnEmptyStoreToTheCurrentSchema) {
 
 TEST_P(StoreTest, ReopeningKeepsRunsAndDoesNotMigrateTwice) {
   {
-    Result<Store> s = Store::open(path_);
+    Result<Store> s = Store::open(db_);
     ASSERT_TRUE(s);
     ASSERT_TRUE(s->insert_run(sample_run()));
   }
-  Result<Store> s = Store::open(path_);
+  Result<Store> s = Store::open(db_);
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(s->list_runs()->size(), 1u);
 }
 
 TEST_P(StoreTest, RefusesADatabaseFromANewerHarness) {
   {
-    std::unique_ptr<sql::Connection> c = store_->connect();
+    std::unique_ptr<sql::Connection> c = target_->connect();
     ASSERT_TRUE(c);
     ASSERT_TRUE(c->begin_migration());
     ASSERT_TRUE(c->set_schema_version(99));
     ASSERT_TRUE(c->commit());
   }
-  Result<Store> s = Store::open(path_);
+  Result<Store> s = Store::open(db_);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().message, "store " + path_ + ": schema version 99 is newer than this harness knows (" +
+  EXPECT_EQ(s.error().message, "store " + db_ + ": schema version 99 is newer than this harness knows (" +
                                    std::to_string(Store::kSchemaVersion) + "); use a newer harness");
   EXPECT_EQ(s.error().code, ExitCode::bad_input);
 }
 
 TEST_P(StoreTest, RoundTripsEverythingOfARun) {
-  Result<Store> s = Store::open(path_);
+  Result<Store> s = Store::open(db_);
   ASSERT_TRUE(s);
   RunRecord r = sample_run();
   Result<std::int64_t> id = s->begin_run(r);
@@ -176,7 +159,7 @@ TEST_P(StoreTest, RoundTripsEverythingOfARun) {
 }
 
 TEST_P(StoreTest, AFailedWriteLeavesTheRunAsRunningNotHalfWritten) {
-  Result<Store> s = Store::open(path_);
+  Result<Store> s = Store::open(db_);
   ASSERT_TRUE(s);
   RunRecord r = sample_run();
   r.id = *s->begin_run(r);
@@ -195,11 +178,11 @@ TEST_P(StoreTest, AFailedWriteLeavesTheRunAsRunningNotHalfWritten) {
 }
 
 TEST_P(StoreTest, UnknownRunIsABadInputError) {
-  Result<Store> s = Store::open(path_);
+  Result<Store> s = Store::open(db_);
   ASSERT_TRUE(s);
   Result<RunRecord> r = s->load_run(42);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, "store " + path_ + ": no run with id 42");
+  EXPECT_EQ(r.error().message, "store " + db_ + ": no run with id 42");
   EXPECT_EQ(r.error().code, ExitCode::bad_input);
 }
 
@@ -212,7 +195,7 @@ std::int64_t dead_pid() {
 }
 
 TEST_P(StoreTest, ARunWhoseProcessDiedIsAbandonedAndNeverABaseline) {
-  Result<Store> s = Store::open(path_);
+  Result<Store> s = Store::open(db_);
   ASSERT_TRUE(s);
   RunRecord r = sample_run();
   std::int64_t alive = *s->begin_run(r);  // ours: still running
@@ -248,7 +231,7 @@ TEST_P(StoreTest, ARunWhoseProcessDiedIsAbandonedAndNeverABaseline) {
 }
 
 TEST_P(StoreTest, AStopAfterStoringMarksTheRunAborted) {
-  Result<Store> s = Store::open(path_);
+  Result<Store> s = Store::open(db_);
   ASSERT_TRUE(s);
   RunRecord r = sample_run();
   r.status = RunStatus::passed;
@@ -260,7 +243,7 @@ TEST_P(StoreTest, AStopAfterStoringMarksTheRunAborted) {
 }
 
 TEST_P(StoreTest, ArtifactsAreCopiedContentAddressedAndVerified) {
-  Result<Store> s = Store::open(path_);
+  Result<Store> s = Store::open(db_);
   ASSERT_TRUE(s);
   std::filesystem::path user_file = dir_ / "capture.vcd";
   std::ofstream(user_file) << "raw truth";
@@ -309,12 +292,6 @@ TEST(StorePath, FlagThenEnvironmentThenDefault) {
   ::unsetenv("HARNESS_DB");
 }
 
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
-
 TEST(StoreTarget, APostgresUriTellsTheEngineAndHidesItsPassword) {
   EXPECT_TRUE(sql::is_postgres_uri("postgresql://lab@db.lab:5432/runs"));
   EXPECT_TRUE(sql::is_postgres_uri("postgres:///runs"));
@@ -348,12 +325,6 @@ TEST(StoreTarget, AnUnreachableServerIsAnInfrastructureErrorWithLibpqsMessage) {
             0u)
       << s.error().message;
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 TEST(StoreTarget, AFileThatIsNoDatabaseSaysSoWhenOpened) {
   const std::string path =

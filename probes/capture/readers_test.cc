@@ -259,12 +259,6 @@ TEST(SigrokAcquisition, SuggestsTheClosestDriverName) {
   EXPECT_EQ(s.error().message, "no sigrok driver 'demoo' (did you mean 'demo'?)");
 }
 
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
-
 TEST(TruncatedCaptures, AreRefusedWithAClearError) {
   // A session file cut in half.
   Capture cap;
@@ -291,12 +285,6 @@ TEST(TruncatedCaptures, AreRefusedWithAClearError) {
   EXPECT_EQ(s.error().message, "cut.vcd:3: no $enddefinitions: not a VCD file, or truncated");
 }
 
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
-
 TEST(SigrokAcquisition, StopsWhenAsked) {
   SigrokAcquisition a;
   a.driver = "demo";
@@ -310,12 +298,6 @@ TEST(SigrokAcquisition, StopsWhenAsked) {
   EXPECT_EQ(s.error().message, "interrupted");
   EXPECT_LT(sink.sample_count(), 100'000'000u);
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 TEST(SaleaeCsvReader, RefusesTimestampsBeyondAnyCapture) {
   CaptureSummary sink;

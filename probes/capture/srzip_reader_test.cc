@@ -13,6 +13,7 @@
 
 #include "probes/capture/readers.h"
 #include "probes/capture/sigrok.h"
+#include "tests/support/file_bytes.h"
 #include "tests/support/zip_builder.h"
 
 namespace harness {
@@ -24,12 +25,7 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / fmt::format("harness_srzip_{}_{}", getpid(), name)).string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::file_bytes;
 
 void spit(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -235,7 +231,7 @@ std::string error_of(const Result<Capture>& r) { return r.ok() ? std::string("no
 TEST(SrzipReader, RefusesTruncatedFiles) {
   Capture cap = pattern_capture(16, 50000);
   std::string path = write_sr(cap, "cut.sr", 32768);
-  const std::string whole = slurp(path);
+  const std::string whole = file_bytes(path);
   for (std::size_t cut : {std::size_t{0}, std::size_t{10}, std::size_t{100}, whole.size() / 3, whole.size() / 2,
                           whole.size() - 23, whole.size() - 1}) {
     SCOPED_TRACE(cut);
@@ -273,7 +269,7 @@ TEST(SrzipReader, EveryCutOfASmallArchiveIsRefused) {
 TEST(SrzipReader, RefusesAFlippedByteInADeflatedChunk) {
   Capture cap = pattern_capture(16, 50000);
   std::string path = write_sr(cap, "flip.sr", 32768);
-  std::string zip = slurp(path);
+  std::string zip = file_bytes(path);
   std::filesystem::remove(path);
   auto [data, size] = locate(zip, "logic-1-2");
   ASSERT_GT(size, 100u);
@@ -369,12 +365,6 @@ TEST(SrzipReader, ReadCaptureChoosesTheReader) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, "unknown .sr reader 'zip' (direct, libsigrok)");
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 // Issue 14: a directory whose chunk entries all point at one deflate stream
 // inflated it once per entry, without limit. Entries must not overlap.
@@ -479,12 +469,6 @@ TEST(SrzipLimits, TheLibsigrokPathRefusesWhatTheDirectReaderRefuses) {
   }
   std::filesystem::remove(path);
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 // Records every call a reader makes: the sizes and a hash of the bytes.
 class CallRecorder : public CaptureSink {
@@ -604,12 +588,6 @@ TEST(SrzipThreads, TheFirstBrokenEntryInFileOrderIsReportedForAnyNumberOfThreads
     EXPECT_EQ(rec.calls.size(), 4u);
   }
 }
-
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
 
 // Found by sr_fuzz: an empty read may come with no buffer at all.
 TEST(MemoryByteSource, AnEmptyReadNeedsNoBuffer) {

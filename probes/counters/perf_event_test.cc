@@ -204,12 +204,6 @@ TEST(PerfEventSource, SysfsPmuEventsOpenForReal) {
   EXPECT_GT(*b.value, *a.value);
 }
 
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
-
 // A command workload runs in child processes: with follow_children the
 // events count them (perf's inherit), without they count only the harness.
 TEST(PerfEventSource, FollowsChildProcessesOfACommandWorkload) {

@@ -2,8 +2,6 @@
 // served by a small HTTP server this test starts on loopback.
 #include "probes/notify/notify_channel.h"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/loopback_port.h"
 #include "tests/support/loopback_webhook.h"
 #include "tests/support/scratch_dir.h"
 
@@ -54,26 +53,18 @@ TEST(WebhookChannel, TriesAgainAfterAServerErrorAndSaysWhenItGaveUp) {
 }
 
 TEST(WebhookChannel, AServerThatNeverAnswersIsCutAtTheTimeout) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);  // listens, never accepts
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::listen(fd, 8);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/";
+  int port = 0;
+  int fd = testing_support::listen_on_loopback(port);  // never accepts
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/";
   Status sent = webhook_channel(url, 0.3, 0)->send(kNews);
   ::close(fd);
   ASSERT_FALSE(sent);
   EXPECT_THAT(sent.error().message, HasSubstr("webhook " + url + ": Timeout was reached"));
 }
 
-class CommandChannelTest : public ::testing::Test {
+class CommandChannelTest : public testing_support::ScratchDirTest {
  protected:
-  void SetUp() override { dir_ = testing_support::fresh_test_dir("harness-notify"); }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  CommandChannelTest() : ScratchDirTest("harness-notify") {}
 };
 
 TEST_F(CommandChannelTest, GetsTheJsonOnStdinAndTheSummaryInItsEnvironment) {

@@ -17,6 +17,7 @@
 
 #include "reports/publish/series_cache.h"
 #include "reports/publish/site_pages.h"
+#include "tests/support/file_bytes.h"
 #include "tests/support/publish_store.h"
 
 namespace harness {
@@ -24,12 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_support::file_bytes;
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -73,7 +69,7 @@ TEST_F(Publish, IndexPutsTheRegressedRigFirstWithMetricChangeAndSinceWhen) {
   EXPECT_EQ(s->pages_unchanged, 0u);
   EXPECT_EQ(s->pages_written, s->metrics + 3);  // a page per metric, index, tables, runs
 
-  const std::string index = slurp(site / "index.html");
+  const std::string index = file_bytes(site / "index.html");
   // lab-a regressed: it comes before lab-b and host-a in the verdict table.
   const std::size_t a = index.find("<td>lab-a</td>"), b = index.find("<td>lab-b</td>"),
                     h = index.find("<td>host-a</td>");
@@ -96,7 +92,7 @@ TEST_F(Publish, IndexPutsTheRegressedRigFirstWithMetricChangeAndSinceWhen) {
   EXPECT_GE(count(index, "<figure class=\"trend\"><svg"), 1u);
   EXPECT_NE(index.find(fmt::format("<a href=\"runs/{0}.html\">run {0}</a>", runs_.lab_a.back())), std::string::npos);
 
-  const std::string page = slurp(site / "metrics/latency_p50.html");
+  const std::string page = file_bytes(site / "metrics/latency_p50.html");
   // One trend per series that has the metric: lab-a, lab-b and host-a.
   EXPECT_EQ(count(page, "<figure class=\"trend\"><svg"), 3u);
   EXPECT_NE(page.find("<h2>whisper-medium-ryzen-ai on lab-a</h2>"), std::string::npos);
@@ -108,7 +104,7 @@ TEST_F(Publish, IndexPutsTheRegressedRigFirstWithMetricChangeAndSinceWhen) {
             std::string::npos);
   EXPECT_NE(page.find("noise band of the 12 measured runs before the newest"), std::string::npos);
 
-  const std::string tables = slurp(site / "tables.html");
+  const std::string tables = file_bytes(site / "tables.html");
   for (const char* t : {"bandwidth regression: scenario whisper-medium-ryzen-ai on rig lab-a (13 runs)",
                         "op latency regression: scenario whisper-medium-ryzen-ai on rig lab-b (13 runs)"}) {
     EXPECT_NE(tables.find(t), std::string::npos) << t;
@@ -116,7 +112,7 @@ TEST_F(Publish, IndexPutsTheRegressedRigFirstWithMetricChangeAndSinceWhen) {
   EXPECT_NE(tables.find("<tr><td><code>latency_p50</code></td>"), std::string::npos);
 
   for (std::int64_t id : runs_.lab_a) EXPECT_TRUE(fs::is_regular_file(site / run_report_path(id))) << id;
-  EXPECT_NE(slurp(site / run_report_path(runs_.host_a[0])).find("<svg"), std::string::npos);
+  EXPECT_NE(file_bytes(site / run_report_path(runs_.host_a[0])).find("<svg"), std::string::npos);
 }
 
 TEST_F(Publish, RepublishingRewritesOnlyWhatChanged) {
@@ -142,7 +138,7 @@ TEST_F(Publish, RepublishingRewritesOnlyWhatChanged) {
   // A metric only the host fixture has keeps its page through a night of lab-a.
   std::string host_only;
   for (const auto& e : fs::directory_iterator(site / "metrics")) {
-    std::string text = slurp(e.path());
+    std::string text = file_bytes(e.path());
     if (text.find("on host-a</h2>") != std::string::npos && text.find("on lab-a</h2>") == std::string::npos) {
       host_only = e.path().filename().string();
       break;
@@ -168,14 +164,14 @@ TEST_F(Publish, RepublishingRewritesOnlyWhatChanged) {
   EXPECT_EQ(inode(site / "metrics" / host_only), host_page);
   EXPECT_EQ(inode(site / run_report_path(runs_.lab_a[0])), old_report);
   EXPECT_NE(inode(site / "metrics/latency_p50.html"), lat_page);
-  EXPECT_NE(slurp(site / "index.html").find(fmt::format("run {}</a>", *id)), std::string::npos);
+  EXPECT_NE(file_bytes(site / "index.html").find(fmt::format("run {}</a>", *id)), std::string::npos);
 }
 
 // Every file of a folder, by its path relative to the folder.
 std::map<std::string, std::string> files_of(const fs::path& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out[fs::relative(e.path(), dir).string()] = slurp(e.path());
+    if (e.is_regular_file()) out[fs::relative(e.path(), dir).string()] = file_bytes(e.path());
   return out;
 }
 
@@ -234,7 +230,7 @@ TEST_F(Publish, FitsReplayedNightsOnceWithMeasuredEvidenceAsHistoryAndCompareDo)
 
   const fs::path site = dir_ / "site";
   ASSERT_TRUE(publish_site(*store_, site.string(), {}));
-  const std::string lab_a = series_section(slurp(site / "metrics/latency_p50.html"), "whisper-medium-ryzen-ai on lab-a");
+  const std::string lab_a = series_section(file_bytes(site / "metrics/latency_p50.html"), "whisper-medium-ryzen-ai on lab-a");
   ASSERT_FALSE(lab_a.empty());
   EXPECT_NE(lab_a.find("<p>15 runs, newest"), std::string::npos) << lab_a;
   // 14 nights fitted (13 live, the replayed 14th), the band from the 13 before the newest.
@@ -251,7 +247,7 @@ TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
   const fs::path site = dir_ / "site";
   ASSERT_TRUE(publish_site(*store_, site.string(), {}));
   const fs::path cache = site / kSeriesCacheName;
-  const std::string good = slurp(cache);
+  const std::string good = file_bytes(cache);
   ASSERT_GT(good.size(), 1000u);
   // Another store's cache: published from a copy holding one night less.
   const fs::path other_dir = dir_ / "other";
@@ -263,9 +259,9 @@ TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
     ASSERT_TRUE(other->insert_run(*night));
     ASSERT_TRUE(publish_site(*other, other_dir.string(), {}));
   }
-  const std::string foreign = slurp(other_dir / kSeriesCacheName);
+  const std::string foreign = file_bytes(other_dir / kSeriesCacheName);
   ASSERT_TRUE(publish_site(*store_, (dir_ / "lab-b-only").string(), {"", "lab-b", ""}));
-  const std::string filtered = slurp(dir_ / "lab-b-only" / kSeriesCacheName);
+  const std::string filtered = file_bytes(dir_ / "lab-b-only" / kSeriesCacheName);
   // Whole caches whose values are not the store's: a value left out, a run's start changed.
   Result<SeriesCache> decoded = decode_series_cache(good, "good");
   ASSERT_TRUE(decoded) << decoded.error().message;
@@ -365,7 +361,7 @@ TEST_F(Publish, FiltersLeaveOutOtherRigsAndRemoveTheirPagesOnRepublish) {
   // Day 5 fails one check every night: the pair is regressed by it, with no level shift.
   EXPECT_EQ(s->regressed_series, 1u);
   EXPECT_GT(s->removed, 14u);  // lab-a's and host-a's run reports and the host's metric pages
-  const std::string index = slurp(site / "index.html");
+  const std::string index = file_bytes(site / "index.html");
   EXPECT_EQ(index.find("lab-a"), std::string::npos);
   EXPECT_NE(index.find("<p id=\"no-regressions\">"), std::string::npos);
   EXPECT_NE(index.find("<li>check <code>ddr.expect.dq_active_ratio_min</code> failed: expected &gt;= 0.65, measured "
@@ -388,7 +384,7 @@ TEST_F(Publish, RefusesAFolderItDidNotWriteAndABadManifest) {
   EXPECT_EQ(s.error().code, ExitCode::bad_input);
   EXPECT_EQ(s.error().message, site.string() + ": not empty and holds no published site (.publish-manifest.json); "
                                                "publish into a new or empty folder");
-  EXPECT_EQ(slurp(site / "notes.txt"), "keep me\n");
+  EXPECT_EQ(file_bytes(site / "notes.txt"), "keep me\n");
 
   std::ofstream(site / ".publish-manifest.json") << "{\"kind\": \"something else\"}\n";
   s = publish_site(*store_, site.string(), {});
@@ -424,7 +420,7 @@ TEST_F(Publish, ASymlinkedSubfolderIsRefusedAndNothingOutsideIsWrittenOrRemoved)
     fs::rename(site / sub, dir_ / (std::string(sub) + ".real"));
     fs::create_symlink(elsewhere, site / sub);
     // A tampered manifest names the victim as a page an earlier publish wrote.
-    std::string manifest = slurp(site / kSiteManifestName);
+    std::string manifest = file_bytes(site / kSiteManifestName);
     const std::string pages = "\"pages\": {";
     manifest.replace(manifest.find(pages), pages.size(),
                      pages + "\"" + sub + "/victim.html\": {\"sha256\": \"00\", \"bytes\": 8},");
@@ -434,7 +430,7 @@ TEST_F(Publish, ASymlinkedSubfolderIsRefusedAndNothingOutsideIsWrittenOrRemoved)
     EXPECT_EQ(s.error().code, ExitCode::bad_input);
     EXPECT_EQ(s.error().message, (site / sub).string() + ": is a symbolic link, not a folder (publish writes only "
                                                          "inside its folder and follows no symlink there)");
-    EXPECT_EQ(slurp(elsewhere / "victim.html"), "keep me\n");
+    EXPECT_EQ(file_bytes(elsewhere / "victim.html"), "keep me\n");
     EXPECT_EQ(std::distance(fs::directory_iterator(elsewhere), fs::directory_iterator()), 1);
     fs::remove(site / sub);
     fs::rename(dir_ / (std::string(sub) + ".real"), site / sub);
@@ -452,7 +448,7 @@ TEST_F(Publish, RemovesOnlyRegularFilesItWroteInsideTheFolder) {
   std::ofstream(dir_ / "beside.html") << "keep me\n";
   fs::create_directories(site / "runs" / "sub");
   fs::create_symlink(elsewhere / "victim.html", site / "runs" / "link.html");
-  std::string manifest = slurp(site / kSiteManifestName);
+  std::string manifest = file_bytes(site / kSiteManifestName);
   const std::string reports = "\"reports\": {";
   manifest.replace(manifest.find(reports), reports.size(),
                    reports + "\"runs/link.html\": \"x\", \"runs/sub\": \"x\", \"../beside.html\": \"x\", "
@@ -464,8 +460,8 @@ TEST_F(Publish, RemovesOnlyRegularFilesItWroteInsideTheFolder) {
   EXPECT_EQ(s->removed, 0u);
   EXPECT_TRUE(fs::is_symlink(site / "runs" / "link.html"));
   EXPECT_TRUE(fs::is_directory(site / "runs" / "sub"));
-  EXPECT_EQ(slurp(elsewhere / "victim.html"), "keep me\n");
-  EXPECT_EQ(slurp(dir_ / "beside.html"), "keep me\n");
+  EXPECT_EQ(file_bytes(elsewhere / "victim.html"), "keep me\n");
+  EXPECT_EQ(file_bytes(dir_ / "beside.html"), "keep me\n");
 }
 
 TEST_F(Publish, RigAndScenarioNamesAreTextNotMarkup) {
@@ -476,7 +472,7 @@ TEST_F(Publish, RigAndScenarioNamesAreTextNotMarkup) {
   const fs::path site = dir_ / "site";
   ASSERT_TRUE(publish_site(*store_, site.string(), {}));
   for (const char* page : {"index.html", "runs.html", "tables.html", "metrics/latency_p50.html"}) {
-    const std::string text = slurp(site / page);
+    const std::string text = file_bytes(site / page);
     EXPECT_EQ(text.find("<script>"), std::string::npos) << page;
     EXPECT_NE(text.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << page;
     EXPECT_NE(text.find("a&amp;b &quot;quoted&quot;"), std::string::npos) << page;
@@ -501,12 +497,6 @@ TEST(PublishPages, MetricPagePathsAreSafeAndDistinct) {
   EXPECT_NE(metric_page_path("a/b"), metric_page_path("a_b"));
 }
 
-}  // namespace
-}  // namespace harness
-
-namespace harness {
-namespace {
-
 // Runs of one day stand apart by their time: the chart's axis is that day's
 // hours, not a week on which they would share one x.
 TEST(PublishCharts, RunsOfOneDayAreSpreadByTheirTime) {
@@ -522,7 +512,7 @@ TEST(PublishCharts, RunsOfOneDayAreSpreadByTheirTime) {
     ASSERT_TRUE(store->insert_run(*run));
   }
   ASSERT_TRUE(publish_site(*store, (dir / "site").string(), {}));
-  const std::string page = slurp(dir / "site" / metric_page_path("latency_p50"));
+  const std::string page = file_bytes(dir / "site" / metric_page_path("latency_p50"));
   EXPECT_NE(page.find("time (UTC) on 2026-11-05"), std::string::npos);
   EXPECT_TRUE(std::regex_search(page, std::regex(">[0-2][0-9]:[0-5][0-9]</text>")));  // ticks are times of day
   std::set<std::string> xs;

@@ -14,20 +14,14 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/loopback_port.h"
+
 namespace harness::testing_support {
 
 class LoopbackWebhook {
  public:
   explicit LoopbackWebhook(std::vector<int> statuses) : statuses_(std::move(statuses)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    ::listen(fd_, 8);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    fd_ = listen_on_loopback(port_);
     thread_ = std::thread([this] { serve(); });
   }
   ~LoopbackWebhook() {

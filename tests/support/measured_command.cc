@@ -11,17 +11,9 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/file_bytes.h"
+
 namespace harness::testing_support {
-namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
 
 MeasuredRun run_measured(const std::vector<std::string>& argv, const std::string& scratch, double timeout_s) {
   MeasuredRun r;
@@ -61,8 +53,8 @@ MeasuredRun run_measured(const std::vector<std::string>& argv, const std::string
   r.max_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
+  r.out = file_bytes(out_path);
+  r.err = file_bytes(err_path);
   return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -22,5 +23,20 @@ inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
   std::filesystem::create_directories(dir);
   return dir;
 }
+
+// A fixture whose every test gets such a folder (dir_), removed after it.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  explicit ScratchDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override { dir_ = fresh_test_dir(prefix_); }
+  void TearDown() override {
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  std::filesystem::path dir_;
+
+ private:
+  std::string prefix_;
+};
 
 }  // namespace harness::testing_support
