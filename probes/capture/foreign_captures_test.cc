@@ -18,16 +18,12 @@
 #include "harness/ddr/synth.h"
 #include "probes/capture/readers.h"
 #include "probes/capture/state_listing.h"
+#include "probes/capture/test_support.h"
 
 namespace harness {
 namespace {
 
-Result<Capture> vcd(const std::string& text, ReadOptions o = {}) {
-  CaptureCollector c;
-  Status s = read_vcd(text, "f.vcd", o, c);
-  if (!s) return s.error();
-  return c.capture();
-}
+Result<Capture> vcd(const std::string& text, ReadOptions o = {}) { return capture_test::read_vcd_text(text, "f.vcd", o); }
 
 // Level of the channel called `name` at sample `i`.
 int level(const Capture& c, const std::string& name, std::uint64_t i) {
@@ -303,10 +299,7 @@ TEST(ForeignVcd, SigrokCliConversionOfADdrCaptureDecodesLikeTheSr) {
 
 // --- Saleae Logic 2 binary export, written from Saleae's format article ---
 
-template <class T>
-void put(std::string& s, T v) {
-  s.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
+using capture_test::put;
 
 struct Chunk {
   std::uint32_t initial;

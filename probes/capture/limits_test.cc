@@ -15,14 +15,12 @@
 
 #include "probes/capture/readers.h"
 #include "probes/capture/state_listing.h"
+#include "probes/capture/test_support.h"
 
 namespace harness {
 namespace {
 
-template <class T>
-void put(std::string& s, T v) {
-  s.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
+using capture_test::put;
 
 std::string error_of(const Status& s) { return s ? std::string("no error") : s.error().message; }
 

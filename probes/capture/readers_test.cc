@@ -10,16 +10,12 @@
 #include "harness/ddr/synth.h"
 #include "probes/capture/sigrok.h"
 #include "probes/capture/state_listing.h"
+#include "probes/capture/test_support.h"
 
 namespace harness {
 namespace {
 
-Result<Capture> read_vcd_text(const std::string& text, ReadOptions o = {}) {
-  CaptureCollector c;
-  Status s = read_vcd(text, "t.vcd", o, c);
-  if (!s) return s.error();
-  return c.capture();
-}
+Result<Capture> read_vcd_text(const std::string& text) { return capture_test::read_vcd_text(text, "t.vcd"); }
 
 // Writers used only to make test files of the formats the harness reads.
 std::string to_vcd(const Capture& cap) {
@@ -43,10 +39,7 @@ std::string to_vcd(const Capture& cap) {
   return out;
 }
 
-template <class T>
-void put(std::string& s, T v) {
-  s.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
+using capture_test::put;
 
 std::vector<SaleaeBinaryFile> to_saleae_binary(const Capture& cap, int version) {
   std::vector<SaleaeBinaryFile> files;
