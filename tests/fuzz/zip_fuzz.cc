@@ -10,10 +10,9 @@
 #include <vector>
 
 #include "probes/capture/srzip_reader.h"
-#include "probes/tensor/npz.h"
-#include "probes/tensor/tensor_stream.h"
 #include "probes/zip/zip_reader.h"
 #include "tests/fuzz/bounded_sink.h"
+#include "tests/fuzz/read_npz.h"
 
 namespace {
 
@@ -51,29 +50,12 @@ void read_sr(std::string_view bytes) {
   (void)harness::read_srzip(source, "fuzz.sr", sink, options);
 }
 
-void read_npz(std::string_view bytes) {
-  using namespace harness::tensor;
-  harness::Result<std::vector<TensorInfo>> list = list_npz_bytes(bytes, "fuzz.npz");
-  if (!list) return;
-  std::vector<double> out(1024);
-  for (const TensorInfo& t : *list) {
-    harness::Result<std::unique_ptr<TensorStream>> s = open_tensor_bytes(t, bytes);
-    if (!s) continue;
-    std::uint64_t total = 0;
-    while (total < (std::uint64_t{1} << 22)) {
-      harness::Result<std::size_t> n = (*s)->read(out.data(), out.size());
-      if (!n || *n == 0) break;
-      total += *n;
-    }
-  }
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   read_archive(bytes);
   read_sr(bytes);
-  read_npz(bytes);
+  harness::read_npz_through(bytes);
   return 0;
 }
