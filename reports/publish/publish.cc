@@ -59,8 +59,14 @@ Result<std::optional<Manifest>> read_manifest(const fs::path& dir) {
   auto bad = [&](const std::string& why) {
     return Error::input(fmt::format("{}: not a publish manifest: {}", path.string(), why));
   };
-  if (!j->is_object() || j->value("kind", "") != kManifestKind) return bad("no \"kind\": \"" + std::string(kManifestKind) + "\"");
-  if (j->value("version", 0) != kManifestVersion) return bad(fmt::format("version is not {}", kManifestVersion));
+  // Each field's type is checked before it is read: value("kind", "") on a
+  // "kind" that is a number throws instead of answering.
+  const auto field = [&](const char* name) { return j->is_object() ? j->find(name) : j->end(); };
+  const auto kind = field("kind"), version = field("version");
+  if (kind == j->end() || !kind->is_string() || kind->get<std::string>() != kManifestKind)
+    return bad("no \"kind\": \"" + std::string(kManifestKind) + "\"");
+  if (version == j->end() || !version->is_number_integer() || *version != kManifestVersion)
+    return bad(fmt::format("version is not {}", kManifestVersion));
   Manifest m;
   const nlohmann::json& pages = (*j)["pages"];
   const nlohmann::json& reports = (*j)["reports"];

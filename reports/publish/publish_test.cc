@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "reports/publish/series_cache.h"
@@ -401,6 +402,20 @@ TEST_F(Publish, RefusesAFolderItDidNotWriteAndABadManifest) {
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().message, (site / ".publish-manifest.json").string() +
                                    ": not a publish manifest: page 'index.html' needs \"sha256\" and \"bytes\"");
+
+  // A kind or version of another type (found by publish_manifest_fuzz:
+  // reading a number as the kind threw past publish).
+  for (const char* text : {"{\"kind\": 1, \"pages\": {}, \"reports\": {}}",
+                           "{\"kind\": \"harness publish manifest\", \"version\": \"1\"}",
+                           "[\"kind\", \"harness publish manifest\"]"}) {
+    std::ofstream(site / ".publish-manifest.json", std::ios::trunc) << text;
+    s = publish_site(*store_, site.string(), {});
+    ASSERT_FALSE(s) << text;
+    EXPECT_EQ(s.error().code, ExitCode::bad_input) << text;
+    EXPECT_THAT(s.error().message, testing::StartsWith((site / ".publish-manifest.json").string() +
+                                                       ": not a publish manifest: "))
+        << text;
+  }
 
   std::ofstream(dir_ / "file") << "x";
   s = publish_site(*store_, (dir_ / "file").string(), {});
