@@ -67,8 +67,11 @@ std::vector<CanaryTime> FixedWorkCanary::run(const std::vector<int>& cpus, const
         count(finished);
         return;
       }
-      std::array<double, kCanaryChunks> chunk_s{};
       volatile std::uint64_t sink = 0;
+      for (const auto warm = std::chrono::steady_clock::now();
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - warm).count() < kCanaryWarmupSeconds;)
+        sink = sink + canary_chunk(kCanaryRounds);
+      std::array<double, kCanaryChunks> chunk_s{};
       for (int c = 0; c < kCanaryChunks; ++c) {
         const auto start = std::chrono::steady_clock::now();
         sink = sink + canary_chunk(kCanaryRounds);

@@ -29,6 +29,13 @@ std::uint64_t canary_chunk(std::uint64_t rounds);
 // runs and nights (about 2 ns a round on a 2020s x86 core: 10 ms a chunk).
 constexpr std::uint64_t kCanaryRounds = 5'000'000;
 
+// Untimed chunks first, for at least this long on each CPU: a core that was
+// idle runs slower until its clock (or, on a virtual machine, the host's
+// scheduling of its vCPU) catches up with the load. On this project's 2-vCPU
+// development VM the first 60-150 ms after a pause ran 20-60 % slower, which
+// made the window's first canary look like a rig that sped up under the run.
+constexpr double kCanaryWarmupSeconds = 0.15;
+
 class Canary {
  public:
   virtual ~Canary() = default;
