@@ -13,9 +13,9 @@
 
 #include "probes/process.h"
 #include "tests/support/file_bytes.h"
+#include "tests/support/harness_cli_test.h"
+#include "tests/support/host_scenario.h"
 #include "tests/support/loopback_port.h"
-#include "tests/support/run_harness.h"
-#include "tests/support/scratch_dir.h"
 
 namespace harness {
 namespace {
@@ -63,14 +63,8 @@ defualt_threshold = 0.2
 )";
 }
 
-class Check : public testing_support::ScratchDirTest {
+class Check : public testing_support::HarnessCliTest {
  protected:
-  Check() : ScratchDirTest("harness-check") {}
-  CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--db", db()});
-    return testing_support::run_harness(args, {.timeout_s = 120, .max_output = 1 << 20});
-  }
-  std::string db() const { return (dir_ / "runs.sqlite").string(); }
   std::string write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
     return (dir_ / name).string();
@@ -130,13 +124,7 @@ TEST_F(Check, ReportsFiveIndependentProblemsInOnePassAndStoresNothing) {
 }
 
 TEST_F(Check, AReadyScenarioSaysWhatWasCheckedAndRunsNothing) {
-  const std::string path = write("ok.toml", R"([scenario]
-name = "ready"
-[rig]
-name = "test-host"
-[workload]
-builtin = "vector_add"
-elements = 1024
+  const std::string path = write("ok.toml", testing_support::host_scenario("ready") + R"(elements = 1024
 [latency]
 iterations = 10
 load = ["none", "stress-ng --cpu 1"]
@@ -153,13 +141,7 @@ load = ["none", "stress-ng --cpu 1"]
 }
 
 TEST_F(Check, AMistypedRequiredKeyIsNamedWithTheKeyItShouldBe) {
-  const std::string path = write("typo.toml", R"([scenario]
-name = "typo"
-[rig]
-name = "test-host"
-[workload]
-builtin = "vector_add"
-elemnts = 1024
+  const std::string path = write("typo.toml", testing_support::host_scenario("typo") + R"(elemnts = 1024
 )");
   CommandResult r = harness({"check", "--no-rig", path});
   EXPECT_EQ(r.exit_code, 2);

@@ -14,12 +14,10 @@
 namespace harness {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 class Completion : public testing_support::ScratchDirTest {
  protected:
-  Completion() : ScratchDirTest("harness-completion") {}
   // The command's stdout written to a file of the test's folder.
   std::string written(const std::string& name, const std::vector<std::string>& args) {
     std::vector<std::string> argv = {HARNESS_BINARY};

@@ -11,24 +11,18 @@
 
 #include "harness/model/metric_catalogue.h"
 #include "probes/process.h"
-#include "tests/support/run_harness.h"
-#include "tests/support/scratch_dir.h"
+#include "tests/support/harness_cli_test.h"
 #include "tests/support/ssh_device.h"
 
 namespace harness {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class Init : public testing_support::ScratchDirTest {
+// The variants that run a scenario over ssh or a command get five minutes.
+class Init : public testing_support::HarnessCliTest {
  protected:
-  Init() : ScratchDirTest("harness-init") {}
-  CommandResult harness(std::vector<std::string> args, double timeout_s = 300) {
-    args.insert(args.begin(), {"--db", (dir_ / "runs.sqlite").string()});
-    return testing_support::run_harness(args, {.timeout_s = timeout_s, .max_output = 1 << 22});
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  Init() : HarnessCliTest({.timeout_s = 300, .max_output = 1 << 22}) {}
 };
 
 std::string read_text(const std::string& path) {

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/process.h"
+#include "tests/support/harness_cli_test.h"
+#include "tests/support/host_scenario.h"
 #include "tests/support/loopback_webhook.h"
-#include "tests/support/run_harness.h"
-#include "tests/support/scratch_dir.h"
 
 namespace harness {
 namespace {
@@ -19,23 +19,13 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class NotifyCli : public testing_support::ScratchDirTest {
+class NotifyCli : public testing_support::HarnessCliTest {
  protected:
-  NotifyCli() : ScratchDirTest("harness-notify-cli") {}
-  CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--db", (dir_ / "runs.sqlite").string()});
-    return testing_support::run_harness(args, {.timeout_s = 120, .max_output = 1 << 20});
-  }
   // By default a run whose verdict must fail (no iteration takes a
   // nanosecond): news to notify.
   std::string scenario(const std::string& notify, const std::string& name = "notified",
                        const std::string& expect = "[latency.expect]\nlatency_p50_max = \"1 ns\"\n") {
-    std::ofstream(dir_ / "s.toml") << "[scenario]\nname = \"" << name << R"("
-[rig]
-name = "test-host"
-[workload]
-builtin = "vector_add"
-elements = 1024
+    std::ofstream(dir_ / "s.toml") << testing_support::host_scenario(name) << R"(elements = 1024
 [latency]
 iterations = 30
 warmup = 2

@@ -7,9 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "probes/process.h"
-
-#include "tests/support/run_harness.h"
-#include "tests/support/scratch_dir.h"
+#include "tests/support/harness_cli_test.h"
 
 namespace harness {
 namespace {
@@ -17,24 +15,12 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class PublishCli : public testing_support::ScratchDirTest {
+class PublishCli : public testing_support::HarnessCliTest {
  protected:
-  PublishCli() : ScratchDirTest("harness-publish-cli") {}
-  void SetUp() override {
-    ScratchDirTest::SetUp();
-    db_ = (dir_ / "runs.sqlite").string();
-  }
-
-  CommandResult harness(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--db", db_});
-    return testing_support::run_harness(args);
-  }
   void replay(const std::string& fixture) {
     CommandResult r = harness({"replay", std::string(HARNESS_SOURCE_DIR) + "/fixtures/" + fixture});
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
   }
-
-  std::string db_;
 };
 
 TEST_F(PublishCli, PublishesReplayedRunsAndRepublishesNothingWhenNothingChanged) {

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/cli/progress_view.h"
+#include "tests/support/host_scenario.h"
 #include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
 
@@ -88,13 +89,7 @@ class Terminal : public ::testing::Test {
     if (std::string why = pty_unavailable(); !why.empty()) GTEST_SKIP() << why;
     dir_ = testing_support::fresh_test_dir("harness-terminal");
     // A second of iterations (about a millisecond each): the device sends a batch every 250 ms, so the line is redrawn several times.
-    std::ofstream(dir_ / "s.toml") << R"([scenario]
-name = "tty"
-[rig]
-name = "test-host"
-[workload]
-builtin = "vector_add"
-elements = 1048576
+    std::ofstream(dir_ / "s.toml") << testing_support::host_scenario("tty") << R"(elements = 1048576
 [latency]
 iterations = 20
 warmup = 2
@@ -159,13 +154,7 @@ TEST_F(Terminal, QuietPrintsPlainMilestonesEvenOnATerminal) {
 // back as steps and move its live line, as level 4's iterations do.
 TEST_F(Terminal, LevelOnesRepetitionsMoveItsLiveLine) {
   // A thousand runs of a kernel of about a millisecond: the agent sends a step every 250 ms.
-  std::ofstream(dir_ / "r.toml") << R"([scenario]
-name = "tty-roofline"
-[rig]
-name = "test-host"
-[workload]
-builtin = "vector_add"
-elements = 1024
+  std::ofstream(dir_ / "r.toml") << testing_support::host_scenario("tty-roofline") << R"(elements = 1024
 [roofline]
 host_benchmarks = false
 repetitions = 1000

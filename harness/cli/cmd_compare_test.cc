@@ -15,6 +15,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
+#include "tests/support/run_cli.h"
 #include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
 
@@ -85,11 +86,9 @@ class CompareCliTest : public testing_support::StoreEngineTest {
   }
 
   int cli(std::vector<std::string> args) {
-    args.insert(args.begin(), {"harness", "--db", db_});
-    std::vector<const char*> argv;
-    for (const std::string& a : args) argv.push_back(a.c_str());
+    args.insert(args.begin(), {"--db", db_});
     std::ostringstream out, err;
-    int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+    int code = testing_support::run_cli_in_process(args, out, err);
     out_ = out.str();
     err_ = err.str();
     return code;

@@ -7,18 +7,18 @@
 #include "harness/cli/commands.h"
 #include "harness/store/store.h"
 #include "reports/testdata/case_study_runs.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/scratch_dir.h"
 
 namespace harness {
 namespace {
 
 namespace fs = std::filesystem;
 
-class ReportCommand : public ::testing::Test {
+class ReportCommand : public testing_support::ScratchDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("harness-report-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    ScratchDirTest::SetUp();
     db_ = (dir_ / "runs.sqlite").string();
     Result<Store> store = Store::open(db_);
     ASSERT_TRUE(store) << store.error().message;
@@ -28,16 +28,11 @@ class ReportCommand : public ::testing::Test {
     day1_ = *a;
     day6_ = *b;
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
   int run(std::vector<std::string> args) {
-    std::vector<std::string> argv = {"harness", "--db", db_, "report"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<const char*> c;
-    for (const std::string& a : argv) c.push_back(a.c_str());
+    args.insert(args.begin(), {"--db", db_, "report"});
     out_.str("");
     err_.str("");
-    return run_cli(static_cast<int>(c.size()), c.data(), out_, err_);
+    return testing_support::run_cli_in_process(args, out_, err_);
   }
 
   static std::string slurp(const fs::path& p) {
@@ -47,7 +42,6 @@ class ReportCommand : public ::testing::Test {
     return s.str();
   }
 
-  fs::path dir_;
   std::string db_;
   std::int64_t day1_ = 0, day6_ = 0;
   std::ostringstream out_, err_;

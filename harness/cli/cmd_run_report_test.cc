@@ -8,27 +8,21 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/cli/commands.h"
+#include "tests/support/host_scenario.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/scratch_dir.h"
 
 namespace harness {
 namespace {
 
 namespace fs = std::filesystem;
 
-class RunReport : public ::testing::Test {
+class RunReport : public testing_support::ScratchDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("harness-run-report-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    ScratchDirTest::SetUp();
     // The smallest real run: a tiny built-in kernel timed a few times, one expectation.
-    std::ofstream(dir_ / "s.toml") << R"([scenario]
-name = "tiny"
-[rig]
-name = "test-host"
-[workload]
-name = "vector-add"
-builtin = "vector_add"
+    std::ofstream(dir_ / "s.toml") << testing_support::host_scenario("tiny") << R"(name = "vector-add"
 elements = 1024
 [latency]
 iterations = 20
@@ -39,18 +33,11 @@ timeout = "30 s"
 p95_over_p50_max = 1000.0
 )";
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
   int run(std::vector<std::string> extra) {
-    std::vector<std::string> argv = {"harness", "--db", (dir_ / "runs.sqlite").string(), "run",
-                                     (dir_ / "s.toml").string()};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    std::vector<const char*> c;
-    for (const std::string& a : argv) c.push_back(a.c_str());
-    return run_cli(static_cast<int>(c.size()), c.data(), out_, err_);
+    extra.insert(extra.begin(), {"--db", (dir_ / "runs.sqlite").string(), "run", (dir_ / "s.toml").string()});
+    return testing_support::run_cli_in_process(extra, out_, err_);
   }
 
-  fs::path dir_;
   std::ostringstream out_, err_;
 };
 

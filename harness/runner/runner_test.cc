@@ -2,8 +2,6 @@
 // of terminals: a recording sink sees every step of a small live run.
 #include "harness/runner/runner.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
@@ -11,18 +9,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/scratch_dir.h"
+
 namespace harness {
 namespace {
 
-namespace fs = std::filesystem;
 using Kind = ProgressEvent::Kind;
 
-TEST(RunnerProgress, EveryLevelStartsAndFinishesAndLevelFourReportsItsIterations) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("harness-runner-progress-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  Result<Scenario> s = parse_scenario(R"([scenario]
-name = "progress"
+class RunnerProgress : public testing_support::ScratchDirTest {
+ protected:
+  // A small live run on this machine (its ceilings declared, level 1 without
+  // the host's benchmarks) with `levels` appended, every event recorded.
+  Result<RunOutcome> run(const std::string& name, const std::string& levels) {
+    Result<Scenario> s = parse_scenario("[scenario]\nname = \"" + name + R"("
 [rig]
 name = "test-host"
 [rig.compute]
@@ -34,23 +33,27 @@ builtin = "vector_add"
 elements = 1024
 [roofline]
 host_benchmarks = false
-[latency]
-iterations = 200
-warmup = 2
-)",
-                                      (dir / "s.toml").string());
-  ASSERT_TRUE(s) << s.error().message;
-  Result<Store> store = Store::open((dir / "runs.sqlite").string());
-  ASSERT_TRUE(store) << store.error().message;
-  RecordedProgress progress;
-  RunOptions options;
-  options.progress = &progress;
-  Result<RunOutcome> outcome = run_scenario(*s, *store, options);
+)" + levels,
+                                        (dir_ / "s.toml").string());
+    if (!s) return s.error();
+    Result<Store> store = Store::open(db());
+    if (!store) return store.error();
+    RunOptions options;
+    options.progress = &progress_;
+    return run_scenario(*s, *store, options);
+  }
+  std::string db() const { return (dir_ / "runs.sqlite").string(); }
+
+  RecordedProgress progress_;
+};
+
+TEST_F(RunnerProgress, EveryLevelStartsAndFinishesAndLevelFourReportsItsIterations) {
+  Result<RunOutcome> outcome = run("progress", "[latency]\niterations = 200\nwarmup = 2\n");
   ASSERT_TRUE(outcome) << outcome.error().message;
 
   std::vector<std::string> steps;  // what happened, in order, iterations folded
   std::int64_t last_done = 0;
-  for (const ProgressEvent& e : progress.events) {
+  for (const ProgressEvent& e : progress_.events) {
     switch (e.kind) {
       case Kind::note: steps.push_back("note: " + e.text); break;
       case Kind::level_started: steps.push_back(fmt::format("start {} ({})", level_name(e.level), e.text)); break;
@@ -71,40 +74,23 @@ warmup = 2
     }
   }
   EXPECT_THAT(steps, testing::ElementsAre(
-                         "note: run 1 started (" + (dir / "runs.sqlite").string() + ")",
+                         "note: run 1 started (" + db() + ")",
                          "note: rig 'test-host': connecting to the agent (local)", "start roofline (ceilings and kernels on the device)",
                          "done roofline", "start latency (iterations on the device)", "condition 1/1 without load",
                          "iterations", "condition done: " + std::to_string(last_done) + " iterations", "done latency",
                          "note: analysing the recording"));
   EXPECT_GE(last_done, 200);
-  fs::remove_all(dir);
 }
 
 // Levels 1 and 2 run on the device (a child agent here): their steps come
 // back through the agent's link as they happen, each with its level and the
 // time since the level started.
-TEST(RunnerProgress, LevelsOneAndTwoReportTheirStepsFromTheDevice) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("harness-runner-steps-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::ofstream(dir / "stats") << "cycles: 1000\n";
-  std::ofstream(dir / "fake.toml") << "name = \"fake\"\n[sources.stats]\nkind = \"text_file\"\npath = \""
-                                   << (dir / "stats").string()
-                                   << "\"\n[counters.CYCLES]\nsource = \"stats\"\nkey = \"cycles\"\n";
-  Result<Scenario> s = parse_scenario(R"([scenario]
-name = "steps"
-[rig]
-name = "test-host"
-[rig.compute]
-int8 = "4 TOPS"
-[rig.memory]
-dram = "20 GB/s"
-[workload]
-builtin = "vector_add"
-elements = 1024
-[roofline]
-host_benchmarks = false
-repetitions = 5
+TEST_F(RunnerProgress, LevelsOneAndTwoReportTheirStepsFromTheDevice) {
+  std::ofstream(dir_ / "stats") << "cycles: 1000\n";
+  std::ofstream(dir_ / "fake.toml") << "name = \"fake\"\n[sources.stats]\nkind = \"text_file\"\npath = \""
+                                    << (dir_ / "stats").string()
+                                    << "\"\n[counters.CYCLES]\nsource = \"stats\"\nkey = \"cycles\"\n";
+  Result<RunOutcome> outcome = run("steps", R"(repetitions = 5
 [[roofline.kernels]]
 name = "va"
 builtin = "vector_add"
@@ -112,21 +98,13 @@ elements = 1024
 [counters]
 groups = ["fake.toml"]
 iterations = 20
-)",
-                                      (dir / "s.toml").string());
-  ASSERT_TRUE(s) << s.error().message;
-  Result<Store> store = Store::open((dir / "runs.sqlite").string());
-  ASSERT_TRUE(store) << store.error().message;
-  RecordedProgress progress;
-  RunOptions options;
-  options.progress = &progress;
-  Result<RunOutcome> outcome = run_scenario(*s, *store, options);
+)");
   ASSERT_TRUE(outcome) << outcome.error().message;
   EXPECT_EQ(outcome->exit, ExitCode::ok) << outcome->run.reason;
 
   std::vector<std::string> seen;  // level starts and ends, and each step's first and last count
   const ProgressEvent* previous = nullptr;
-  for (const ProgressEvent& e : progress.events) {
+  for (const ProgressEvent& e : progress_.events) {
     if (e.kind == Kind::level_started) seen.push_back(fmt::format("start {}", level_name(e.level)));
     if (e.kind == Kind::level_finished) seen.push_back(fmt::format("done {}", level_name(e.level)));
     if (e.kind != Kind::step) continue;
@@ -149,7 +127,6 @@ iterations = 20
                            "... 20/20", "done counters"})
     expected.push_back(line);
   EXPECT_EQ(seen, expected);
-  fs::remove_all(dir);
 }
 
 }  // namespace

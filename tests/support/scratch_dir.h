@@ -24,9 +24,11 @@ inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
   return dir;
 }
 
-// A fixture whose every test gets such a folder (dir_), removed after it.
+// A fixture whose every test gets such a folder (dir_), removed after it;
+// without a prefix the folder is named after the test suite.
 class ScratchDirTest : public ::testing::Test {
  protected:
+  ScratchDirTest() : prefix_("harness-" + std::string(current_suite())) {}
   explicit ScratchDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
   void SetUp() override { dir_ = fresh_test_dir(prefix_); }
   void TearDown() override {
@@ -36,6 +38,11 @@ class ScratchDirTest : public ::testing::Test {
   std::filesystem::path dir_;
 
  private:
+  static const char* current_suite() {
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    return test ? test->test_suite_name() : "test";
+  }
+
   std::string prefix_;
 };
 
