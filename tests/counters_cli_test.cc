@@ -10,22 +10,18 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/process.h"
+#include "tests/support/scratch_dir.h"
 
 namespace harness {
 namespace {
 
-class CountersCli : public ::testing::Test {
+class CountersCli : public testing_support::ScratchDirTest {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("harness-counters-cli-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
+    ScratchDirTest::SetUp();
     std::ofstream(dir_ / "pmu_stats") << "cycles: 0\nmem_stall_cycles: 0\nl2_miss_cycles: 0\nalu_stall_cycles: 0\n"
                                          "l2_access: 0\nl2_miss: 0\nddr_rd_lines: 0\nddr_wr_lines: 0\n";
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // Each workload iteration adds `stall` memory-stall cycles per 1000 cycles.
   std::string scenario(int stall) {
     std::string stats = (dir_ / "pmu_stats").string();
@@ -46,8 +42,6 @@ class CountersCli : public ::testing::Test {
     return run_command({HARNESS_BINARY, "--db", (dir_ / "runs.sqlite").string(), "--json", "run", scenario_path},
                        {.timeout_s = 60});
   }
-
-  std::filesystem::path dir_;
 };
 
 const nlohmann::json* find_named(const nlohmann::json& list, const std::string& key, const std::string& name) {

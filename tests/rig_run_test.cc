@@ -21,6 +21,7 @@
 
 #include "probes/process.h"
 #include "tests/support/run_harness.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/ssh_device.h"
 #include "tests/support/store_engines.h"
 
@@ -30,17 +31,12 @@ namespace {
 using ::testing::HasSubstr;
 using nlohmann::json;
 
-class RigRun : public ::testing::Test {
+class RigRun : public testing_support::ScratchDirTest {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("harness-rig-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    ScratchDirTest::SetUp();
     db_ = (dir_ / "runs.sqlite").string();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // `rig_keys`: the transport lines of [rig]; `marker` names the run's load
   // so that a test can look for it on the device.
@@ -120,7 +116,6 @@ interval = "20 ms"
     ASSERT_EQ(rec["rig"]["syncs"].size(), 2u);
   }
 
-  std::filesystem::path dir_;
   std::string db_;
 };
 

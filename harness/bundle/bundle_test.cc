@@ -11,6 +11,7 @@
 
 #include "harness/base/digest.h"
 #include "harness/bundle/replay.h"
+#include "tests/support/scratch_dir.h"
 
 namespace harness {
 namespace {
@@ -32,15 +33,12 @@ elements = 16
 latency_p50_max = "1 ms"
 )";
 
-class BundleTest : public ::testing::Test {
+class BundleTest : public testing_support::ScratchDirTest {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("harness-bundle-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-    dir_ = (root_ / "bundle").string();
-    std::ofstream(root_ / "capture.bin") << "raw capture bytes";
+    ScratchDirTest::SetUp();
+    bundle_ = (dir_ / "bundle").string();
+    std::ofstream(dir_ / "capture.bin") << "raw capture bytes";
 
     run_.scenario_name = "b";
     run_.scenario_text = kScenario;
@@ -59,18 +57,17 @@ class BundleTest : public ::testing::Test {
     none.window_s = 0.003;
     rec_.latency->conditions.push_back(none);
     rec_.files.push_back({"files/capture.bin", "raw"});
-    ASSERT_TRUE(write_bundle(dir_, run_, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw", ""}},
+    ASSERT_TRUE(write_bundle(bundle_, run_, rec_, {{(dir_ / "capture.bin").string(), "files/capture.bin", "raw", ""}},
                              "synthetic: made by bundle_test"));
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   nlohmann::json manifest() {
-    std::ifstream in(fs::path(dir_) / "manifest.json");
+    std::ifstream in(fs::path(bundle_) / "manifest.json");
     return nlohmann::json::parse(in);
   }
-  void set_manifest(const nlohmann::json& j) { std::ofstream(fs::path(dir_) / "manifest.json") << j.dump(); }
+  void set_manifest(const nlohmann::json& j) { std::ofstream(fs::path(bundle_) / "manifest.json") << j.dump(); }
   std::string load_error(const BundleLimits& limits = {}) {
-    Result<LoadedBundle> b = load_bundle(dir_, limits);
+    Result<LoadedBundle> b = load_bundle(bundle_, limits);
     EXPECT_FALSE(b) << "the bundle loaded, but an error was expected";
     return b ? "" : b.error().message;
   }
@@ -78,7 +75,7 @@ class BundleTest : public ::testing::Test {
   // Rewrites a listed file and its manifest entry, so that only the rule
   // under test can refuse the bundle.
   void rewrite_listed(const std::string& path, const std::string& text) {
-    std::ofstream(fs::path(dir_) / path, std::ios::binary | std::ios::trunc) << text;
+    std::ofstream(fs::path(bundle_) / path, std::ios::binary | std::ios::trunc) << text;
     nlohmann::json m = manifest();
     for (auto& f : m["files"]) {
       if (f["path"] == path) {
@@ -89,26 +86,25 @@ class BundleTest : public ::testing::Test {
     set_manifest(m);
   }
   std::string recording_text() {
-    std::ifstream in(fs::path(dir_) / "recording.json");
+    std::ifstream in(fs::path(bundle_) / "recording.json");
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
   }
 
-  fs::path root_;
-  std::string dir_;
+  std::string bundle_;
   RunRecord run_;
   Recording rec_;
 };
 
 TEST_F(BundleTest, RoundTripsTheRecordingAndReplaysDeterministically) {
-  Result<LoadedBundle> b = load_bundle(dir_);
+  Result<LoadedBundle> b = load_bundle(bundle_);
   ASSERT_TRUE(b) << b.error().message;
   EXPECT_EQ(b->scenario_text, kScenario);
   EXPECT_EQ(b->manifest.provenance, "synthetic: made by bundle_test");
   EXPECT_EQ(b->manifest.files.size(), 3u);
   EXPECT_EQ(b->recording.latency->conditions.at(0).latency_s, rec_.latency->conditions.at(0).latency_s);
-  EXPECT_EQ(b->recording.base_dir, dir_);
+  EXPECT_EQ(b->recording.base_dir, bundle_);
   Result<RunRecord> first = replay_bundle(*b);
   Result<RunRecord> second = replay_bundle(*b);
   ASSERT_TRUE(first) << first.error().message;
@@ -126,89 +122,89 @@ TEST_F(BundleTest, RefusesAPathOutsideTheBundle) {
   nlohmann::json m = manifest();
   m["files"][2]["path"] = "../capture.bin";
   set_manifest(m);
-  EXPECT_EQ(load_error(), dir_ + ": file path \"../capture.bin\" points outside the bundle");
+  EXPECT_EQ(load_error(), bundle_ + ": file path \"../capture.bin\" points outside the bundle");
   m["files"][2]["path"] = "/etc/passwd";
   set_manifest(m);
-  EXPECT_EQ(load_error(), dir_ + ": file path \"/etc/passwd\" must be relative to the bundle");
+  EXPECT_EQ(load_error(), bundle_ + ": file path \"/etc/passwd\" must be relative to the bundle");
 }
 
 TEST_F(BundleTest, RefusesASymlinkThatLeavesTheBundle) {
-  fs::remove(fs::path(dir_) / "files/capture.bin");
-  fs::create_symlink(root_ / "capture.bin", fs::path(dir_) / "files/capture.bin");
-  EXPECT_EQ(load_error(), dir_ + ": file path \"files/capture.bin\" points outside the bundle");
+  fs::remove(fs::path(bundle_) / "files/capture.bin");
+  fs::create_symlink(dir_ / "capture.bin", fs::path(bundle_) / "files/capture.bin");
+  EXPECT_EQ(load_error(), bundle_ + ": file path \"files/capture.bin\" points outside the bundle");
 }
 
 TEST_F(BundleTest, NamesAnAlteredFile) {
-  std::ofstream(fs::path(dir_) / "files/capture.bin") << "RAW capture bytes";  // same size
+  std::ofstream(fs::path(bundle_) / "files/capture.bin") << "RAW capture bytes";  // same size
   std::string e = load_error();
-  EXPECT_EQ(e.rfind(dir_ + "/files/capture.bin: sha256 ", 0), 0u) << e;
+  EXPECT_EQ(e.rfind(bundle_ + "/files/capture.bin: sha256 ", 0), 0u) << e;
   EXPECT_NE(e.find("(altered)"), std::string::npos) << e;
 }
 
 TEST_F(BundleTest, NamesATruncatedFile) {
-  fs::resize_file(fs::path(dir_) / "files/capture.bin", 3);
-  EXPECT_EQ(load_error(), dir_ + "/files/capture.bin: 3 bytes, the manifest says 17 (truncated or altered)");
+  fs::resize_file(fs::path(bundle_) / "files/capture.bin", 3);
+  EXPECT_EQ(load_error(), bundle_ + "/files/capture.bin: 3 bytes, the manifest says 17 (truncated or altered)");
 }
 
 TEST_F(BundleTest, NamesAMissingFile) {
-  fs::remove(fs::path(dir_) / "files/capture.bin");
+  fs::remove(fs::path(bundle_) / "files/capture.bin");
   EXPECT_EQ(load_error(),
-            dir_ + "/files/capture.bin: listed in the manifest but No such file or directory");
+            bundle_ + "/files/capture.bin: listed in the manifest but No such file or directory");
 }
 
 TEST_F(BundleTest, RefusesANewerFormatWithBothVersions) {
   nlohmann::json m = manifest();
   m["format_version"] = 7;
   set_manifest(m);
-  EXPECT_EQ(load_error(), dir_ + "/manifest.json: bundle format version 7 is newer than this harness reads (1)");
+  EXPECT_EQ(load_error(), bundle_ + "/manifest.json: bundle format version 7 is newer than this harness reads (1)");
 }
 
 TEST_F(BundleTest, RefusesOversizedFilesBeforeReadingThem) {
   BundleLimits limits;
   limits.max_file_bytes = 10;
-  EXPECT_EQ(load_error(limits), dir_ + "/files/capture.bin: 17 bytes is more than the 10 allowed");
+  EXPECT_EQ(load_error(limits), bundle_ + "/files/capture.bin: 17 bytes is more than the 10 allowed");
   nlohmann::json m = manifest();
   m["files"][2]["size"] = 1ull << 60;  // a lie about the size is refused too
   set_manifest(m);
   EXPECT_NE(load_error().find("is more than the"), std::string::npos);
   BundleLimits few;
   few.max_files = 2;
-  EXPECT_EQ(load_error(few), dir_ + "/manifest.json: 3 files is more than the 2 allowed");
+  EXPECT_EQ(load_error(few), bundle_ + "/manifest.json: 3 files is more than the 2 allowed");
 }
 
 TEST_F(BundleTest, RefusesGarbageManifests) {
-  std::ofstream(fs::path(dir_) / "manifest.json") << "{not json";
-  EXPECT_EQ(load_error(), dir_ + "/manifest.json:1:3: not valid JSON: syntax error while parsing object key - "
+  std::ofstream(fs::path(bundle_) / "manifest.json") << "{not json";
+  EXPECT_EQ(load_error(), bundle_ + "/manifest.json:1:3: not valid JSON: syntax error while parsing object key - "
                                  "invalid literal; last read: '{no'; expected string literal");
   set_manifest({{"format", "something-else"}});
-  EXPECT_EQ(load_error(), dir_ + "/manifest.json: not a harness recording manifest (\"format\" is not "
+  EXPECT_EQ(load_error(), bundle_ + "/manifest.json: not a harness recording manifest (\"format\" is not "
                                  "\"harness-recording\")");
 }
 
 // ---- a bundle is a closed world (issue 14) ----
 
 TEST_F(BundleTest, RefusesAManifestThatIsASymlink) {
-  fs::rename(fs::path(dir_) / "manifest.json", root_ / "elsewhere.json");
-  fs::create_symlink(root_ / "elsewhere.json", fs::path(dir_) / "manifest.json");
-  EXPECT_EQ(load_error(), dir_ + "/manifest.json: is a symbolic link, not a regular file");
+  fs::rename(fs::path(bundle_) / "manifest.json", dir_ / "elsewhere.json");
+  fs::create_symlink(dir_ / "elsewhere.json", fs::path(bundle_) / "manifest.json");
+  EXPECT_EQ(load_error(), bundle_ + "/manifest.json: is a symbolic link, not a regular file");
 }
 
 TEST_F(BundleTest, RefusesAListedFifoWithoutBlocking) {
-  fs::remove(fs::path(dir_) / "files/capture.bin");
-  ASSERT_EQ(::mkfifo((fs::path(dir_) / "files/capture.bin").c_str(), 0600), 0);
-  EXPECT_EQ(load_error(), dir_ + "/files/capture.bin: is a FIFO, not a regular file (a bundle holds only regular files)");
+  fs::remove(fs::path(bundle_) / "files/capture.bin");
+  ASSERT_EQ(::mkfifo((fs::path(bundle_) / "files/capture.bin").c_str(), 0600), 0);
+  EXPECT_EQ(load_error(), bundle_ + "/files/capture.bin: is a FIFO, not a regular file (a bundle holds only regular files)");
 }
 
 TEST_F(BundleTest, RefusesAListedDeviceBehindASymlink) {
-  fs::remove(fs::path(dir_) / "files/capture.bin");
-  fs::create_symlink("/dev/zero", fs::path(dir_) / "files/capture.bin");
-  EXPECT_EQ(load_error(), dir_ + ": file path \"files/capture.bin\" points outside the bundle");
+  fs::remove(fs::path(bundle_) / "files/capture.bin");
+  fs::create_symlink("/dev/zero", fs::path(bundle_) / "files/capture.bin");
+  EXPECT_EQ(load_error(), bundle_ + ": file path \"files/capture.bin\" points outside the bundle");
 }
 
 TEST_F(BundleTest, RefusesAListedSymlinkInsideTheBundle) {
-  fs::rename(fs::path(dir_) / "files/capture.bin", fs::path(dir_) / "files/real.bin");
-  fs::create_symlink("real.bin", fs::path(dir_) / "files/capture.bin");
-  EXPECT_EQ(load_error(), dir_ + "/files/capture.bin: is a symbolic link, not a regular file (a bundle holds only regular files)");
+  fs::rename(fs::path(bundle_) / "files/capture.bin", fs::path(bundle_) / "files/real.bin");
+  fs::create_symlink("real.bin", fs::path(bundle_) / "files/capture.bin");
+  EXPECT_EQ(load_error(), bundle_ + "/files/capture.bin: is a symbolic link, not a regular file (a bundle holds only regular files)");
 }
 
 TEST_F(BundleTest, RefusesACapturePathTheManifestDoesNotList) {
@@ -216,7 +212,7 @@ TEST_F(BundleTest, RefusesACapturePathTheManifestDoesNotList) {
     nlohmann::json r = nlohmann::json::parse(recording_text());
     r["ddr"] = {{"capture", capture}, {"sha256", ""}, {"format", "vcd"}};
     rewrite_listed("recording.json", r.dump());
-    EXPECT_EQ(load_error(), dir_ + ": recording.json names the capture \"" + capture +
+    EXPECT_EQ(load_error(), bundle_ + ": recording.json names the capture \"" + capture +
                                 "\", which is not a file listed in the manifest (a replay reads only the bundle's "
                                 "listed files)");
   }
@@ -234,20 +230,20 @@ TEST_F(BundleTest, RefusesAccuracyDumpsAndMapsTheManifestDoesNotList) {
     rewrite_listed("recording.json", r.dump());
   };
   with_accuracy("files", "files/capture.bin", "");
-  ASSERT_TRUE(load_bundle(dir_)) << "a folder of listed files is a dump";
+  ASSERT_TRUE(load_bundle(bundle_)) << "a folder of listed files is a dump";
   with_accuracy("files/capture.bin", "files/capture.bin", "files/capture.bin");
-  ASSERT_TRUE(load_bundle(dir_)) << "so is a listed file";
+  ASSERT_TRUE(load_bundle(bundle_)) << "so is a listed file";
   const std::string tail = "in the manifest (a replay reads only the bundle's listed files)";
   for (const std::string name : {"/etc/passwd", "../capture.bin", "/dev/zero", "files/../../x", ".", ""}) {
     SCOPED_TRACE(name);
     with_accuracy(name, "files/capture.bin", "");
-    EXPECT_EQ(load_error(), dir_ + ": recording.json names the accuracy dump \"" + name +
+    EXPECT_EQ(load_error(), bundle_ + ": recording.json names the accuracy dump \"" + name +
                                 "\", which is neither a file nor a folder listed " + tail);
     if (name.empty()) continue;
     with_accuracy("files", name, "");
-    EXPECT_EQ(load_error(), dir_ + ": recording.json names the file \"" + name + "\", which is not a file listed " + tail);
+    EXPECT_EQ(load_error(), bundle_ + ": recording.json names the file \"" + name + "\", which is not a file listed " + tail);
     with_accuracy("files", "files/capture.bin", name);
-    EXPECT_EQ(load_error(), dir_ + ": recording.json names the file \"" + name + "\", which is not a file listed " + tail);
+    EXPECT_EQ(load_error(), bundle_ + ": recording.json names the file \"" + name + "\", which is not a file listed " + tail);
   }
 }
 
@@ -255,14 +251,14 @@ TEST_F(BundleTest, RefusesACaptureWhoseDigestDiffersFromTheRecording) {
   nlohmann::json r = nlohmann::json::parse(recording_text());
   r["ddr"] = {{"capture", "files/capture.bin"}, {"sha256", "00"}, {"format", "vcd"}};
   rewrite_listed("recording.json", r.dump());
-  EXPECT_EQ(load_error(), dir_ + ": the capture files/capture.bin has sha256 " + sha256_hex("raw capture bytes") +
+  EXPECT_EQ(load_error(), bundle_ + ": the capture files/capture.bin has sha256 " + sha256_hex("raw capture bytes") +
                               ", but the recording says 00 (altered)");
 }
 
 TEST_F(BundleTest, RefusesADeeplyNestedRecordingBeforeBuildingIt) {
   std::string nested = "{\"format_version\": 1, \"x\": " + std::string(200000, '[') + std::string(200000, ']') + "}";
   rewrite_listed("recording.json", nested);
-  EXPECT_EQ(load_error(), dir_ + "/recording.json:1:91: JSON nested deeper than 64 levels");
+  EXPECT_EQ(load_error(), bundle_ + "/recording.json:1:91: JSON nested deeper than 64 levels");
 }
 
 // A recording within its size but whose values would take gigabytes: refused
@@ -273,25 +269,25 @@ TEST_F(BundleTest, RefusesARecordingWhoseValuesWouldTakeTooMuchMemory) {
   rewrite_listed("recording.json", wide + "]}");
   BundleLimits limits;
   limits.recording.memory = 8 << 20;
-  EXPECT_EQ(load_error(limits), dir_ + "/recording.json: JSON values would take more than 8388608 bytes of memory "
+  EXPECT_EQ(load_error(limits), bundle_ + "/recording.json: JSON values would take more than 8388608 bytes of memory "
                                        "(the limit for this input)");
 }
 
 TEST_F(BundleTest, RefusesAnOversizedManifestBeforeReadingIt) {
-  std::ofstream(fs::path(dir_) / "manifest.json", std::ios::app) << std::string(5 << 20, ' ');
+  std::ofstream(fs::path(bundle_) / "manifest.json", std::ios::app) << std::string(5 << 20, ' ');
   std::string e = load_error();
-  EXPECT_EQ(e.rfind(dir_ + "/manifest.json: ", 0), 0u) << e;
+  EXPECT_EQ(e.rfind(bundle_ + "/manifest.json: ", 0), 0u) << e;
   EXPECT_NE(e.find(" bytes is more than the 4194304 allowed"), std::string::npos) << e;
 }
 
 TEST_F(BundleTest, CounterGroupsResolveInsideTheBundle) {
   std::string scenario = std::string(kScenario) + "[counters]\ngroups = [\"../outside.toml\"]\n";
   rewrite_listed("scenario.toml", scenario);
-  Result<LoadedBundle> b = load_bundle(dir_);
+  Result<LoadedBundle> b = load_bundle(bundle_);
   ASSERT_TRUE(b) << b.error().message;
   Result<RunRecord> r = replay_bundle(*b);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("counter group \"../outside.toml\" is not a file of the bundle " + dir_ +
+  EXPECT_NE(r.error().message.find("counter group \"../outside.toml\" is not a file of the bundle " + bundle_ +
                                    " (in a bundle, a group named by path must be relative and listed in its "
                                    "manifest)"),
             std::string::npos)
@@ -299,9 +295,9 @@ TEST_F(BundleTest, CounterGroupsResolveInsideTheBundle) {
   // A bare name is the bundle's own groups/<name>.toml only when listed:
   // an unlisted file there is not read, the shipped group is.
   rewrite_listed("scenario.toml", std::string(kScenario) + "[counters]\ngroups = [\"linux-host\"]\n");
-  fs::create_directories(fs::path(dir_) / "groups");
-  std::ofstream(fs::path(dir_) / "groups/linux-host.toml") << "not toml at all [";
-  b = load_bundle(dir_);
+  fs::create_directories(fs::path(bundle_) / "groups");
+  std::ofstream(fs::path(bundle_) / "groups/linux-host.toml") << "not toml at all [";
+  b = load_bundle(bundle_);
   ASSERT_TRUE(b) << b.error().message;
   r = replay_bundle(*b);
   EXPECT_TRUE(r) << r.error().message;
@@ -310,8 +306,8 @@ TEST_F(BundleTest, CounterGroupsResolveInsideTheBundle) {
 TEST_F(BundleTest, TheScenariosCounterGroupsTravelWithTheBundle) {
   RunRecord run = run_;
   run.scenario_text = std::string(kScenario) + "[counters]\ngroups = [\"linux-host\"]\n";
-  const std::string dir = (root_ / "with-groups").string();
-  ASSERT_TRUE(write_bundle(dir, run, rec_, {{(root_ / "capture.bin").string(), "files/capture.bin", "raw", ""}}, "x"));
+  const std::string dir = (dir_ / "with-groups").string();
+  ASSERT_TRUE(write_bundle(dir, run, rec_, {{(dir_ / "capture.bin").string(), "files/capture.bin", "raw", ""}}, "x"));
   Result<LoadedBundle> b = load_bundle(dir);
   ASSERT_TRUE(b) << b.error().message;
   EXPECT_EQ(b->files.count("groups/linux-host.toml"), 1u);
@@ -326,9 +322,9 @@ TEST_F(BundleTest, TheScenariosCounterGroupsTravelWithTheBundle) {
 }
 
 TEST_F(BundleTest, WritingIntoANonEmptyFolderIsRefused) {
-  Status s = write_bundle(dir_, run_, rec_, {}, "x");
+  Status s = write_bundle(bundle_, run_, rec_, {}, "x");
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().message, dir_ + ": the recording folder must be empty or absent");
+  EXPECT_EQ(s.error().message, bundle_ + ": the recording folder must be empty or absent");
 }
 
 TEST(FingerprintDifference, NamesTheMetricAndBothValues) {

@@ -5,6 +5,7 @@
 #include "harness/scenario/counters_group.h"
 #include "harness/rig/local_device.h"
 #include "probes/counters/session.h"
+#include "tests/support/scratch_dir.h"
 
 #include <unistd.h>
 
@@ -22,16 +23,13 @@ namespace {
 
 // A fake sysfs tree: a driver's stats file and a directory of one-number
 // files, in a temp directory.
-class FakeSysfs : public ::testing::Test {
+class FakeSysfs : public testing_support::ScratchDirTest {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("harness-acquire-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ScratchDirTest::SetUp();
     std::filesystem::create_directories(dir_ / "pmu");
     set(1000, 500);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Writes atomically (rename), as a driver's file changes between reads.
   void set(std::uint64_t stall, std::uint64_t l2) {
@@ -63,8 +61,6 @@ class FakeSysfs : public ::testing::Test {
     EXPECT_TRUE(s) << s.error().message;
     return *s;
   }
-
-  std::filesystem::path dir_;
 };
 
 // Level 2 as the device runs it (the agent's LocalDevice), in this process.

@@ -8,22 +8,15 @@
 #include <gtest/gtest.h>
 
 #include "probes/counters/factories.h"
+#include "tests/support/scratch_dir.h"
 
 namespace harness {
 namespace {
 
-class TempDir : public ::testing::Test {
+class TempDir : public testing_support::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("harness-sources-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const std::string& rel) const { return (dir_ / rel).string(); }
   void write(const std::string& rel, const std::string& text) { std::ofstream(dir_ / rel) << text; }
-  std::filesystem::path dir_;
 };
 
 CounterSpec counter(std::string name, std::string key = "", std::string pattern = "") {
