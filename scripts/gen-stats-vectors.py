@@ -99,26 +99,23 @@ def welch_cases(rng):
     return cases
 
 
+def adjusted(p, at_rank):
+    """Each p-value adjusted by at_rank(k, ranked): k is its rank (0 for the
+    smallest), ranked the p-values in increasing order."""
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    ranked = [p[i] for i in order]
+    rank = {i: k for k, i in enumerate(order)}
+    return [min(1.0, at_rank(rank[i], ranked)) for i in range(len(p))]
+
+
 def holm(p):
     m = len(p)
-    order = sorted(range(m), key=lambda i: p[i])
-    rank = {i: k for k, i in enumerate(order)}
-    out = []
-    for i in range(m):
-        k = rank[i]
-        out.append(min(1.0, max((m - j) * p[order[j]] for j in range(k + 1))))
-    return out
+    return adjusted(p, lambda k, ranked: max((m - j) * ranked[j] for j in range(k + 1)))
 
 
 def bh(p):
     m = len(p)
-    order = sorted(range(m), key=lambda i: p[i])
-    rank = {i: k for k, i in enumerate(order)}
-    out = []
-    for i in range(m):
-        k = rank[i]
-        out.append(min(1.0, min(m / (j + 1) * p[order[j]] for j in range(k, m))))
-    return out
+    return adjusted(p, lambda k, ranked: min(m / (j + 1) * ranked[j] for j in range(k, m)))
 
 
 def adjust_cases(rng):

@@ -23,21 +23,9 @@ __attribute__((target_clones("avx2", "default"))) void ErrorAccumulator::flush_b
   double lo[kLanes], hi[kLanes];
   std::fill(lo, lo + kLanes, std::numeric_limits<double>::infinity());
   std::fill(hi, hi + kLanes, -std::numeric_limits<double>::infinity());
-  std::size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (std::size_t k = 0; k < kLanes; ++k) {
-      const double a = r[i + k], b = d[i + k], e = a - b, m = std::fabs(e);
-      rr[k] += a * a;
-      dd[k] += b * b;
-      rd[k] += a * b;
-      ee[k] += e * e;
-      ae[k] += m;
-      mx[k] = mx[k] < m ? m : mx[k];
-      lo[k] = a < lo[k] ? a : lo[k];
-      hi[k] = a > hi[k] ? a : hi[k];
-    }
-  }
-  for (std::size_t k = 0; i < n; ++i, ++k) {
+  // Element i into lane k: inlined into both loops, so the full blocks stay
+  // vectorised and the tail shares the arithmetic.
+  auto add = [&](std::size_t k, std::size_t i) __attribute__((always_inline)) {
     const double a = r[i], b = d[i], e = a - b, m = std::fabs(e);
     rr[k] += a * a;
     dd[k] += b * b;
@@ -47,7 +35,12 @@ __attribute__((target_clones("avx2", "default"))) void ErrorAccumulator::flush_b
     mx[k] = mx[k] < m ? m : mx[k];
     lo[k] = a < lo[k] ? a : lo[k];
     hi[k] = a > hi[k] ? a : hi[k];
+  };
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (std::size_t k = 0; k < kLanes; ++k) add(k, i + k);
   }
+  for (std::size_t k = 0; i < n; ++i, ++k) add(k, i);
   double srr = 0, sdd = 0, srd = 0, see = 0, sae = 0, smx = 0, slo = lo[0], shi = hi[0];
   for (std::size_t k = 0; k < kLanes; ++k) {
     srr += rr[k];

@@ -9,22 +9,17 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/roofline_scenario.h"
+
 namespace harness {
 namespace {
 
-Scenario parse(const std::string& roofline, const std::string& path = "s.toml") {
-  Result<Scenario> s = parse_scenario(
-      "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[rig.compute]\nfp32 = \"measure\"\n"
-      "[rig.memory]\ndram = \"measure\"\n[workload]\nbuiltin = \"vector_add\"\nelements = 16\n" + roofline,
-      path);
-  EXPECT_TRUE(s) << s.error().message;
-  return s ? *s : Scenario{};
-}
+using testing_support::roofline_scenario;
 
 // The real probes, made tiny: every table of seed 001 is recorded and becomes
 // a metric with samples.
 TEST(MeasureRoofline, HostTablesAreMeasuredAndAnalysed) {
-  Scenario s = parse(
+  Scenario s = roofline_scenario(
       "[roofline]\nrepetitions = 2\nbuffer = \"2 MiB\"\nthreads = 2\nrandom_reads = \"64 KiB\"\n"
       "fma_iterations = 1000\n"
       "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\n");
@@ -58,7 +53,7 @@ TEST(MeasureRoofline, HostTablesAreMeasuredAndAnalysed) {
 // of each per round; each round is a step, reported through the same progress
 // interface as level 4 (harness/model/progress.h).
 TEST(MeasureRoofline, EveryMeasurementIsRepeatedInRoundsEachAStep) {
-  Scenario s = parse(
+  Scenario s = roofline_scenario(
       "[roofline]\nrepetitions = 3\nbuffer = \"1 MiB\"\nthreads = 1\nrandom_reads = \"64 KiB\"\n"
       "fma_iterations = 1000\nbursts = [\"64 B\"]\n"
       "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\n");
@@ -103,7 +98,7 @@ TEST(MeasureRoofline, EveryMeasurementIsRepeatedInRoundsEachAStep) {
 // first in round 1, the reference in round 2, ...); the others keep the
 // repetitions, in the same rounds.
 TEST(MeasureRoofline, AKernelWithAReferenceAlternatesWithItInThePairingsRounds) {
-  Scenario s = parse(
+  Scenario s = roofline_scenario(
       "[reference]\nbuiltin = \"vector_add\"\nelements = 16\nrounds = 4\norder = \"abba\"\n"
       "[roofline]\nrepetitions = 2\nhost_benchmarks = false\n"
       "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\nreference = \"same\"\n"
@@ -158,7 +153,7 @@ TEST(MeasureRoofline, AKernelWithAReferenceAlternatesWithItInThePairingsRounds) 
 }
 
 TEST(MeasureRoofline, StopsWhenAsked) {
-  Scenario s = parse("[roofline]\nbuffer = \"1 MiB\"\nthreads = 1\n");
+  Scenario s = roofline_scenario("[roofline]\nbuffer = \"1 MiB\"\nthreads = 1\n");
   MonotonicClock clock;
   std::stop_source stop;
   stop.request_stop();

@@ -9,17 +9,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/roofline_scenario.h"
+
 namespace harness {
 namespace {
 
-Scenario parse(const std::string& roofline, const std::string& path = "s.toml") {
-  Result<Scenario> s = parse_scenario(
-      "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[rig.compute]\nfp32 = \"measure\"\n"
-      "[rig.memory]\ndram = \"measure\"\n[workload]\nbuiltin = \"vector_add\"\nelements = 16\n" + roofline,
-      path);
-  EXPECT_TRUE(s) << s.error().message;
-  return s ? *s : Scenario{};
-}
+using testing_support::roofline_scenario;
 
 TEST(AcquireRoofline, ProfileTextIsRecordedAndABadOneIsABadInputError) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / "harness_acquire_roofline_test";
@@ -28,13 +23,15 @@ TEST(AcquireRoofline, ProfileTextIsRecordedAndABadOneIsABadInputError) {
   std::ofstream(dir / "bad.csv") << "layer,time_us\na,10\nb,-1\n";
   const std::string scenario_path = (dir / "s.toml").string();
 
-  Scenario good = parse("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"good.csv\"\n", scenario_path);
+  Scenario good = roofline_scenario("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"good.csv\"\n",
+                                    scenario_path);
   RooflineRecording rec;
   ASSERT_TRUE(read_roofline_profile(*good.roofline->profile, rec));
   ASSERT_TRUE(rec.profile);
   EXPECT_EQ(rec.profile->text, "layer,time_us,flops,bytes\na,10,100,50\n");
 
-  Scenario bad = parse("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"bad.csv\"\n", scenario_path);
+  Scenario bad = roofline_scenario("[roofline]\nhost_benchmarks = false\n[roofline.profile]\nfile = \"bad.csv\"\n",
+                                   scenario_path);
   RooflineRecording rec2;
   Status st = read_roofline_profile(*bad.roofline->profile, rec2);
   ASSERT_FALSE(st);
