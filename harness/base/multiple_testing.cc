@@ -5,27 +5,41 @@
 
 namespace harness {
 
+namespace {
+
+struct CorrectionRow {
+  Correction correction;
+  std::string_view name;
+  std::string_view description;
+};
+
+constexpr CorrectionRow kCorrections[] = {
+    {Correction::holm, "holm", "Holm step-down (family-wise error rate)"},
+    {Correction::bh, "bh", "Benjamini-Hochberg (false discovery rate)"},
+    {Correction::none, "none", "none (each metric tested alone)"},
+};
+
+const CorrectionRow* row_of(Correction c) {
+  for (const CorrectionRow& row : kCorrections)
+    if (row.correction == c) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
 std::string_view correction_name(Correction c) {
-  switch (c) {
-    case Correction::holm: return "holm";
-    case Correction::bh: return "bh";
-    case Correction::none: return "none";
-  }
-  return "?";
+  const CorrectionRow* row = row_of(c);
+  return row ? row->name : "?";
 }
 
 std::string_view correction_description(Correction c) {
-  switch (c) {
-    case Correction::holm: return "Holm step-down (family-wise error rate)";
-    case Correction::bh: return "Benjamini-Hochberg (false discovery rate)";
-    case Correction::none: return "none (each metric tested alone)";
-  }
-  return "?";
+  const CorrectionRow* row = row_of(c);
+  return row ? row->description : "?";
 }
 
 std::optional<Correction> correction_from_name(std::string_view name) {
-  for (Correction c : {Correction::holm, Correction::bh, Correction::none})
-    if (correction_name(c) == name) return c;
+  for (const CorrectionRow& row : kCorrections)
+    if (row.name == name) return row.correction;
   return std::nullopt;
 }
 

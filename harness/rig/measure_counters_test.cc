@@ -54,12 +54,22 @@ class FakeSysfs : public testing_support::ScratchDirTest {
     std::ofstream(dir_ / "fake-npu.toml") << group_text();
     std::string argv;
     for (const std::string& a : command) argv += (argv.empty() ? "\"" : ", \"") + a + "\"";
-    std::string text = "[scenario]\nname = \"fake\"\n[rig]\nname = \"fake-rig\"\n[workload]\ncommand = [" + argv +
-                       "]\n[counters]\ngroups = [\"fake-npu.toml\"]\niterations = " + std::to_string(iterations) +
-                       "\n[counters.expect]\nmem_stall_ratio_max = 0.6\n";
+    return parse("[scenario]\nname = \"fake\"\n[rig]\nname = \"fake-rig\"\n[workload]\ncommand = [" + argv +
+                 "]\n[counters]\ngroups = [\"fake-npu.toml\"]\niterations = " + std::to_string(iterations) +
+                 "\n[counters.expect]\nmem_stall_ratio_max = 0.6\n");
+  }
+
+  // Level 2 around a workload that does nothing (`true`), with `counters`
+  // as the [counters] section.
+  Scenario scenario_of_true(const std::string& counters) const {
+    return parse("[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"true\"]\n[counters]\n" +
+                 counters);
+  }
+
+  Scenario parse(const std::string& text) const {
     Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
     EXPECT_TRUE(s) << s.error().message;
-    return *s;
+    return s ? *s : Scenario{};
   }
 };
 
@@ -282,13 +292,10 @@ TEST_F(FakeSysfs, AVendorToolGroupReadsAroundTheWorkload) {
       "name = \"npu-tool\"\n[sources.tool]\nkind = \"command\"\ncommand = [\"" + tool + "\", \"" + state +
       "\"]\n[counters.MEM_STALL_CYCLES]\npattern = 'mem_stall_cycles\\s*=\\s*(\\d+)'\n"
       "[counters.L2_MISS_CYCLES]\npattern = 'l2_miss_cycles\\s*=\\s*(\\d+)'\n");
-  std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"true\"]\n"
-                     "[counters]\ngroups = [\"tool.toml\"]\niterations = 2\n";
-  Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
-  ASSERT_TRUE(s) << s.error().message;
+  Scenario s = scenario_of_true("groups = [\"tool.toml\"]\niterations = 2\n");
   MonotonicClock clock;
   CountersRecording rec;
-  ASSERT_TRUE(measure(*s, clock, rec));
+  ASSERT_TRUE(measure(s, clock, rec));
   ASSERT_EQ(rec.readings.size(), 2u);
   EXPECT_EQ(rec.readings[1].name, "MEM_STALL_CYCLES");
   EXPECT_EQ(rec.readings[1].before, 1000000u);
@@ -307,15 +314,12 @@ TEST_F(FakeSysfs, RecordedReadingsReplayTheSeedsDay6Counters) {
               "name = \"recorded-npu\"\n[sources.rec]\nkind = \"recorded\"\npath = \"" + (dir_ / "day6.json").string() +
                   "\"\nwidth = 48\n[counters.CYCLES]\n[counters.MEM_STALL_CYCLES]\n"
                   "[metrics]\nmem_stall_ratio = \"MEM_STALL_CYCLES / CYCLES\"\n");
-  std::string text = "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\ncommand = [\"true\"]\n"
-                     "[counters]\ngroups = [\"rec.toml\"]\n[counters.expect]\nmem_stall_ratio_max = 0.6\n";
-  Result<Scenario> s = parse_scenario(text, (dir_ / "scenario.toml").string());
-  ASSERT_TRUE(s) << s.error().message;
+  Scenario s = scenario_of_true("groups = [\"rec.toml\"]\n[counters.expect]\nmem_stall_ratio_max = 0.6\n");
   MonotonicClock clock;
   Recording rec;
   rec.counters.emplace();
-  ASSERT_TRUE(measure(*s, clock, *rec.counters));
-  Analysis a = analyse(*s, rec, Provenance::measured);
+  ASSERT_TRUE(measure(s, clock, *rec.counters));
+  Analysis a = analyse(s, rec, Provenance::measured);
   ASSERT_TRUE(a.find_metric("counter.mem_stall_ratio")->value);
   EXPECT_DOUBLE_EQ(*a.find_metric("counter.mem_stall_ratio")->value, 412960000.0 / 712000000.0);
   ASSERT_FALSE(a.verdicts.empty());

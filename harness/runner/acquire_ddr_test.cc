@@ -13,9 +13,12 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
+
+#include "tests/support/scratch_dir.h"
 
 namespace harness {
 namespace {
@@ -65,42 +68,44 @@ Scenario window_scenario(const std::string& acquire_keys) {
   return *s;
 }
 
-TEST(WindowCapture, IsSamplingWhenStartReturnsAndCoversUntilFinish) {
-  auto dir = std::filesystem::temp_directory_path() / ("harness_window_capture_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  Scenario s = window_scenario("pattern = \"walking-one\"\n");
-  MonotonicClock clock;
-  AcquireContext ctx{s, clock, {}, dir.string()};
-  DdrRecording rec;
-  WindowCapture capture(ctx, rec);
+// A window's capture by the demo driver, its file in the test's folder.
+class AcquireWindow : public testing_support::ScratchDirTest {
+ protected:
+  WindowCapture& open(const std::string& acquire_keys) {
+    scenario_ = window_scenario(acquire_keys);
+    context_.emplace(AcquireContext{scenario_, clock_, {}, dir_.string()});
+    return capture_.emplace(*context_, rec_);
+  }
+
+  Scenario scenario_;
+  MonotonicClock clock_;
+  std::optional<AcquireContext> context_;
+  DdrRecording rec_;
+  std::optional<WindowCapture> capture_;
+};
+
+TEST_F(AcquireWindow, IsSamplingWhenStartReturnsAndCoversUntilFinish) {
+  WindowCapture& capture = open("pattern = \"walking-one\"\n");
   ASSERT_TRUE(capture.start());
-  const std::uint64_t window_start = clock.now_ns();
+  const std::uint64_t window_start = clock_.now_ns();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const std::uint64_t window_end = clock.now_ns();
+  const std::uint64_t window_end = clock_.now_ns();
   ASSERT_TRUE(capture.finish());
-  EXPECT_EQ(rec.unavailable, "");
-  EXPECT_EQ(rec.capture, "ddr/capture.sr");
+  EXPECT_EQ(rec_.unavailable, "");
+  EXPECT_EQ(rec_.capture, "ddr/capture.sr");
   EXPECT_LE(capture.first_sample_ns(), window_start);
   EXPECT_GE(capture.last_sample_ns(), window_end);
-  std::filesystem::remove_all(dir);
 }
 
-TEST(WindowCapture, ATriggerThatNeverFiresStillEndsWithTheWindow) {
-  auto dir = std::filesystem::temp_directory_path() / ("harness_window_trigger_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  Scenario s = window_scenario("pattern = \"all-low\"\ntrigger = \"D0=1\"\n");
-  MonotonicClock clock;
-  AcquireContext ctx{s, clock, {}, dir.string()};
-  DdrRecording rec;
-  WindowCapture capture(ctx, rec);
+TEST_F(AcquireWindow, ATriggerThatNeverFiresStillEndsWithTheWindow) {
+  WindowCapture& capture = open("pattern = \"all-low\"\ntrigger = \"D0=1\"\n");
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(capture.start());  // armed: waiting for the trigger
   Status finished = capture.finish();
   ASSERT_TRUE(finished) << finished.error().message;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
   EXPECT_EQ(capture.first_sample_ns(), 0u);
-  EXPECT_EQ(rec.unavailable, "the analyzer's trigger (D0=1) did not fire during the window");
-  std::filesystem::remove_all(dir);
+  EXPECT_EQ(rec_.unavailable, "the analyzer's trigger (D0=1) did not fire during the window");
 }
 
 }  // namespace
