@@ -42,6 +42,14 @@ class CountersCli : public testing_support::ScratchDirTest {
     return run_command({HARNESS_BINARY, "--db", (dir_ / "runs.sqlite").string(), "--json", "run", scenario_path},
                        {.timeout_s = 60});
   }
+  // The run's JSON output (null when it did not end with `exit_code`).
+  nlohmann::json run_json(const std::string& scenario_path, int exit_code) {
+    Result<CommandResult> r = harness(scenario_path);
+    EXPECT_TRUE(r) << r.error().message;
+    if (!r) return nullptr;
+    EXPECT_EQ(r->exit_code, exit_code) << r->out << r->err;
+    return r->exit_code == exit_code ? nlohmann::json::parse(r->out) : nullptr;
+  }
 };
 
 const nlohmann::json* find_named(const nlohmann::json& list, const std::string& key, const std::string& name) {
@@ -51,10 +59,7 @@ const nlohmann::json* find_named(const nlohmann::json& list, const std::string& 
 }
 
 TEST_F(CountersCli, ARunPassesWhenTheStallRatioIsLowAndReportsTheBytes) {
-  Result<CommandResult> r = harness(scenario(400));
-  ASSERT_TRUE(r) << r.error().message;
-  ASSERT_EQ(r->exit_code, 0) << r->out << r->err;
-  nlohmann::json j = nlohmann::json::parse(r->out);
+  nlohmann::json j = run_json(scenario(400), 0);
   const nlohmann::json* ratio = find_named(j["metrics"], "name", "counter.mem_stall_ratio");
   ASSERT_TRUE(ratio);
   EXPECT_DOUBLE_EQ((*ratio)["value"].get<double>(), 0.4);
@@ -69,10 +74,7 @@ TEST_F(CountersCli, ARunPassesWhenTheStallRatioIsLowAndReportsTheBytes) {
 }
 
 TEST_F(CountersCli, ARunFailsWhenTheStallRatioIsHigh) {
-  Result<CommandResult> r = harness(scenario(870));
-  ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->exit_code, 1) << r->out << r->err;
-  nlohmann::json j = nlohmann::json::parse(r->out);
+  nlohmann::json j = run_json(scenario(870), 1);
   const nlohmann::json* v = find_named(j["verdicts"], "check", "counters.expect.mem_stall_ratio_max");
   ASSERT_TRUE(v);
   EXPECT_EQ((*v)["status"], "fail");

@@ -29,6 +29,20 @@ Workload stream(const std::string& format, int count, const std::string& after) 
   return w;
 }
 
+// How `w` fails: started, `good` iterations that succeed, then the one that
+// does not within `timeout_s`: its error (a failed test when it succeeds).
+Error failure_after(const Workload& w, int good, double timeout_s) {
+  MonotonicClock clock;
+  auto runner = make_workload_runner(w, clock);
+  EXPECT_TRUE(runner) << runner.error().message;
+  if (!runner) return runner.error();
+  EXPECT_TRUE((*runner)->start());
+  for (int i = 0; i < good; ++i) EXPECT_TRUE((*runner)->next(5));
+  Result<IterationSample> end = (*runner)->next(timeout_s);
+  EXPECT_FALSE(end);
+  return end ? Error::infra("no failure") : end.error();
+}
+
 TEST(WorkloadRunner, StreamedJsonLinesGiveTheReportedLatencies) {
   MonotonicClock clock;
   auto runner = make_workload_runner(stream("json", 50, "exit"), clock);
@@ -60,29 +74,17 @@ TEST(WorkloadRunner, StreamedTextLinesAreReadWithThePattern) {
 }
 
 TEST(WorkloadRunner, AStreamThatCrashesEndsWithItsSignalAndLastOutput) {
-  MonotonicClock clock;
-  auto runner = make_workload_runner(stream("json", 2, "crash"), clock);
-  ASSERT_TRUE((*runner)->start());
-  ASSERT_TRUE((*runner)->next(5));
-  ASSERT_TRUE((*runner)->next(5));
-  Result<IterationSample> end = (*runner)->next(5);
-  ASSERT_FALSE(end);
-  EXPECT_EQ(end.error().message,
+  Error end = failure_after(stream("json", 2, "crash"), 2, 5);
+  EXPECT_EQ(end.message,
             "workload " + kTools +
                 "latency_stream.sh ended after reporting 2 iterations (killed by signal 11 (Segmentation fault)); "
                 "last output: loading model\n{\"iteration\": 1, \"latency_ms\": 1}\n{\"iteration\": 2, \"latency_ms\": "
                 "2}\nfatal: device lost");
-  EXPECT_EQ(end.error().code, ExitCode::infrastructure);
+  EXPECT_EQ(end.code, ExitCode::infrastructure);
 }
 
 TEST(WorkloadRunner, AStreamThatHangsIsStoppedAtThePerIterationTimeout) {
-  MonotonicClock clock;
-  auto runner = make_workload_runner(stream("json", 1, "hang"), clock);
-  ASSERT_TRUE((*runner)->start());
-  ASSERT_TRUE((*runner)->next(5));
-  Result<IterationSample> end = (*runner)->next(0.3);
-  ASSERT_FALSE(end);
-  EXPECT_EQ(end.error().message,
+  EXPECT_EQ(failure_after(stream("json", 1, "hang"), 1, 0.3).message,
             "workload " + kTools +
                 "latency_stream.sh reported no iteration within the per-iteration timeout of 0.3 s and was stopped "
                 "(killed by signal 15 (Terminated)); last output: loading model\n{\"iteration\": 1, \"latency_ms\": 1}");
@@ -106,16 +108,11 @@ TEST(WorkloadRunner, AStopRequestEndsTheWaitForAStreamedIteration) {
 }
 
 TEST(WorkloadRunner, AReportWhoseNumberDoesNotParseEndsTheRun) {
-  MonotonicClock clock;
   Workload w = stream("text", 1, "exit");
   w.report.pattern = "^(\\w+) 1 took";
-  auto runner = make_workload_runner(w, clock);
-  ASSERT_TRUE((*runner)->start());
-  Result<IterationSample> s = (*runner)->next(5);
-  ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().message, "workload " + kTools +
-                                   "latency_stream.sh: cannot read a latency from the line \"iteration 1 took 1 ms\" "
-                                   "(pattern ^(\\w+) 1 took)");
+  EXPECT_EQ(failure_after(w, 0, 5).message,
+            "workload " + kTools +
+                "latency_stream.sh: cannot read a latency from the line \"iteration 1 took 1 ms\" (pattern ^(\\w+) 1 took)");
 }
 
 TEST(WorkloadRunner, ACommandRunPerIterationIsTimedByTheHarness) {
@@ -129,21 +126,13 @@ TEST(WorkloadRunner, ACommandRunPerIterationIsTimedByTheHarness) {
 }
 
 TEST(WorkloadRunner, ACrashingCommandNamesItsSignalAndLastOutput) {
-  MonotonicClock clock;
-  auto runner = make_workload_runner(command({kTools + "crash_workload.sh"}), clock);
-  Result<IterationSample> s = (*runner)->next(5);
-  ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().message, "workload " + kTools +
-                                   "crash_workload.sh killed by signal 11 (Segmentation fault); last output: loading "
-                                   "model\nfatal: device lost");
+  EXPECT_EQ(failure_after(command({kTools + "crash_workload.sh"}), 0, 5).message,
+            "workload " + kTools +
+                "crash_workload.sh killed by signal 11 (Segmentation fault); last output: loading model\nfatal: device lost");
 }
 
 TEST(WorkloadRunner, AHangingCommandIsKilledAtThePerIterationTimeout) {
-  MonotonicClock clock;
-  auto runner = make_workload_runner(command({"sleep", "10"}), clock);
-  Result<IterationSample> s = (*runner)->next(0.3);
-  ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().message,
+  EXPECT_EQ(failure_after(command({"sleep", "10"}), 0, 0.3).message,
             "workload sleep did not finish within the per-iteration timeout of 0.3 s and was killed; last output: (none)");
 }
 
