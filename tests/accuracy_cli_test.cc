@@ -10,6 +10,7 @@
 
 #include "probes/process.h"
 #include "tests/support/run_harness.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/tensor_bytes.h"
 
 namespace harness {
@@ -26,23 +27,25 @@ CommandResult run(const std::vector<std::string>& args) {
   return testing_support::run_harness(args, CommandOptions{});
 }
 
-class AccuracyCli : public ::testing::Test {
+class AccuracyCli : public testing_support::ScratchDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("harness_accuracy_cli_" + std::string(
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
+    ScratchDirTest::SetUp();
     fs::create_directories(dir_ / "ref");
     fs::create_directories(dir_ / "dev");
   }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string write(const std::string& rel, const std::string& bytes) {
     std::ofstream(dir_ / rel, std::ios::binary) << bytes;
     return (dir_ / rel).string();
   }
   std::string ref() const { return (dir_ / "ref").string(); }
   std::string dev() const { return (dir_ / "dev").string(); }
-  fs::path dir_;
+  // `harness accuracy ref dev`, refused as bad input (exit 2): what it said.
+  std::string refusal() const {
+    CommandResult r = run({"accuracy", ref(), dev()});
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    return r.err;
+  }
 };
 
 TEST_F(AccuracyCli, FixtureThroughTheLayerMapNamesTheWorstLayers) {
@@ -119,39 +122,31 @@ TEST_F(AccuracyCli, TruncatedNpyIsExitTwo) {
   std::string whole = npy("<f4", "(4,)", floats({1, 2, 3, 4}));
   write("ref/a.npy", whole);
   std::string p = write("dev/a.npy", whole.substr(0, whole.size() - 3));
-  CommandResult r = run({"accuracy", ref(), dev()});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "harness: error: " + p +
-                       ": shape (4,) of float32 needs 16 bytes of data, the file holds 13: truncated, or the header "
-                       "does not match the data\n");
+  EXPECT_EQ(refusal(), "harness: error: " + p +
+                           ": shape (4,) of float32 needs 16 bytes of data, the file holds 13: truncated, or the header "
+                           "does not match the data\n");
 }
 
 TEST_F(AccuracyCli, HeaderLyingAboutTheShapeIsExitTwo) {
   write("ref/a.npy", npy("<f4", "(2,)", floats({1, 2})));
   std::string p = write("dev/a.npy", npy("<f4", "(2, 2)", floats({1, 2})));
-  CommandResult r = run({"accuracy", ref(), dev()});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "harness: error: " + p +
-                       ": shape (2, 2) of float32 needs 16 bytes of data, the file holds 8: truncated, or the header "
-                       "does not match the data\n");
+  EXPECT_EQ(refusal(), "harness: error: " + p +
+                           ": shape (2, 2) of float32 needs 16 bytes of data, the file holds 8: truncated, or the header "
+                           "does not match the data\n");
 }
 
 TEST_F(AccuracyCli, UnsupportedDtypeIsExitTwo) {
   std::string p = write("ref/a.npy", npy("<c16", "(1,)", std::string(16, '\0')));
   write("dev/a.npy", npy("<f4", "(1,)", floats({1})));
-  CommandResult r = run({"accuracy", ref(), dev()});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "harness: error: " + p +
-                       ": dtype '<c16' is not supported (float32, float16, bfloat16, float64, int8, uint8, int16, "
-                       "int32)\n");
+  EXPECT_EQ(refusal(), "harness: error: " + p +
+                           ": dtype '<c16' is not supported (float32, float16, bfloat16, float64, int8, uint8, int16, "
+                           "int32)\n");
 }
 
 TEST_F(AccuracyCli, ShapeMismatchBetweenThePairIsExitTwo) {
   std::string a = write("ref/a.npy", npy("<f4", "(2, 2)", floats({1, 2, 3, 4})));
   std::string b = write("dev/a.npy", npy("<f4", "(4,)", floats({1, 2, 3, 4})));
-  CommandResult r = run({"accuracy", ref(), dev()});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "harness: error: layer 'a': shape (2, 2) in " + a + " but (4,) in " + b + "\n");
+  EXPECT_EQ(refusal(), "harness: error: layer 'a': shape (2, 2) in " + a + " but (4,) in " + b + "\n");
 }
 
 TEST_F(AccuracyCli, TwoToTheFortyElementsInAHundredBytesIsRefusedAtOnce) {
@@ -172,9 +167,8 @@ TEST_F(AccuracyCli, TwoToTheFortyElementsInAHundredBytesIsRefusedAtOnce) {
 TEST_F(AccuracyCli, NanInTheReferenceIsExitTwo) {
   std::string p = write("ref/a.npy", npy("<f4", "(3,)", floats({1, NAN, 3})));
   write("dev/a.npy", npy("<f4", "(3,)", floats({1, 2, 3})));
-  CommandResult r = run({"accuracy", ref(), dev()});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "harness: error: " + p + ": the reference holds 1 NaN and 0 Inf values: a reference must be finite\n");
+  EXPECT_EQ(refusal(),
+            "harness: error: " + p + ": the reference holds 1 NaN and 0 Inf values: a reference must be finite\n");
 }
 
 TEST_F(AccuracyCli, NanInTheDeviceOutputFailsTheCheck) {
