@@ -247,6 +247,14 @@ class RigRunWithAFakeAgent : public RigRun {
     EXPECT_EQ(shown.exit_code, 0) << shown.err;
     return shown.exit_code == 0 ? json::parse(shown.out) : json::object();
   }
+  // A run with the agent in `mode`, which must abort (exit 3): the run as stored.
+  json aborted_run(const std::string& mode) {
+    CommandResult r = harness({"--db", db_, "run", "--no-report", scenario(mode)});
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    json stored = stored_run();
+    EXPECT_EQ(stored["status"], "aborted");
+    return stored;
+  }
   std::string pid_file() const { return (dir_ / "agent.pid").string(); }
   bool agent_gone() {
     pid_t pid = 0;
@@ -291,10 +299,7 @@ TEST_F(RigRunWithAFakeAgent, SigtermWhileTheAgentHangsAbortsTheRunWithinTwoSecon
 }
 
 TEST_F(RigRunWithAFakeAgent, AnotherProtocolAbortsTheRunAndIsRecorded) {
-  CommandResult r = harness({"--db", db_, "run", "--no-report", scenario("protocol-99")});
-  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  json stored = stored_run();
-  EXPECT_EQ(stored["status"], "aborted");
+  json stored = aborted_run("protocol-99");
   EXPECT_THAT(stored["reason"].get<std::string>(),
               HasSubstr("rig 'fake-board': the agent speaks protocol 99 (harness 0.0.0-evil) and this host protocol 1"));
   EXPECT_EQ(stored["context"]["rig.agent_protocol"], "99");
@@ -310,11 +315,7 @@ TEST_F(RigRunWithAFakeAgent, AMalformedHelloIsExitThree) {
 }
 
 TEST_F(RigRunWithAFakeAgent, MoreIterationsThanPlannedAbortTheRun) {
-  CommandResult r = harness({"--db", db_, "run", "--no-report", scenario("flood")});
-  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  json stored = stored_run();
-  EXPECT_EQ(stored["status"], "aborted");
-  EXPECT_THAT(stored["reason"].get<std::string>(),
+  EXPECT_THAT(aborted_run("flood")["reason"].get<std::string>(),
               HasSubstr("rig 'fake-board': agent protocol: an iterations event of 103 iterations, more than the 3 "
                         "the plan leaves during the workload window"));
 }
