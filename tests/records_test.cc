@@ -24,7 +24,7 @@
 #include "tests/support/file_bytes.h"
 #include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
-#include "tests/support/store_engines.h"
+#include "tests/support/store_engine_test.h"
 
 namespace harness {
 namespace {
@@ -107,24 +107,13 @@ class RecordsTest : public testing_support::ScratchDirTest {
 
 // On each store engine: a rig writing to a lab's PostgreSQL server is killed
 // or interrupted as often as one writing to its own SQLite file.
-class InterruptedRunTest : public RecordsTest, public ::testing::WithParamInterface<testing_support::StoreEngine> {
+class InterruptedRunTest : public testing_support::OnEachEngine<RecordsTest> {
  protected:
-  void SetUp() override {
-    RecordsTest::SetUp();
-    store_.emplace(GetParam(), dir_);
-    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
-    db_ = store_->target();
-  }
-  void TearDown() override {
-    store_.reset();
-    RecordsTest::TearDown();
-  }
   nlohmann::json show(const std::string& id) {
     CommandResult r = harness({"--json", "show", id, "--db", db_});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out, nullptr, false);
   }
-  std::optional<testing_support::TestStore> store_;
 };
 
 TEST_P(InterruptedRunTest, AKilledRunIsAbandonedAndCannotBeComparedOrABaseline) {

@@ -23,7 +23,7 @@
 #include "tests/support/run_harness.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/ssh_device.h"
-#include "tests/support/store_engines.h"
+#include "tests/support/store_engine_test.h"
 
 namespace harness {
 namespace {
@@ -85,9 +85,20 @@ interval = "20 ms"
     return testing_support::run_harness(args, {.timeout_s = timeout_s, .max_output = 1 << 22});
   }
 
-  json recording(const std::string& bundle) {
+  // `scenario` run with its recording kept in a bundle: the run's result and
+  // the bundle's recording.json (discarded when there is none).
+  std::pair<CommandResult, json> recorded_run(const std::string& scenario) {
+    const std::string bundle = (dir_ / "bundle").string();
+    CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle, scenario});
     std::ifstream in(std::filesystem::path(bundle) / "recording.json");
-    return json::parse(in);
+    return {r, json::parse(in, nullptr, false)};
+  }
+  // The recording of a run that must not abort.
+  json unaborted_recording(const std::string& scenario) {
+    auto [r, rec] = recorded_run(scenario);
+    EXPECT_NE(r.exit_code, 3) << r.out << r.err;
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("aborted"))) << r.out;
+    return rec;
   }
 
   // The analyzer's capture and the power trace both cover the measured
@@ -121,10 +132,8 @@ interval = "20 ms"
 
 TEST_F(RigRun, ALocalAgentRunsTheDeviceSideAndTheInstrumentsCoverItsWindow) {
   std::string scenario = write_scenario("transport = \"local\"", "harness-rig-local-" + std::to_string(getpid()), 60);
-  std::string bundle = (dir_ / "bundle").string();
-  CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle, scenario});
+  auto [r, rec] = recorded_run(scenario);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  json rec = recording(bundle);
   expect_one_window(rec);
   EXPECT_EQ(rec["rig"]["transport"], "local");
   EXPECT_EQ(rec["context"]["rig.transport"], "local");
@@ -186,11 +195,7 @@ TEST_F(RigRun, PairedCounterWindowsThroughTheAgentAreWhatTheRequestAsked) {
                          "[workload]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\n"
                          "[reference]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\nrounds = 3\n"
                          "[counters]\ngroups = [\"linux-host\"]\niterations = 7\nwindows = 2\n";
-  const std::string bundle = (dir_ / "bundle").string();
-  CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle, path});
-  EXPECT_NE(r.exit_code, 3) << r.out << r.err;
-  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("aborted"))) << r.out;
-  const json counters = recording(bundle)["counters"];
+  const json counters = unaborted_recording(path)["counters"];
   // 3 rounds of one window of each side, ceil(7 / 3) = 3 iterations each,
   // in level 2's own window (there is no level 4 to read them in).
   EXPECT_EQ(counters["window"], "counters");
@@ -212,11 +217,7 @@ TEST_F(RigRun, PairedKernelsThroughTheAgentAreTimedInTheReferencesRounds) {
                          "[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 32\nn = 32\nk = 32\n"
                          "reference = \"same\"\n"
                          "[[roofline.kernels]]\nname = \"sm\"\nbuiltin = \"softmax\"\nrows = 4\ncols = 8\n";
-  const std::string bundle = (dir_ / "bundle").string();
-  CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle, path});
-  EXPECT_NE(r.exit_code, 3) << r.out << r.err;
-  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("aborted"))) << r.out;
-  const json roofline = recording(bundle)["roofline"];
+  const json roofline = unaborted_recording(path)["roofline"];
   ASSERT_EQ(roofline["kernels"].size(), 2u) << roofline.dump(1);
   EXPECT_EQ(roofline["kernels"][0]["seconds"].size(), 6u);
   EXPECT_EQ(roofline["kernels"][0]["reference_seconds"].size(), 6u);
@@ -355,10 +356,8 @@ TEST_F(RigOverSsh, LevelsTwoAndFourRunOnTheBoardInsideTheAnalyzersAndMetersWindo
   EXPECT_THAT(check.out, HasSubstr("agent: harness " HARNESS_VERSION " (protocol 1)"));
   EXPECT_THAT(check.out, HasSubstr("clock: device = host"));
 
-  std::string bundle = (dir_ / "bundle").string();
-  CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle, scenario});
+  auto [r, rec] = recorded_run(scenario);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  json rec = recording(bundle);
   expect_one_window(rec);
   EXPECT_THAT(rec["rig"]["transport"].get<std::string>(), HasSubstr("ssh:"));
   EXPECT_GT(rec["counters"]["readings"].size(), 0u);
@@ -367,21 +366,7 @@ TEST_F(RigOverSsh, LevelsTwoAndFourRunOnTheBoardInsideTheAnalyzersAndMetersWindo
 
 // On each store engine: a rig over SSH writing to a lab's PostgreSQL server
 // loses its link as often as one writing to its own SQLite file.
-class RigOverSshOnEachEngine : public RigOverSsh, public ::testing::WithParamInterface<testing_support::StoreEngine> {
- protected:
-  void SetUp() override {
-    RigOverSsh::SetUp();
-    if (IsSkipped()) return;
-    store_.emplace(GetParam(), dir_);
-    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
-    db_ = store_->target();
-  }
-  void TearDown() override {
-    store_.reset();
-    RigOverSsh::TearDown();
-  }
-  std::optional<testing_support::TestStore> store_;
-};
+using RigOverSshOnEachEngine = testing_support::OnEachEngine<RigOverSsh>;
 
 TEST_P(RigOverSshOnEachEngine, AConnectionKilledMidRunAbortsTheRunAndLeavesNothingOnTheBoard) {
   const std::string marker = "harness-rig-kill-" + std::to_string(getpid());

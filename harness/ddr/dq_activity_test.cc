@@ -231,10 +231,8 @@ TEST(DqActivity, SamplesFlippedAtRandomAreFilteredOut) {
 TEST(DqActivity, TwoStrobesAreCountedEachOnItsOwn) {
   Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr4, "stream", 20000, 4);
   ASSERT_TRUE(trace.ok());
-  SynthOptions o = options(Standard::lpddr4, 8);
-  o.dqs_channels = 2;
-  o.dqs_jitter = 1;
-  o.dqs_glitches = 0.02;
+  const SynthOptions o{.standard = Standard::lpddr4, .jitter = 1, .dqs_channels = 2, .dqs_jitter = 1,
+                       .dqs_glitches = 0.02};
   SynthTruth truth;
   Capture c = render(*trace, o, truth);
   DecodeOptions d{Standard::lpddr4, {}, 1e-6};
@@ -252,10 +250,7 @@ TEST(DqActivity, TwoStrobesAreCountedEachOnItsOwn) {
 TEST(DqActivity, AnyChunkingGivesTheSameFigures) {
   Result<std::vector<Command>> trace = generate_traffic(Standard::ddr4, "random", 6000, 2);
   ASSERT_TRUE(trace.ok());
-  SynthOptions o = options(Standard::ddr4, 8);
-  o.dqs_jitter = 1;
-  o.dqs_duty = 40;
-  o.dqs_glitches = 0.05;
+  const SynthOptions o{.standard = Standard::ddr4, .jitter = 1, .dqs_jitter = 1, .dqs_duty = 40, .dqs_glitches = 0.05};
   SynthTruth truth;
   Capture c = render(*trace, o, truth);
   std::optional<StrobeFigures> reference;

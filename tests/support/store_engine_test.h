@@ -62,4 +62,25 @@ class OpenStoreTest : public StoreEngineTest {
   std::optional<Store> store_;
 };
 
+// An existing fixture `Base` (a folder dir_, a db_ its tests pass to --db)
+// run on each store engine: db_ names an empty store of the parameter's
+// engine in dir_ (store_).
+template <class Base>
+class OnEachEngine : public Base, public ::testing::WithParamInterface<StoreEngine> {
+ protected:
+  void SetUp() override {
+    Base::SetUp();
+    if (this->IsSkipped()) return;
+    store_.emplace(this->GetParam(), this->dir_);
+    if (!store_->unavailable().empty()) GTEST_SKIP() << store_->unavailable();
+    this->db_ = store_->target();
+  }
+  void TearDown() override {
+    store_.reset();
+    Base::TearDown();
+  }
+
+  std::optional<TestStore> store_;
+};
+
 }  // namespace harness::testing_support
