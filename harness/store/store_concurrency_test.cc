@@ -19,38 +19,17 @@
 #include "harness/store/store.h"
 #include "tests/support/store_engine_test.h"
 #include "tests/support/store_engines.h"
+#include "tests/support/writer_run.h"
 
 namespace harness {
 namespace {
 
 using testing_support::StoreEngine;
+using testing_support::writer_run;
 
 constexpr int kWriters = 8;
 constexpr int kRunsPerWriter = 25;
 constexpr int kMetricsPerRun = 20;
-
-RunRecord writer_run(int writer, int n, int metrics) {
-  RunRecord r;
-  r.scenario_name = "host";
-  r.scenario_path = "scenarios/host.toml";
-  r.scenario_hash = "h";
-  r.rig = fmt::format("rig-{}", writer);
-  r.status = RunStatus::passed;
-  r.started_at = fmt::format("2026-12-01T00:{:02}:{:02}Z", writer, n);
-  r.ended_at = r.started_at;
-  for (int i = 0; i < metrics; ++i) {
-    Metric m;
-    m.level = Level::latency;
-    m.name = fmt::format("metric_{}", i);
-    m.value = writer * 1000.0 + n + i / 100.0;
-    m.unit = "s";
-    m.better = Better::lower;
-    r.analysis.metrics.push_back(m);
-  }
-  r.analysis.samples.push_back({Level::latency, "latency", "s", Provenance::measured, "builtin:gemm", Better::lower,
-                                std::vector<double>(1000, 0.001 * (n + 1))});
-  return r;
-}
 
 class StoreConcurrencyTest : public testing_support::StoreEngineTest {
  protected:

@@ -15,34 +15,9 @@
 #include <fmt/format.h>
 
 #include "harness/store/store.h"
+#include "tests/support/writer_run.h"
 
 using namespace harness;
-
-namespace {
-
-RunRecord run_of(int writer, int n, int metrics) {
-  RunRecord r;
-  r.scenario_name = "writers";
-  r.scenario_path = "writers.toml";
-  r.scenario_hash = "h";
-  r.rig = fmt::format("rig-{}", writer);
-  r.status = RunStatus::passed;
-  r.started_at = fmt::format("2026-12-01T00:00:00.{:03}Z", n % 1000);
-  for (int i = 0; i < metrics; ++i) {
-    Metric m;
-    m.level = Level::latency;
-    m.name = fmt::format("metric_{:03}", i);
-    m.value = 1e-3 * (1 + i) + n * 1e-9;
-    m.unit = "s";
-    m.better = Better::lower;
-    r.analysis.metrics.push_back(m);
-  }
-  r.analysis.samples.push_back(
-      {Level::latency, "latency", "s", Provenance::measured, "synthetic", Better::lower, std::vector<double>(1000, 1e-3)});
-  return r;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 5) {
@@ -66,7 +41,7 @@ int main(int argc, char** argv) {
       Result<Store> s = Store::open(target);
       if (!s) ::_exit(3);
       for (int n = 0; n < runs; ++n) {
-        Result<std::int64_t> id = s->insert_run(run_of(w, n, metrics));
+        Result<std::int64_t> id = s->insert_run(testing_support::writer_run(w, n, metrics));
         if (!id) {
           std::fprintf(stderr, "writer %d: %s\n", w, id.error().message.c_str());
           ::_exit(3);
