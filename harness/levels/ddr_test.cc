@@ -28,6 +28,19 @@ Scenario parse(const std::string& text) {
   return s.ok() ? *s : Scenario{};
 }
 
+// The error of a scenario text that must not parse (as t.toml).
+std::string parse_error(const std::string& text) {
+  Result<Scenario> s = parse_scenario(text, "t.toml");
+  EXPECT_FALSE(s.ok()) << "parsed, but an error was expected";
+  return s.ok() ? "" : s.error().message;
+}
+
+// `text` with `key_line` added to its [ddr] table (line 13).
+std::string with_ddr_key(std::string text, const std::string& key_line) {
+  text.insert(text.find("capture = "), key_line);
+  return text;
+}
+
 DdrRecording record(const std::string& file) {
   DdrRecording r;
   r.capture = kFixtures + file;
@@ -109,22 +122,17 @@ TEST(DdrAnalysis, BaselineRelativeReadInterval) {
 }
 
 TEST(DdrScenario, RejectsABaselineKeyForAnUnknownMetric) {
-  Result<Scenario> s = parse_scenario(scenario_text("x.sr", "read_gap_vs_baseline = \"lower\"\n"), "t.toml");
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message,
+  EXPECT_EQ(parse_error(scenario_text("x.sr", "read_gap_vs_baseline = \"lower\"\n")),
             "t.toml:15:24: [ddr.expect] read_gap_vs_baseline: no metric 'read_gap' to compare with the baseline");
 }
 
 TEST(DdrScenario, BankGroupModeIsAnLpddr5Setting) {
-  std::string text = scenario_text("x.sr", "");
-  text.insert(text.find("capture = "), "bank_groups = true\n");
-  Result<Scenario> s = parse_scenario(text, "t.toml");
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message,
+  std::string text = with_ddr_key(scenario_text("x.sr", ""), "bank_groups = true\n");
+  EXPECT_EQ(parse_error(text),
             "t.toml:13:15: [ddr] bank_groups: bank_groups is an LPDDR5 mode (DDR4 always decodes its bank groups; "
             "LPDDR4 has none)");
   text.replace(text.find("\"lpddr4\""), 8, "\"lpddr5\"");
-  s = parse_scenario(text, "t.toml");
+  Result<Scenario> s = parse_scenario(text, "t.toml");
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_TRUE(s->ddr->bank_groups);
 }
@@ -133,8 +141,7 @@ TEST(DdrScenario, BankGroupModeIsAnLpddr5Setting) {
 // lowered limit is not decodable, and says which limit.
 TEST(DdrScenario, ReaderLimitsAndJobsReachTheAnalysis) {
   std::string text = scenario_text("../fixtures/captures/lpddr4-stream.sr", "") + "[ddr.reader_limits]\nsamples = 1000\n";
-  text.insert(text.find("capture = "), "jobs = 2\n");
-  Scenario s = parse(text);
+  Scenario s = parse(with_ddr_key(text, "jobs = 2\n"));
   ASSERT_TRUE(s.ddr);
   EXPECT_EQ(s.ddr->jobs, 2u);
   EXPECT_EQ(s.ddr->reader_limits.samples, 1000u);
@@ -287,23 +294,17 @@ TEST(DdrAnalysis, AReducedProbeSetMakesOnlyTheMetricsThatNeedAMissingPinUnavaila
 }
 
 TEST(DdrScenario, ReadsTheDeclaredDqsPreamble) {
-  std::string text = scenario_text("x.sr", "");
-  text.insert(text.find("capture = "), "dqs_preamble = 2\n");
+  std::string text = with_ddr_key(scenario_text("x.sr", ""), "dqs_preamble = 2\n");
   Result<Scenario> s = parse_scenario(text, "t.toml");
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->ddr->dqs_preamble, 2u);
   text.replace(text.find("dqs_preamble = 2"), 16, "dqs_preamble = 9");
-  s = parse_scenario(text, "t.toml");
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("dqs_preamble"), std::string::npos) << s.error().message;
+  const std::string error = parse_error(text);
+  EXPECT_NE(error.find("dqs_preamble"), std::string::npos) << error;
 }
 
 TEST(DdrScenario, OrganisationIsADdr4SettingAndProbedIsAList) {
-  std::string text = scenario_text("x.sr", "");
-  text.insert(text.find("capture = "), "organisation = \"x16\"\n");
-  Result<Scenario> s = parse_scenario(text, "t.toml");
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message,
+  EXPECT_EQ(parse_error(with_ddr_key(scenario_text("x.sr", ""), "organisation = \"x16\"\n")),
             "t.toml:13:16: [ddr] organisation: organisation is a DDR4 setting (x4, x8: BG0 and BG1; x16: BG0 only)");
 }
 

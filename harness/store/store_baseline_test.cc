@@ -21,9 +21,26 @@ namespace {
 
 using testing_support::StoreEngine;
 
+// The runs of lab-a the history tests read.
+struct LabHistory {
+  std::int64_t r1, r3, r5;
+};
+
 class StoreBaselineTest : public testing_support::OpenStoreTest {
  protected:
   StoreBaselineTest() : OpenStoreTest("harness-store-baseline") {}
+
+  // Of lab-a: r1, r3 (latency_p50 unavailable) and r5 (replayed); a run of
+  // lab-b and an aborted one between.
+  LabHistory lab_history() {
+    LabHistory h;
+    h.r1 = add("host", "lab-a", 1.0);
+    add("host", "lab-b", 5.0);
+    h.r3 = add("host", "lab-a", std::nullopt);
+    add("host", "lab-a", 9.0, RunStatus::aborted);
+    h.r5 = add("host", "lab-a", 1.2, RunStatus::passed, "replay");
+    return h;
+  }
 
   std::int64_t add(const std::string& scenario, const std::string& rig, std::optional<double> latency,
                    RunStatus status = RunStatus::passed, const std::string& origin = "live",
@@ -109,11 +126,7 @@ TEST_P(StoreBaselineTest, OnlyCompletedRunsCanBeBaselines) {
 }
 
 TEST_P(StoreBaselineTest, MetricHistoryFiltersAndOrdersOldestFirst) {
-  std::int64_t r1 = add("host", "lab-a", 1.0);
-  add("host", "lab-b", 5.0);
-  std::int64_t r3 = add("host", "lab-a", std::nullopt);
-  add("host", "lab-a", 9.0, RunStatus::aborted);
-  std::int64_t r5 = add("host", "lab-a", 1.2, RunStatus::passed, "replay");
+  const auto [r1, r3, r5] = lab_history();
   std::int64_t r6 = add("host", "lab-a", 1.3, RunStatus::failed);
   HistoryQuery q;
   q.metric = "latency_p50";
@@ -236,11 +249,7 @@ TEST_P(StoreBaselineTest, HistoryValuesComeBackBitForBit) {
 }
 
 TEST_P(StoreBaselineTest, AllMetricHistoryIsMetricHistoryOfEveryNameInOnePass) {
-  std::int64_t r1 = add("host", "lab-a", 1.0);
-  add("host", "lab-b", 5.0);
-  std::int64_t r3 = add("host", "lab-a", std::nullopt);
-  add("host", "lab-a", 9.0, RunStatus::aborted);
-  std::int64_t r5 = add("host", "lab-a", 1.2, RunStatus::passed, "replay");
+  const auto [r1, r3, r5] = lab_history();
   Result<std::map<std::string, std::vector<HistoryPoint>>> all = store_->all_metric_history("", "lab-a");
   ASSERT_TRUE(all) << all.error().message;
   ASSERT_EQ(all->size(), 1u);

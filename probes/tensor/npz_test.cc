@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +16,18 @@ namespace harness::tensor {
 namespace {
 
 using namespace testing_support;
+
+// Every value of `s`, read `chunk` at a time to its end (where the CRC-32 and
+// size are checked).
+Result<std::vector<double>> drain(TensorStream& s, std::size_t chunk) {
+  std::vector<double> values, buf(chunk);
+  for (;;) {
+    Result<std::size_t> n = s.read(buf.data(), buf.size());
+    if (!n) return n.error();
+    if (*n == 0) return values;
+    values.insert(values.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(*n));
+  }
+}
 
 TEST(NpzArchives, NpzStoredAndDeflatedListTheirEntries) {
   const std::string dir = std::string(HARNESS_SOURCE_DIR) + "/tests/data/accuracy/";
@@ -31,15 +45,9 @@ TEST(NpzArchives, NpzStoredAndDeflatedListTheirEntries) {
     for (const TensorInfo& t : *set) {
       Result<std::unique_ptr<TensorStream>> s = open_tensor(t);
       ASSERT_TRUE(s) << s.error().message;
-      std::vector<double> buf(100);
-      std::uint64_t total = 0;
-      for (;;) {
-        Result<std::size_t> n = (*s)->read(buf.data(), buf.size());
-        ASSERT_TRUE(n) << n.error().message;
-        if (*n == 0) break;
-        total += *n;
-      }
-      EXPECT_EQ(total, t.count);
+      Result<std::vector<double>> values = drain(**s, 100);
+      ASSERT_TRUE(values) << values.error().message;
+      EXPECT_EQ(values->size(), t.count);
     }
   }
 }
@@ -84,15 +92,10 @@ TEST(NpzArchives, EntriesSharingOneDeflateStreamAreRefusedFromTheDirectory) {
   ASSERT_EQ(set->size(), 1u);
   Result<std::unique_ptr<TensorStream>> s = open_tensor_bytes((*set)[0], one);
   ASSERT_TRUE(s) << s.error().message;
-  std::vector<double> buf(4096);
-  std::uint64_t total = 0;
-  for (;;) {
-    Result<std::size_t> n = (*s)->read(buf.data(), buf.size());
-    ASSERT_TRUE(n) << n.error().message;
-    if (*n == 0) break;
-    for (std::size_t i = 0; i < *n; ++i) ASSERT_EQ(buf[i], 0.0);
-    total += *n;
-  }
+  Result<std::vector<double>> values = drain(**s, 4096);
+  ASSERT_TRUE(values) << values.error().message;
+  EXPECT_EQ(std::count(values->begin(), values->end(), 0.0), static_cast<std::ptrdiff_t>(values->size()));
+  const std::uint64_t total = values->size();
   EXPECT_EQ(total, (*set)[0].count);
   EXPECT_GT(total * 4, 100000u * 99 / 100);  // "about" the bytes asked for: whole deflate matches
 }
