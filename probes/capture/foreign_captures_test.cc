@@ -618,10 +618,7 @@ TEST(ForeignVcd, AnIlaDumpWithHundredsOfSignalsDecodesFromTheMappedOnes) {
   using namespace ddr;
   Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr4, "mixed", 1500, 5);
   ASSERT_TRUE(trace.ok());
-  SynthOptions o;
-  o.standard = Standard::lpddr4;
-  o.samples_per_clock = 8;
-  o.jitter = 1;
+  const SynthOptions o{.standard = Standard::lpddr4, .samples_per_clock = 8, .jitter = 1};
   CaptureCollector synth;
   ASSERT_TRUE(synthesize(*trace, o, synth).ok());
   const Capture& cap = synth.capture();

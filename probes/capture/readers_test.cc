@@ -168,9 +168,7 @@ TEST_P(ReaderRoundTrip, DecodesTheSynthesizedTrace) {
   using namespace ddr;
   Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr4, "mixed", 1500, 11);
   ASSERT_TRUE(trace.ok());
-  SynthOptions o;
-  o.standard = Standard::lpddr4;
-  o.samples_per_clock = 4;
+  const SynthOptions o{.standard = Standard::lpddr4, .samples_per_clock = 4};
   CaptureCollector synth;
   ASSERT_TRUE(synthesize(*trace, o, synth).ok());
   const Capture& cap = synth.capture();
@@ -309,10 +307,7 @@ TEST(SrReader, DecodesTheSameOnAnyNumberOfThreads) {
   using namespace ddr;
   Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr4, "mixed", 40000, 3);
   ASSERT_TRUE(trace.ok());
-  SynthOptions so;
-  so.standard = Standard::lpddr4;
-  so.samples_per_clock = 8;
-  so.jitter = 1;
+  const SynthOptions so{.standard = Standard::lpddr4, .samples_per_clock = 8, .jitter = 1};
   const std::string path =
       (std::filesystem::temp_directory_path() / fmt::format("harness_jobs_{}.sr", ::getpid())).string();
   {
