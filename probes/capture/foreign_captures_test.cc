@@ -300,24 +300,13 @@ TEST(ForeignVcd, SigrokCliConversionOfADdrCaptureDecodesLikeTheSr) {
 // --- Saleae Logic 2 binary export, written from Saleae's format article ---
 
 using capture_test::put;
+using capture_test::saleae_v0;
 
 struct Chunk {
   std::uint32_t initial;
   double rate, begin, end;
   std::vector<double> toggles;
 };
-
-std::string saleae_v0(std::uint32_t initial, double begin, double end, const std::vector<double>& toggles) {
-  std::string b = "<SALEAE>";
-  put<std::int32_t>(b, 0);  // version
-  put<std::int32_t>(b, 0);  // digital
-  put<std::uint32_t>(b, initial);
-  put<double>(b, begin);
-  put<double>(b, end);
-  put<std::uint64_t>(b, toggles.size());
-  for (double t : toggles) put<double>(b, t);
-  return b;
-}
 
 std::string saleae_v1(const std::vector<Chunk>& chunks) {
   std::string b = "<SALEAE>";

@@ -21,6 +21,7 @@ namespace harness {
 namespace {
 
 using capture_test::put;
+using capture_test::saleae_v0;
 
 std::string error_of(const Status& s) { return s ? std::string("no error") : s.error().message; }
 
@@ -117,14 +118,7 @@ TEST(ReaderLimits, SaleaeCsvSpanningTwoToTheFortySamplesIsRefused) {
 }
 
 TEST(ReaderLimits, SaleaeBinarySpanningTwoToTheFortySamplesIsRefused) {
-  std::string b = "<SALEAE>";
-  put<std::int32_t>(b, 0);
-  put<std::int32_t>(b, 0);
-  put<std::uint32_t>(b, 0);
-  put<double>(b, 0.0);
-  put<double>(b, 1100.0);
-  put<std::uint64_t>(b, 1);
-  put<double>(b, 1e-9);
+  const std::string b = saleae_v0(0, 0.0, 1100.0, {1e-9});
   ASSERT_LE(b.size(), 60u);
   CaptureSummary sink;
   EXPECT_EQ(error_of(read_saleae_binary({{"digital_0", "digital_0.bin", b}}, {}, sink)),

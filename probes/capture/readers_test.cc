@@ -40,6 +40,7 @@ std::string to_vcd(const Capture& cap) {
 }
 
 using capture_test::put;
+using capture_test::saleae_v0;
 
 std::vector<SaleaeBinaryFile> to_saleae_binary(const Capture& cap, int version) {
   std::vector<SaleaeBinaryFile> files;
@@ -129,14 +130,7 @@ TEST(SaleaeCsvReader, SaysWhenTheSampleRateCannotBeInferred) {
 }
 
 TEST(SaleaeBinaryReader, RefusesTruncatedFiles) {
-  std::string b = "<SALEAE>";
-  put<std::int32_t>(b, 0);
-  put<std::int32_t>(b, 0);
-  put<std::uint32_t>(b, 0);
-  put<double>(b, 0);
-  put<double>(b, 1e-6);
-  put<std::uint64_t>(b, 5);
-  put<double>(b, 1e-7);
+  const std::string b = saleae_v0(0, 0, 1e-6, {1e-7}, 5);  // 5 announced, room for 1
   CaptureCollector c;
   Status s = read_saleae_binary({{"digital_0", "digital_0.bin", b}}, {}, c);
   ASSERT_FALSE(s.ok());
