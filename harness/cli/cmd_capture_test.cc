@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include "tests/support/zip_builder.h"
+
 namespace {
 
 struct Output {
@@ -264,80 +266,21 @@ std::uint32_t zeros_crc(std::uint64_t n) {
   return crc;
 }
 
-template <class T>
-void put_le(std::string& s, T v) {
-  for (unsigned i = 0; i < sizeof v; ++i) s.push_back(static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
-}
-
 // A sigrok session of `channels` channels whose chunk entries inflate to
 // `entry_bytes` of zeros each (ZIP64 records: the sizes pass 4 GiB).
 std::string zeros_session(unsigned entries, std::uint64_t entry_bytes) {
   const std::string meta =
       "[global]\nsigrok version=0.5.2\n\n[device 1]\ncapturefile=logic-1\ntotal probes=16\nsamplerate=100 MHz\n"
       "total analog=0\nprobe1=CK\nprobe2=CS\nunitsize=2\n";
-  struct Entry {
-    std::string name, data;
-    std::uint16_t method;
-    std::uint64_t size;
-    std::uint32_t crc;
-  };
-  std::vector<Entry> list = {{"version", "2", 0, 1, static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>("2"), 1))},
-                             {"metadata", meta, 0, meta.size(),
-                              static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(meta.data()),
-                                                               static_cast<uInt>(meta.size())))}};
+  std::vector<testing_support::RawEntry> list = {{"version", "2"}, {"metadata", meta}};
   const std::string stream = zeros_deflated(entry_bytes);
   const std::uint32_t crc = zeros_crc(entry_bytes);
-  for (unsigned i = 1; i <= entries; ++i) list.push_back({"logic-1-" + std::to_string(i), stream, 8, entry_bytes, crc});
-  std::string out, cd;
-  for (const Entry& e : list) {
-    const std::uint64_t offset = out.size();
-    for (std::string* s : {&out, &cd}) {
-      put_le<std::uint32_t>(*s, s == &out ? 0x04034b50 : 0x02014b50);
-      if (s == &cd) put_le<std::uint16_t>(*s, 45);
-      put_le<std::uint16_t>(*s, 45);
-      put_le<std::uint16_t>(*s, 0);
-      put_le<std::uint16_t>(*s, e.method);
-      put_le<std::uint32_t>(*s, 0x00210000);
-      put_le<std::uint32_t>(*s, e.crc);
-      put_le<std::uint32_t>(*s, 0xffffffffu);
-      put_le<std::uint32_t>(*s, 0xffffffffu);
-      put_le<std::uint16_t>(*s, static_cast<std::uint16_t>(e.name.size()));
-      put_le<std::uint16_t>(*s, s == &out ? 20 : 28);
-      if (s == &cd) {
-        for (int k = 0; k < 3; ++k) put_le<std::uint16_t>(*s, 0);  // comment, disk, internal attributes
-        put_le<std::uint32_t>(*s, 0);                               // external attributes
-        put_le<std::uint32_t>(*s, 0xffffffffu);                     // offset: in the ZIP64 record
-      }
-      *s += e.name;
-      put_le<std::uint16_t>(*s, 1);
-      put_le<std::uint16_t>(*s, s == &out ? 16 : 24);
-      put_le<std::uint64_t>(*s, e.size);
-      put_le<std::uint64_t>(*s, e.data.size());
-      if (s == &cd) put_le<std::uint64_t>(*s, offset);
-    }
-    out += e.data;
+  for (unsigned i = 1; i <= entries; ++i) {
+    testing_support::RawEntry& e = list.emplace_back("logic-1-" + std::to_string(i), stream, 8);
+    e.inflated_size = entry_bytes;
+    e.crc = crc;
   }
-  const std::uint64_t cd_offset = out.size(), eocd64 = out.size() + cd.size();
-  out += cd;
-  put_le<std::uint32_t>(out, 0x06064b50);
-  put_le<std::uint64_t>(out, 44);
-  put_le<std::uint16_t>(out, 45);
-  put_le<std::uint16_t>(out, 45);
-  put_le<std::uint64_t>(out, 0);
-  put_le<std::uint64_t>(out, list.size());
-  put_le<std::uint64_t>(out, list.size());
-  put_le<std::uint64_t>(out, cd.size());
-  put_le<std::uint64_t>(out, cd_offset);
-  put_le<std::uint32_t>(out, 0x07064b50);
-  put_le<std::uint32_t>(out, 0);
-  put_le<std::uint64_t>(out, eocd64);
-  put_le<std::uint32_t>(out, 1);
-  put_le<std::uint32_t>(out, 0x06054b50);
-  for (int k = 0; k < 4; ++k) put_le<std::uint16_t>(out, k < 2 ? 0 : 0xffff);
-  put_le<std::uint32_t>(out, 0xffffffffu);
-  put_le<std::uint32_t>(out, 0xffffffffu);
-  put_le<std::uint16_t>(out, 0);
-  return out;
+  return testing_support::raw_zip(list, true);
 }
 
 TEST(CaptureCli, TheZerosStreamInflatesToZeros) {

@@ -93,10 +93,11 @@ std::string raw_zip(const std::vector<RawEntry>& entries, bool zip64) {
   for (const RawEntry& e : entries) {
     const std::uint64_t offset = out.size();
     const std::string& plain = e.method == 8 ? e.inflated : e.data;
-    const std::uint32_t crc = static_cast<std::uint32_t>(
-        crc32(0, reinterpret_cast<const Bytef*>(plain.data()), static_cast<uInt>(plain.size())));
+    const std::uint64_t size = e.inflated_size.value_or(plain.size());
+    const std::uint32_t crc = e.crc.value_or(static_cast<std::uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(plain.data()), static_cast<uInt>(plain.size()))));
     const std::uint32_t csize32 = zip64 ? 0xffffffffu : static_cast<std::uint32_t>(e.data.size());
-    const std::uint32_t usize32 = zip64 ? 0xffffffffu : static_cast<std::uint32_t>(plain.size());
+    const std::uint32_t usize32 = zip64 ? 0xffffffffu : static_cast<std::uint32_t>(size);
     put<std::uint32_t>(out, 0x04034b50);
     put<std::uint16_t>(out, zip64 ? 45 : 20);
     put<std::uint16_t>(out, 0);
@@ -111,7 +112,7 @@ std::string raw_zip(const std::vector<RawEntry>& entries, bool zip64) {
     if (zip64) {
       put<std::uint16_t>(out, 1);
       put<std::uint16_t>(out, 16);
-      put<std::uint64_t>(out, plain.size());
+      put<std::uint64_t>(out, size);
       put<std::uint64_t>(out, e.data.size());
     }
     out += e.data;
@@ -135,7 +136,7 @@ std::string raw_zip(const std::vector<RawEntry>& entries, bool zip64) {
     if (zip64) {
       put<std::uint16_t>(cd, 1);
       put<std::uint16_t>(cd, 24);
-      put<std::uint64_t>(cd, plain.size());
+      put<std::uint64_t>(cd, size);
       put<std::uint64_t>(cd, e.data.size());
       put<std::uint64_t>(cd, offset);
     }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,9 @@ struct RawEntry {
   std::string name, data;  // data: the bytes as stored in the archive
   std::uint16_t method;    // 0 stored, 8 deflate
   std::string inflated;    // for method 8: what `data` inflates to
+  // For data too large to hold inflated: its size and CRC-32, given.
+  std::optional<std::uint64_t> inflated_size;
+  std::optional<std::uint32_t> crc;
 };
 
 // Raw deflate (no zlib header), as ZIP method 8 stores it.
