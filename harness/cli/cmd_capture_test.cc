@@ -272,15 +272,15 @@ std::string zeros_session(unsigned entries, std::uint64_t entry_bytes) {
   const std::string meta =
       "[global]\nsigrok version=0.5.2\n\n[device 1]\ncapturefile=logic-1\ntotal probes=16\nsamplerate=100 MHz\n"
       "total analog=0\nprobe1=CK\nprobe2=CS\nunitsize=2\n";
-  std::vector<testing_support::RawEntry> list = {{"version", "2"}, {"metadata", meta}};
+  std::vector<harness::testing_support::RawEntry> list = {{"version", "2"}, {"metadata", meta}};
   const std::string stream = zeros_deflated(entry_bytes);
   const std::uint32_t crc = zeros_crc(entry_bytes);
   for (unsigned i = 1; i <= entries; ++i) {
-    testing_support::RawEntry& e = list.emplace_back("logic-1-" + std::to_string(i), stream, 8);
+    harness::testing_support::RawEntry& e = list.emplace_back("logic-1-" + std::to_string(i), stream, 8);
     e.inflated_size = entry_bytes;
     e.crc = crc;
   }
-  return testing_support::raw_zip(list, true);
+  return harness::testing_support::raw_zip(list, true);
 }
 
 TEST(CaptureCli, TheZerosStreamInflatesToZeros) {
