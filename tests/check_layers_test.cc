@@ -44,6 +44,12 @@ class CheckLayers : public ::testing::Test {
     write(root_ / "harness/rig/device.h", "#pragma once\n#include \"harness/rig/protocol.h\"\n");
   }
   void TearDown() override { fs::remove_all(root_); }
+  // What the check says of a tree it must refuse (exit 1).
+  std::string problems() const {
+    CommandResult r = check(root_.string());
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    return r.out;
+  }
   fs::path root_;
 };
 
@@ -62,9 +68,7 @@ TEST_F(CheckLayers, AnIncludeThatPointsUpFailsNamingTheFileLineAndLayers) {
   write(root_ / "harness/rig/local_device.cc", "#include \"harness/rig/device.h\"\n\n#include \"harness/runner/runner.h\"\n");
   // A test may include what it likes.
   write(root_ / "harness/base/result_test.cc", "#include \"harness/cli/cli.h\"\n");
-  CommandResult r = check(root_.string());
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out,
+  EXPECT_EQ(problems(),
             "harness/rig/local_device.cc:3: includes harness/runner/runner.h: harness/rig (layer 5) is below "
             "harness/runner (layer 7)\n"
             "check-layers: 1 problem (the order: docs/layers.txt)\n");
@@ -73,9 +77,7 @@ TEST_F(CheckLayers, AnIncludeThatPointsUpFailsNamingTheFileLineAndLayers) {
 TEST_F(CheckLayers, AFolderInNoLayerAndAnIncludeOfOneFail) {
   write(root_ / "harness/gadgets/gadget.h", "#pragma once\n");
   write(root_ / "harness/cli/main.cc", "#include \"tests/support/scratch_dir.h\"\n");
-  CommandResult r = check(root_.string());
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out,
+  EXPECT_EQ(problems(),
             "harness/cli/main.cc:1: includes tests/support/scratch_dir.h, which is in no layer\n"
             "harness/gadgets/gadget.h: its folder is in no layer of docs/layers.txt\n"
             "check-layers: 2 problems (the order: docs/layers.txt)\n");
@@ -83,9 +85,7 @@ TEST_F(CheckLayers, AFolderInNoLayerAndAnIncludeOfOneFail) {
 
 TEST_F(CheckLayers, ALayerFolderThatIsGoneFails) {
   fs::remove_all(root_ / "harness/ddr");
-  CommandResult r = check(root_.string());
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out, "docs/layers.txt: harness/ddr does not exist\ncheck-layers: 1 problem (the order: docs/layers.txt)\n");
+  EXPECT_EQ(problems(), "docs/layers.txt: harness/ddr does not exist\ncheck-layers: 1 problem (the order: docs/layers.txt)\n");
 }
 
 }  // namespace
