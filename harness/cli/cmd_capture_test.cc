@@ -32,6 +32,13 @@ Output run_command(const std::string& command) {
 
 Output run(const std::string& args) { return run_command(std::string(HARNESS_BINARY) + " " + args); }
 
+// What `harness args` says when it refuses them as bad input (exit 2).
+std::string refusal(const std::string& args) {
+  Output o = run(args);
+  EXPECT_EQ(o.code, 2) << o.out;
+  return o.out;
+}
+
 const std::string kFixture = std::string(HARNESS_SOURCE_DIR) + "/fixtures/captures/lpddr4-stream.sr";
 
 TEST(CaptureCli, InfoPrintsChannelsRateAndDuration) {
@@ -43,13 +50,12 @@ TEST(CaptureCli, InfoPrintsChannelsRateAndDuration) {
 }
 
 TEST(CaptureCli, WrongStandardNamesTheMissingChannelAndExits2) {
-  Output o = run("capture decode " + kFixture + " --standard lpddr5");
-  EXPECT_EQ(o.code, 2);
-  EXPECT_EQ(o.out, "harness: error: " + kFixture +
-                       ": the capture has no channel 'CA6' for lpddr5 CA6 (did you mean 'CA0'?) (channels: CK, CS, "
-                       "CA0, CA1, CA2, CA3, CA4, CA5, DQS0); map roles to channels in [ddr.channels] (capture decode: "
-                       "--map CA6=CHANNEL); if CA6 was not probed, list the roles that were with --probed (scenario: "
-                       "probed = [...]): fields on the others are reported unknown\n");
+  EXPECT_EQ(refusal("capture decode " + kFixture + " --standard lpddr5"),
+            "harness: error: " + kFixture +
+                ": the capture has no channel 'CA6' for lpddr5 CA6 (did you mean 'CA0'?) (channels: CK, CS, "
+                "CA0, CA1, CA2, CA3, CA4, CA5, DQS0); map roles to channels in [ddr.channels] (capture decode: "
+                "--map CA6=CHANNEL); if CA6 was not probed, list the roles that were with --probed (scenario: "
+                "probed = [...]): fields on the others are reported unknown\n");
 }
 
 // Issue 32: a DDR4 x16 capture (no BG1) decoded as x4/x8 is told about
@@ -105,13 +111,11 @@ TEST(CaptureCli, InfoListsTheFormats) {
             0u)
       << o.out;
   EXPECT_NE(o.out.find("\nstate-listing\n"), std::string::npos) << o.out;
-  o = run("capture info");
-  EXPECT_EQ(o.code, 2);
-  EXPECT_EQ(o.out, "harness: error: capture info: name a capture file (or --formats for the formats known)\n");
-  o = run("capture convert " + kFixture + " -o /tmp/harness_capture_cli_out.vcd");
-  EXPECT_EQ(o.code, 2);
-  EXPECT_EQ(o.out, "harness: error: /tmp/harness_capture_cli_out.vcd: the harness reads vcd but does not write it (it "
-                   "writes: sr)\n");
+  EXPECT_EQ(refusal("capture info"),
+            "harness: error: capture info: name a capture file (or --formats for the formats known)\n");
+  EXPECT_EQ(refusal("capture convert " + kFixture + " -o /tmp/harness_capture_cli_out.vcd"),
+            "harness: error: /tmp/harness_capture_cli_out.vcd: the harness reads vcd but does not write it (it "
+            "writes: sr)\n");
 }
 
 // Issue 32: the generator renders the strobe's impairments and states its
@@ -191,24 +195,19 @@ TEST(CaptureCli, AHostileVcdIsBadInputNamingTheLimit) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   std::fputs("$timescale 1ns $end $var wire 2000000000 ! w $end $enddefinitions $end #0 0! #1\n", f);
   std::fclose(f);
-  Output o = run("capture info " + path);
-  EXPECT_EQ(o.code, 2);
-  EXPECT_EQ(o.out, "harness: error: " + path +
-                       ":1: $var 'w' is 2000000000 bits wide, more than the reader limit signal_bits = 65536 bits\n");
+  EXPECT_EQ(refusal("capture info " + path),
+            "harness: error: " + path + ":1: $var 'w' is 2000000000 bits wide, more than the reader limit signal_bits = 65536 bits\n");
   std::filesystem::remove(path);
-  o = run("capture info --reader-limit sample=5 " + kFixture);
-  EXPECT_EQ(o.code, 2);
-  EXPECT_EQ(o.out,
+  EXPECT_EQ(refusal("capture info --reader-limit sample=5 " + kFixture),
             "harness: error: --reader-limit: unknown reader limit 'sample' (known: samples, file_bytes, signal_bits, "
             "declared_bits, changes, entry_bytes, inflated_bytes, in_memory_bytes)\n");
 }
 
 TEST(CaptureCli, InMemoryDecodingIsBounded) {
-  Output o = run("capture decode --in-memory --reader-limit in_memory_bytes=1000 " + kFixture);
-  EXPECT_EQ(o.code, 2);
-  EXPECT_EQ(o.out, "harness: error: " + kFixture +
-                       ": 49836 samples of 2 bytes to load into memory, more than the reader limit in_memory_bytes = "
-                       "1000 bytes; without --in-memory the capture is decoded as it streams, in bounded memory\n");
+  EXPECT_EQ(refusal("capture decode --in-memory --reader-limit in_memory_bytes=1000 " + kFixture),
+            "harness: error: " + kFixture +
+                ": 49836 samples of 2 bytes to load into memory, more than the reader limit in_memory_bytes = "
+                "1000 bytes; without --in-memory the capture is decoded as it streams, in bounded memory\n");
 }
 
 // A raw deflate stream of `n` zero bytes in one dynamic-Huffman block whose
