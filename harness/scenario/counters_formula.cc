@@ -114,27 +114,25 @@ class FormulaParser {
   }
 
   Node expr(int depth) {
-    std::size_t begin = pos_;
-    Node left = term(depth);
-    while (left && pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) {
-      auto kind = text_[pos_] == '+' ? FormulaNode::Kind::add : FormulaNode::Kind::subtract;
-      ++pos_;
-      skip_space();
-      Node right = term(depth);
-      if (!right) return nullptr;
-      left = binary(kind, left, right, begin);
-    }
-    return left;
+    return left_associative(depth, &FormulaParser::term, '+', FormulaNode::Kind::add, '-',
+                            FormulaNode::Kind::subtract);
   }
 
   Node term(int depth) {
+    return left_associative(depth, &FormulaParser::factor, '*', FormulaNode::Kind::multiply, '/',
+                            FormulaNode::Kind::divide);
+  }
+
+  // Operands read by `operand`, joined from the left by `first` or `second`.
+  Node left_associative(int depth, Node (FormulaParser::*operand)(int), char first, FormulaNode::Kind first_kind,
+                        char second, FormulaNode::Kind second_kind) {
     std::size_t begin = pos_;
-    Node left = factor(depth);
-    while (left && pos_ < text_.size() && (text_[pos_] == '*' || text_[pos_] == '/')) {
-      auto kind = text_[pos_] == '*' ? FormulaNode::Kind::multiply : FormulaNode::Kind::divide;
+    Node left = (this->*operand)(depth);
+    while (left && pos_ < text_.size() && (text_[pos_] == first || text_[pos_] == second)) {
+      auto kind = text_[pos_] == first ? first_kind : second_kind;
       ++pos_;
       skip_space();
-      Node right = factor(depth);
+      Node right = (this->*operand)(depth);
       if (!right) return nullptr;
       left = binary(kind, left, right, begin);
     }
