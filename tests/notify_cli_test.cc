@@ -16,7 +16,6 @@
 namespace harness {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 class NotifyCli : public testing_support::HarnessCliTest {
@@ -79,7 +78,7 @@ TEST_F(NotifyCli, ANightThatCannotBeToldIsToldSoByTheNotifierAndTheExport) {
   const std::string got = (dir_ / "told.json").string();
   const std::string notify = "sh -c cat>" + got;
   EXPECT_EQ(harness({"run", "--no-report", "--notify", notify, "--notify-cannot-tell", path}).exit_code, 0);
-  EXPECT_FALSE(fs::exists(got)) << "a first night has nothing to judge it by";
+  EXPECT_FALSE(std::filesystem::exists(got)) << "a first night has nothing to judge it by";
   CommandResult second = harness({"run", "--no-report", "--notify", notify, "--notify-cannot-tell", path});
   EXPECT_EQ(second.exit_code, 0) << second.err;
   EXPECT_THAT(second.err, HasSubstr("harness: notified: command sh -c cat>" + got + "\n"));
