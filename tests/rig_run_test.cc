@@ -207,6 +207,62 @@ TEST_F(RigRun, PairedCounterWindowsThroughTheAgentAreWhatTheRequestAsked) {
 // Level 1's kernels against their references through the agent: the device
 // times each with its reference once a round of [reference] rounds, the host
 // expects as many, and the run is judged on the rounds' ratios.
+// Level 2 in level 4's paired rounds through an agent reached by a command
+// transport (a shell, as `adb shell` is): each block's request carries the
+// plan's counters, the agent reads a session of its own at the block's
+// edges, and the host pairs the blocks by round. An agent that does not
+// offer "counters.window" (played by a filter on its hello) gets level 2's
+// own request, and the recording says why.
+TEST_F(RigRun, CountersInPairedBlocksThroughACommandTransport) {
+  auto scenario = [&](const std::string& agent) {
+    const std::string path = (dir_ / "paired-window.toml").string();
+    std::ofstream(path) << "[scenario]\nname = \"paired-window\"\n[rig]\nname = \"shell-board\"\n"
+                           "transport = \"command\"\ncommand = [\"sh\", \"-c\", \"eval \\\"$*\\\"\", \"device-shell\"]\n"
+                        << "agent = " << agent << "\n"
+                        << "[workload]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\n"
+                           "[reference]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\nrounds = 3\n"
+                           "[counters]\ngroups = [\"linux-host\"]\niterations = 5\n"
+                           "[latency]\niterations = 12\nwarmup = 2\n";
+    return path;
+  };
+  const std::string bundle = (dir_ / "bundle").string();
+  CommandResult r = harness({"--db", db_, "run", "--no-report", "--record", bundle,
+                             scenario(json::array({HARNESS_AGENT_BINARY}).dump())});
+  ASSERT_NE(r.exit_code, 3) << r.out << r.err;
+  json rec = recording(bundle);
+  const json& counters = rec["counters"];
+  EXPECT_EQ(counters["window"], "latency") << counters.dump(1).substr(0, 2000);
+  EXPECT_EQ(counters["iterations"], 24);
+  ASSERT_EQ(counters["blocks"].size(), 6u) << counters.dump(1).substr(0, 2000);
+  const json& blocks = rec["latency"]["conditions"][0]["blocks"];  // [round, reference?, first, count]
+  ASSERT_EQ(blocks.size(), 6u) << rec["latency"]["conditions"][0].dump(1).substr(0, 1000);
+  for (std::size_t k = 0; k < 6; ++k) {
+    EXPECT_EQ(counters["blocks"][k]["round"], blocks[k][0]);
+    EXPECT_EQ(counters["blocks"][k]["side"], blocks[k][1] == 1 ? "reference" : "candidate");
+    EXPECT_EQ(counters["blocks"][k]["iterations"], 4);
+    json task_clock;
+    for (const json& c : counters["blocks"][k]["readings"])
+      if (c["name"] == "TASK_CLOCK") task_clock = c;
+    ASSERT_TRUE(task_clock.is_object()) << counters["blocks"][k].dump(1).substr(0, 2000);
+    if (task_clock["before"].is_null()) GTEST_SKIP() << "perf_event_open: " << task_clock["unavailable"];
+    EXPECT_GT(task_clock["after"].get<std::uint64_t>(), task_clock["before"].get<std::uint64_t>());
+  }
+
+  // An older agent: level 2 alone, its windows alternating the sides.
+  std::filesystem::remove_all(bundle);
+  const std::string older = std::string("exec ") + HARNESS_AGENT_BINARY + " | sed -u 's/\"counters.window\",//'";
+  r = harness({"--db", db_, "run", "--no-report", "--record", bundle,
+               scenario(json::array({"sh", "-c", older}).dump())});
+  ASSERT_NE(r.exit_code, 3) << r.out << r.err;
+  const json fallback = recording(bundle)["counters"];
+  EXPECT_EQ(fallback["window"], "none") << fallback.dump(1).substr(0, 2000);
+  EXPECT_EQ(fallback["window_reason"],
+            "the device's agent does not offer counters.window (older than it): level 2's own iterations, in a "
+            "request of their own");
+  EXPECT_FALSE(fallback.contains("blocks"));
+  EXPECT_EQ(fallback["window_sides"].size(), 6u);
+}
+
 TEST_F(RigRun, PairedKernelsThroughTheAgentAreTimedInTheReferencesRounds) {
   const std::string path = (dir_ / "paired-kernels.toml").string();
   std::ofstream(path) << "[scenario]\nname = \"paired-kernels\"\n[rig]\nname = \"loopback-board\"\n"

@@ -208,6 +208,10 @@ struct PairedWindows {
   std::vector<std::size_t> of[2];       // each side's windows in round order: [0] candidate, [1] reference
   std::vector<std::int64_t> length;     // each window's iterations
   std::int64_t iterations[2] = {0, 0};  // each side's
+  // What a window is, in the metrics' sources: a window of level 2's own
+  // rounds, or a block of level 4's rounds read by a session of its own.
+  std::string noun = "window";
+  std::string of_rounds = "windows of the paired rounds";
 };
 
 // The recording's windows by side, or why they do not fit it.
@@ -229,6 +233,60 @@ Result<PairedWindows> paired_windows(const CountersRecording& rec) {
     p.iterations[reference] += p.length.back();
   }
   return p;
+}
+
+// Level 4's paired blocks (each read by a session of its own) as the
+// windows of the rounds, or why they do not pair: every round a block of
+// each side, in the order they ran.
+Result<PairedWindows> paired_blocks(const CountersRecording& rec) {
+  PairedWindows p;
+  p.noun = "block";
+  p.of_rounds = "blocks of level 4's paired rounds, each read by its own session";
+  const std::size_t n = rec.blocks.size();
+  if (n % 2 != 0) return Error::input(fmt::format("the recording's {} counter blocks do not make whole rounds", n));
+  for (std::size_t k = 0; k < n; ++k) {
+    const CounterBlock& b = rec.blocks[k];
+    if (b.side != "candidate" && b.side != "reference")
+      return Error::input(fmt::format("the recording's counter block {} has the side \"{}\"", k + 1, b.side));
+    if (b.round != static_cast<int>(k / 2) || b.iterations < 1)
+      return Error::input(fmt::format("the recording's counter block {} is round {} of {} iterations, not round {}",
+                                      k + 1, b.round + 1, b.iterations, k / 2 + 1));
+    if (k % 2 == 1 && b.side == rec.blocks[k - 1].side)
+      return Error::input(fmt::format("round {} of the recording has two {} blocks", k / 2 + 1, b.side));
+    const bool reference = b.side == "reference";
+    p.of[reference].push_back(k);
+    p.length.push_back(b.iterations);
+    p.iterations[reference] += b.iterations;
+  }
+  return p;
+}
+
+// Counter `index` of the blocks' readings: its change in each block, from
+// that block's own before and after (and multiplexing), as the windows of a
+// paired run; unavailable when a block has none.
+CounterDelta block_deltas(const CountersRecording& rec, std::size_t index) {
+  CounterDelta out;
+  const std::string& name = rec.blocks.front().readings[index].name;
+  double sum = 0;
+  int noted = 0;
+  for (std::size_t k = 0; k < rec.blocks.size(); ++k) {
+    const CounterBlock& b = rec.blocks[k];
+    if (index >= b.readings.size() || b.readings[index].name != name) {
+      out.unavailable = fmt::format("not read in block {} (round {}, {})", k + 1, b.round + 1, b.side);
+      return out;
+    }
+    CounterDelta d = counter_delta(b.readings[index]);
+    if (!d.value) {
+      out.unavailable = fmt::format("block {} (round {}, {}): {}", k + 1, b.round + 1, b.side, d.unavailable);
+      return out;
+    }
+    if (!d.note.empty() && noted++ == 0) out.note = fmt::format("block {}: {}", k + 1, d.note);
+    out.windows.push_back(*d.value);
+    sum += *d.value;
+  }
+  if (noted > 1) out.note += fmt::format(" (and {} more blocks noted)", noted - 1);
+  out.value = sum;
+  return out;
 }
 
 // What the formulas are evaluated over: each counter's value (or why not)
@@ -272,9 +330,9 @@ void analyse_paired_reading(const CountersRecording& rec, const PairedWindows& p
                             const CounterDelta& d, Provenance measured, CounterValues& v, Analysis& out) {
   const std::string name = "counter." + c.name;
   if (d.windows.size() != paired.length.size()) {
-    const std::string why = fmt::format("not read in each of the {} windows of the paired rounds, so the "
+    const std::string why = fmt::format("not read in each of the {} {}, so the "
                                         "candidate's count cannot be told from the reference's",
-                                        paired.length.size());
+                                        paired.length.size(), paired.of_rounds);
     out.metrics.push_back(catalogued_missing(Level::counters, name, why, c.unit, Better::lower));
     v.values[c.name] = v.reference[c.name] = {std::nullopt, why};
     return;
@@ -290,8 +348,8 @@ void analyse_paired_reading(const CountersRecording& rec, const PairedWindows& p
   if (c.scale != 1) how += fmt::format(", x {}", number(c.scale));
   const char* whose[2] = {"candidate", "reference"};
   for (int side : {0, 1}) {
-    const std::string source = fmt::format("{}: sum of the {}'s {} windows of the paired rounds ({}){}", c.source,
-                                           whose[side], paired.of[side].size(), rec.pairing, how);
+    const std::string source = fmt::format("{}: sum of the {}'s {} {} ({}){}", c.source, whose[side],
+                                           paired.of[side].size(), paired.of_rounds, rec.pairing, how);
     out.metrics.push_back(catalogued_metric(Level::counters, side ? "reference." + name : name, sum[side], measured,
                                             source, {}, c.unit, Better::lower));
   }
@@ -302,9 +360,9 @@ void analyse_paired_reading(const CountersRecording& rec, const PairedWindows& p
     w.push_back(per_iteration * static_cast<double>(paired.iterations[0]));
   out.samples.push_back(catalogued_samples(
       Level::counters, name, measured,
-      fmt::format("{}: the candidate's {} windows in the order they ran, each window's change x the candidate's {} "
+      fmt::format("{0}: the candidate's {1} {2}s in the order they ran, each {2}'s change x the candidate's {3} "
                   "iterations / its iterations",
-                  c.source, w.size(), paired.iterations[0]),
+                  c.source, w.size(), paired.noun, paired.iterations[0]),
       w, c.unit, Better::lower));
   paired_ratio(name, v.rounds[0][c.name], v.rounds[1][c.name], c.source, measured, Better::lower, out);
 }
@@ -338,6 +396,20 @@ void analyse_reading(const CountersRecording& rec, const PairedWindows* paired, 
   }
 }
 
+// One counter of level 4's paired blocks: its change in each block, paired
+// by round as a paired run's windows are.
+void analyse_block_reading(const CountersRecording& rec, const PairedWindows& paired, std::size_t index,
+                           Provenance measured, CounterValues& v, Analysis& out) {
+  const CounterReading& c = rec.blocks.front().readings[index];
+  const CounterDelta d = block_deltas(rec, index);
+  if (!d.value) {
+    out.metrics.push_back(catalogued_missing(Level::counters, "counter." + c.name, d.unavailable, c.unit, Better::lower));
+    v.values[c.name] = v.reference[c.name] = {std::nullopt, d.unavailable};
+    return;
+  }
+  analyse_paired_reading(rec, paired, c, d, measured, v, out);
+}
+
 Formula::Value value_of(const std::map<std::string, Formula::Value>& values, const std::string& name,
                         const std::string& not_read) {
   auto it = values.find(name);
@@ -348,12 +420,12 @@ Formula::Value value_of(const std::map<std::string, Formula::Value>& values, con
 // A group formula in a run with a reference: over the reference's windows
 // as "reference.<name>", and the rounds' ratios of its value in each side's
 // window of the round.
-void analyse_paired_formula(const DerivedCounterMetric& dm, const std::string& formula, const CounterValues& v,
-                            const std::string& not_read, Provenance measured, Analysis& out) {
+void analyse_paired_formula(const DerivedCounterMetric& dm, const std::string& formula, const PairedWindows& paired,
+                            const CounterValues& v, const std::string& not_read, Provenance measured, Analysis& out) {
   const std::string name = "counter." + dm.name;
   Formula::Value r = dm.formula.evaluate([&](const std::string& n) { return value_of(v.reference, n, not_read); });
   out.metrics.push_back(r.value ? catalogued_metric(Level::counters, "reference." + name, *r.value, measured,
-                                                    formula + " over the reference's windows", {}, dm.unit, dm.better)
+                                                    formula + " over the reference's " + paired.noun + "s", {}, dm.unit, dm.better)
                                 : catalogued_missing(Level::counters, "reference." + name, r.unavailable, dm.unit,
                                                      dm.better));
   const std::vector<double> candidate = formula_windows(dm.formula, v.rounds[0]);
@@ -377,17 +449,22 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
   CounterValues v;
   std::string not_read = "not read in this run";
   std::optional<PairedWindows> paired;
-  if (rec && !rec->window_sides.empty()) {
-    Result<PairedWindows> p = paired_windows(*rec);
+  const bool read_paired = rec && (!rec->window_sides.empty() || !rec->blocks.empty());
+  if (read_paired) {
+    Result<PairedWindows> p = rec->blocks.empty() ? paired_windows(*rec) : paired_blocks(*rec);
     if (p) paired = std::move(*p);
     else not_read = p.error().message;
   }
-  if (!rec || rec->readings.empty() || (!rec->window_sides.empty() && !paired)) {
+  const bool read = rec && (!rec->readings.empty() || !rec->blocks.empty());
+  if (!read || (read_paired && !paired)) {
     std::string why = rec && !rec->unavailable.empty() ? rec->unavailable
-                      : rec && !rec->readings.empty()  ? not_read
+                      : read                           ? not_read
                                                        : "no counter readings recorded";
     out.metrics.push_back(catalogued_missing(Level::counters, "counters", why));
     not_read = why;
+  } else if (!rec->blocks.empty()) {
+    for (std::size_t i = 0; i < rec->blocks.front().readings.size(); ++i)
+      analyse_block_reading(*rec, *paired, i, measured, v, out);
   } else {
     for (const CounterReading& c : rec->readings) analyse_reading(*rec, paired ? &*paired : nullptr, c, measured, v, out);
   }
@@ -415,12 +492,12 @@ void analyse_counters(const Scenario& scenario, const CountersRecording* rec, Pr
           catalogued_metric(Level::counters, name, *value.value, measured, formula, {}, dm.unit, dm.better);
       out.metrics.push_back(m);
       if (std::vector<double> w = formula_windows(dm.formula, v.windows); !w.empty()) {
-        const std::string windows = paired ? fmt::format("the candidate's {} windows", w.size())
+        const std::string windows = paired ? fmt::format("the candidate's {} {}s", w.size(), paired->noun)
                                            : windows_source(w.size(), rec->iterations);
         out.samples.push_back(catalogued_samples(Level::counters, name, measured, formula + " in each of " + windows,
                                                  std::move(w), dm.unit, dm.better));
       }
-      if (paired) analyse_paired_formula(dm, formula, v, not_read, measured, out);
+      if (paired) analyse_paired_formula(dm, formula, *paired, v, not_read, measured, out);
       if (dm.name == "bytes" && counted > 0) {
         // Level 1 places one run of the workload: bytes per iteration.
         out.metrics.push_back(catalogued_metric(Level::counters, "counter.bytes_per_iteration",

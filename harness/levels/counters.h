@@ -24,6 +24,18 @@ struct RecordedCounterGroup {
   std::string sha256;
 };
 
+// One block of level 4's paired rounds (a request of its own, with its own
+// warm-up) read by a session of its own: opened in the block's thread, read
+// right before its first measured iteration and right after its last. Raw
+// readings like CountersRecording::readings (before and after), never
+// summed into another block's: the analysis pairs the blocks by round.
+struct CounterBlock {
+  int round = 0;          // from 0, in the order the rounds ran
+  std::string side;       // "candidate" or "reference"
+  std::int64_t iterations = 0;  // the block's measured iterations
+  std::vector<CounterReading> readings;
+};
+
 struct CountersRecording {
   std::vector<CounterReading> readings;
   std::vector<RecordedCounterGroup> groups;
@@ -35,7 +47,11 @@ struct CountersRecording {
   // "reference", one of each a round in the order they ran (so windows is
   // twice the rounds); empty without a reference (and in older recordings).
   std::vector<std::string> window_sides;
-  std::string pairing;  // "random order, seed 1234" / "ABBA order"; with window_sides
+  std::string pairing;  // "random order, seed 1234" / "ABBA order"; with window_sides or blocks
+  // Read in level 4's paired rounds (window "latency" with a same-run
+  // reference): each block's own readings, in the order the blocks ran;
+  // `readings` is then empty and `iterations` the blocks' sum.
+  std::vector<CounterBlock> blocks;
   // Which measurement window the counted iterations are ([rig] window):
   // "latency": level 4's measured iterations of its window's condition, read
   // at their edges (and between the windows above), where the analyzer and
@@ -44,6 +60,9 @@ struct CountersRecording {
   // a request of their own, outside the measurement window; empty in a
   // recording older than this.
   std::string window;
+  // Why level 2 ran in a request of its own although level 4 owned the
+  // window (an agent that does not offer "counters.window"); empty otherwise.
+  std::string window_reason;
   std::string window_condition;  // "latency": the load condition
   // Each window's iterations, when they are not window_end's (a latency
   // window's last runs on to its min_duration); empty: window_end's.

@@ -17,6 +17,45 @@ void get(const nlohmann::json& j, const char* key, std::optional<std::uint64_t>&
   if (j.contains(key) && !j.at(key).is_null()) v = json_integer<std::uint64_t>(j.at(key));
 }
 
+nlohmann::json reading_json(const CounterReading& c) {
+  nlohmann::json e = {{"name", c.name},   {"source", c.source}, {"unit", c.unit},
+                      {"width", c.width}, {"scale", c.scale},   {"unavailable", c.unavailable}};
+  put(e, "before", c.before);
+  put(e, "after", c.after);
+  e["between"] = c.between;
+  if (!c.enabled_between.empty()) {
+    e["enabled_between"] = c.enabled_between;
+    e["running_between"] = c.running_between;
+  }
+  put(e, "delta", c.delta);
+  put(e, "enabled_before", c.enabled_before);
+  put(e, "enabled_after", c.enabled_after);
+  put(e, "running_before", c.running_before);
+  put(e, "running_after", c.running_after);
+  return e;
+}
+
+CounterReading reading_from_json(const nlohmann::json& e) {
+  CounterReading c;
+  c.name = e.at("name");
+  c.source = e.at("source");
+  c.unit = e.value("unit", "");
+  c.width = e.value("width", 64);
+  c.scale = e.value("scale", 1.0);
+  c.unavailable = e.value("unavailable", "");
+  get(e, "before", c.before);
+  get(e, "after", c.after);
+  if (e.contains("between")) c.between = e.at("between").get<std::vector<std::uint64_t>>();
+  if (e.contains("enabled_between")) c.enabled_between = e.at("enabled_between").get<std::vector<std::uint64_t>>();
+  if (e.contains("running_between")) c.running_between = e.at("running_between").get<std::vector<std::uint64_t>>();
+  get(e, "delta", c.delta);
+  get(e, "enabled_before", c.enabled_before);
+  get(e, "enabled_after", c.enabled_after);
+  get(e, "running_before", c.running_before);
+  get(e, "running_after", c.running_after);
+  return c;
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const CountersRecording& r) {
@@ -26,32 +65,23 @@ void to_json(nlohmann::json& j, const CountersRecording& r) {
   j["windows"] = r.windows;
   if (!r.window.empty()) j["window"] = r.window;
   if (!r.window_condition.empty()) j["window_condition"] = r.window_condition;
+  if (!r.window_reason.empty()) j["window_reason"] = r.window_reason;
   if (!r.window_iterations.empty()) j["window_iterations"] = r.window_iterations;
-  if (!r.window_sides.empty()) {
-    j["window_sides"] = r.window_sides;
-    j["pairing"] = r.pairing;
-  }
+  if (!r.window_sides.empty()) j["window_sides"] = r.window_sides;
+  if (!r.window_sides.empty() || !r.blocks.empty()) j["pairing"] = r.pairing;
   j["groups"] = nlohmann::json::array();
   for (const RecordedCounterGroup& g : r.groups) {
     j["groups"].push_back({{"name", g.name}, {"path", g.path}, {"sha256", g.sha256}});
   }
   j["readings"] = nlohmann::json::array();
-  for (const CounterReading& c : r.readings) {
-    nlohmann::json e = {{"name", c.name},   {"source", c.source}, {"unit", c.unit},
-                        {"width", c.width}, {"scale", c.scale},   {"unavailable", c.unavailable}};
-    put(e, "before", c.before);
-    put(e, "after", c.after);
-    e["between"] = c.between;
-    if (!c.enabled_between.empty()) {
-      e["enabled_between"] = c.enabled_between;
-      e["running_between"] = c.running_between;
+  for (const CounterReading& c : r.readings) j["readings"].push_back(reading_json(c));
+  if (!r.blocks.empty()) {
+    j["blocks"] = nlohmann::json::array();
+    for (const CounterBlock& b : r.blocks) {
+      nlohmann::json readings = nlohmann::json::array();
+      for (const CounterReading& c : b.readings) readings.push_back(reading_json(c));
+      j["blocks"].push_back({{"round", b.round}, {"side", b.side}, {"iterations", b.iterations}, {"readings", readings}});
     }
-    put(e, "delta", c.delta);
-    put(e, "enabled_before", c.enabled_before);
-    put(e, "enabled_after", c.enabled_after);
-    put(e, "running_before", c.running_before);
-    put(e, "running_after", c.running_after);
-    j["readings"].push_back(e);
   }
 }
 
@@ -62,6 +92,7 @@ void from_json(const nlohmann::json& j, CountersRecording& r) {
   if (j.contains("window_sides")) r.window_sides = j.at("window_sides").get<std::vector<std::string>>();
   r.window = j.value("window", "");
   r.window_condition = j.value("window_condition", "");
+  r.window_reason = j.value("window_reason", "");
   if (j.contains("window_iterations"))
     for (const auto& n : j.at("window_iterations")) r.window_iterations.push_back(json_integer<std::int64_t>(n));
   r.pairing = j.value("pairing", "");
@@ -70,25 +101,16 @@ void from_json(const nlohmann::json& j, CountersRecording& r) {
       r.groups.push_back({g.value("name", ""), g.value("path", ""), g.value("sha256", "")});
     }
   }
-  for (const auto& e : j.at("readings")) {
-    CounterReading c;
-    c.name = e.at("name");
-    c.source = e.at("source");
-    c.unit = e.value("unit", "");
-    c.width = e.value("width", 64);
-    c.scale = e.value("scale", 1.0);
-    c.unavailable = e.value("unavailable", "");
-    get(e, "before", c.before);
-    get(e, "after", c.after);
-    if (e.contains("between")) c.between = e.at("between").get<std::vector<std::uint64_t>>();
-    if (e.contains("enabled_between")) c.enabled_between = e.at("enabled_between").get<std::vector<std::uint64_t>>();
-    if (e.contains("running_between")) c.running_between = e.at("running_between").get<std::vector<std::uint64_t>>();
-    get(e, "delta", c.delta);
-    get(e, "enabled_before", c.enabled_before);
-    get(e, "enabled_after", c.enabled_after);
-    get(e, "running_before", c.running_before);
-    get(e, "running_after", c.running_after);
-    r.readings.push_back(c);
+  for (const auto& e : j.at("readings")) r.readings.push_back(reading_from_json(e));
+  if (j.contains("blocks")) {
+    for (const auto& b : j.at("blocks")) {
+      CounterBlock block;
+      block.round = json_integer<int>(b.at("round"));
+      block.side = b.at("side");
+      block.iterations = json_integer<std::int64_t>(b.at("iterations"));
+      for (const auto& e : b.at("readings")) block.readings.push_back(reading_from_json(e));
+      r.blocks.push_back(std::move(block));
+    }
   }
 }
 

@@ -392,6 +392,119 @@ TEST(CountersAnalysis, BytesForLevelOneComeFromTheGroupsBytesFormula) {
 
 // The seed's pass example: MEM_STALL_CYCLES drops >= 50 % against the
 // baseline and L2_MISS_CYCLES drops with it.
+// Level 2 read in level 4's paired blocks, each block by a session of its
+// own: two rounds (candidate first, then reference first) of 4 iterations a
+// block, CYCLES and MEM_STALL_CYCLES as each block's own before and after.
+CounterReading named(const std::string& name, std::uint64_t before, std::uint64_t after) {
+  CounterReading r = reading(before, after);
+  r.name = name;
+  r.source = "text_file:/sys/kernel/debug/npu0/pmu_stats";
+  r.unit = "cycles";
+  return r;
+}
+CountersRecording in_blocks() {
+  CountersRecording rec;
+  rec.window = "latency";
+  rec.window_condition = "none";
+  rec.pairing = "random order, seed 7";
+  rec.iterations = 16;
+  auto block = [&](int round, const std::string& side, std::uint64_t cycles, std::uint64_t stalls) {
+    rec.blocks.push_back({round, side, 4, {named("CYCLES", 1000, 1000 + cycles), named("MEM_STALL_CYCLES", 7, 7 + stalls)}});
+  };
+  block(0, "candidate", 400, 100);
+  block(0, "reference", 200, 50);
+  block(1, "reference", 100, 50);
+  block(1, "candidate", 800, 100);
+  return rec;
+}
+
+TEST(CountersRecordingJson, BlocksRoundTripWithTheirOwnReadings) {
+  CountersRecording rec = in_blocks();
+  rec.blocks[1].readings[0].enabled_before = 1;
+  rec.blocks[1].readings[0].running_after = 9;
+  const nlohmann::json j = rec;
+  EXPECT_EQ(j["blocks"][3]["side"], "candidate");
+  EXPECT_EQ(j["blocks"][3]["round"], 1);
+  EXPECT_EQ(j["blocks"][3]["readings"][0]["after"], 1800);
+  EXPECT_EQ(j["pairing"], "random order, seed 7");
+  EXPECT_FALSE(j.contains("window_sides"));
+  EXPECT_EQ(nlohmann::json(j.get<CountersRecording>()), j);
+  // A recording without blocks writes none (older recordings stay as they were).
+  EXPECT_FALSE(nlohmann::json(CountersRecording{}).contains("blocks"));
+}
+
+TEST(CountersAnalysis, BlocksOfLevelFoursPairedRoundsArePairedByRound) {
+  Scenario s = npu_scenario();
+  Analysis a;
+  const CountersRecording rec = in_blocks();
+  analyse_counters(s, &rec, Provenance::measured, a);
+  // Each side's blocks summed: the candidate 400 + 800, the reference 200 + 100.
+  ASSERT_TRUE(a.find_metric("counter.CYCLES"));
+  EXPECT_EQ(*a.find_metric("counter.CYCLES")->value, 1200);
+  EXPECT_EQ(a.find_metric("counter.CYCLES")->source,
+            "text_file:/sys/kernel/debug/npu0/pmu_stats: sum of the candidate's 2 blocks of level 4's paired rounds, "
+            "each read by its own session (random order, seed 7)");
+  EXPECT_EQ(*a.find_metric("reference.counter.CYCLES")->value, 300);
+  // Per round, candidate / reference per iteration: 100 / 50 and 200 / 25.
+  const SampleSet* ratios = a.find_samples("vs_reference.counter.CYCLES");
+  ASSERT_TRUE(ratios);
+  EXPECT_EQ(ratios->values, (std::vector<double>{2, 8}));
+  EXPECT_NEAR(*a.find_metric("vs_reference.counter.CYCLES")->value, 4, 1e-12);  // sqrt(2 x 8)
+  // The candidate's blocks as its sample set, each scaled to its 8 iterations.
+  ASSERT_TRUE(a.find_samples("counter.CYCLES"));
+  EXPECT_EQ(a.find_samples("counter.CYCLES")->values, (std::vector<double>{800, 1600}));
+  // A formula over each side's blocks and per round: 100/400 vs 50/200, 100/800 vs 50/100.
+  EXPECT_NEAR(*a.find_metric("counter.mem_stall_ratio")->value, 200.0 / 1200, 1e-12);
+  EXPECT_NEAR(*a.find_metric("reference.counter.mem_stall_ratio")->value, 100.0 / 300, 1e-12);
+  ASSERT_TRUE(a.find_samples("vs_reference.counter.mem_stall_ratio"));
+  EXPECT_EQ(a.find_samples("vs_reference.counter.mem_stall_ratio")->values, (std::vector<double>{1, 0.25}));
+  EXPECT_NEAR(*a.find_metric("vs_reference.counter.mem_stall_ratio")->value, 0.5, 1e-12);
+  EXPECT_EQ(a.find_metric("reference.counter.mem_stall_ratio")->source,
+            "formula mem_stall_ratio = MEM_STALL_CYCLES / CYCLES (group npu-driver-stats) over the reference's blocks");
+  // A counter the blocks did not read is unavailable with its reason.
+  EXPECT_EQ(a.find_metric("counter.l2_miss_rate")->unavailable, "needs L2_MISS: not read in this run");
+  EXPECT_TRUE(catalogue_violations(a).empty());
+}
+
+TEST(CountersAnalysis, EachBlockIsScaledByItsOwnMultiplexingAndItsFaultsNamed) {
+  Scenario s = npu_scenario();
+  CountersRecording rec = in_blocks();
+  CounterReading& last = rec.blocks[3].readings[0];  // counted half of its block: 800 x 2
+  last.enabled_before = 0, last.enabled_after = 100, last.running_before = 0, last.running_after = 50;
+  Analysis a;
+  analyse_counters(s, &rec, Provenance::measured, a);
+  EXPECT_EQ(*a.find_metric("counter.CYCLES")->value, 2000);
+  EXPECT_EQ(a.find_samples("vs_reference.counter.CYCLES")->values, (std::vector<double>{2, 16}));
+  EXPECT_NE(a.find_metric("counter.CYCLES")->source.find("block 4: scaled x2 for multiplexing"), std::string::npos)
+      << a.find_metric("counter.CYCLES")->source;
+  // A block whose counter went backwards makes the counter unavailable, naming the block.
+  rec.blocks[2].readings[1].after = 1;
+  Analysis broken;
+  analyse_counters(s, &rec, Provenance::measured, broken);
+  EXPECT_EQ(broken.find_metric("counter.MEM_STALL_CYCLES")->unavailable.rfind("block 3 (round 2, reference): went backwards", 0), 0u)
+      << broken.find_metric("counter.MEM_STALL_CYCLES")->unavailable;
+  EXPECT_TRUE(broken.find_metric("counter.CYCLES")->value);
+}
+
+TEST(CountersAnalysis, BlocksThatDoNotMakeRoundsAreNotGuessed) {
+  Scenario s = npu_scenario();
+  auto why = [&](const CountersRecording& rec) {
+    Analysis a;
+    analyse_counters(s, &rec, Provenance::replayed, a);
+    EXPECT_FALSE(a.find_metric("counter.CYCLES"));
+    return a.find_metric("counters")->unavailable;
+  };
+  CountersRecording odd = in_blocks();
+  odd.blocks.pop_back();
+  EXPECT_EQ(why(odd), "the recording's 3 counter blocks do not make whole rounds");
+  CountersRecording twice = in_blocks();
+  twice.blocks[1].side = "candidate";
+  EXPECT_EQ(why(twice), "round 1 of the recording has two candidate blocks");
+  CountersRecording shuffled = in_blocks();
+  std::swap(shuffled.blocks[1], shuffled.blocks[2]);
+  EXPECT_EQ(why(shuffled), "the recording's counter block 2 is round 2 of 4 iterations, not round 1");
+}
+
 TEST(CountersBaseline, TheSeedsPassExamplePasses) {
   Scenario s = npu_scenario();
   std::vector<Verdict> v =

@@ -337,8 +337,8 @@ std::span<const CatalogueEntry> counters_entries() {
     std::vector<CatalogueEntry> t(std::begin(kCountersMetrics), std::end(kCountersMetrics));
     for (const CatalogueEntry& e : kCountersMetrics)
       if (e.name == "counter.<name>")
-        add_paired_entries(t, e, "counter delta or group metric over its windows of the paired rounds (in a "
-                                 "round's ratio: per iteration)");
+        add_paired_entries(t, e, "counter delta or group metric over its windows (or level 4's blocks) of "
+                                 "the paired rounds (in a round's ratio: per iteration)");
     return with_stability_rows(Level::counters, t);
   }();
   return table;

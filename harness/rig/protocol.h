@@ -12,7 +12,9 @@
 //
 // ops: hello {protocol, versions, heartbeat_s} -> DeviceInfo
 //      time -> {t_ns}                 the device's monotonic clock (clock sync)
-//      workload {workload, plan}      -> events "iterations", then {measuring_ns, end_ns, iterations}
+//      workload {workload, plan}      -> events "iterations", then {measuring_ns, end_ns, iterations, counters
+//                                        (with plan.counters: read at this request's measured edges by a
+//                                        session of its own; each of level 4's paired blocks is one)}
 //      counters {workload, counters}  -> events "step", then CountersRecording (counters.paired_with:
 //                                        the reference and seed its windows alternate with)
 //      roofline {roofline}            -> events "step", then RooflineRecording (ceilings, vendor tools, kernels;

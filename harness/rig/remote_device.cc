@@ -365,7 +365,7 @@ Result<WorkloadWindow> RemoteDevice::run_workload(const Workload& workload, cons
       if (c.unavailable.empty() &&
           (c.iterations != *count || c.windows < 1 || c.windows > most_windows ||
            static_cast<std::int64_t>(c.window_iterations.size()) != c.windows || sum != *count ||
-           c.groups.size() != plan.counters->groups.size() || !c.window_sides.empty())) {
+           c.groups.size() != plan.counters->groups.size() || !c.window_sides.empty() || !c.blocks.empty())) {
         return Error::infra(fmt::format("the agent's counters count {} iterations in {} windows of {} groups, the "
                                         "window ran {} in at most {} of {}",
                                         c.iterations, c.windows, c.groups.size(), *count, most_windows,

@@ -92,8 +92,9 @@ Status measure_window(const AcquireContext& ctx, Device& device, PowerRecorder* 
   plan.min_duration_s = cfg.min_duration_s;
   plan.run_timeout_s = cfg.run_timeout_s;
   plan.iteration_timeout_s = ctx.scenario.workload.timeout_s;
-  // Level 2 rides the scenario's window (never paired: acquire_table.h).
-  const bool counted = window && ctx.counters_in_window && !ctx.scenario.reference;
+  // Level 2 rides the scenario's window (with a reference, in each block:
+  // paired_rounds.h).
+  const bool counted = window && ctx.counters_in_window;
   if (counted) {
     plan.counters = *ctx.scenario.counters;
     plan.counters->iterations = plan.iterations;

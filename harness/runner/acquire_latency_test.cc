@@ -1,5 +1,6 @@
 // harness headers first: <csignal> (through gtest) defines a si_value macro
 // that clashes with a parameter name in harness/base/units.h.
+#include "harness/levels/counters.h"
 #include "harness/levels/latency.h"
 #include "harness/runner/acquire.h"
 #include "probes/process.h"
@@ -85,6 +86,71 @@ TEST(AcquireLatency, ReportsEachConditionAndItsIterationsAsTheyArrive) {
   EXPECT_EQ(e.back().kind, ProgressEvent::Kind::condition_finished);
   EXPECT_EQ(e.back().done, 100);
   EXPECT_DOUBLE_EQ(e.back().measuring_s, rec.conditions[0].window_s);
+}
+
+// Level 2 in level 4's window with a same-run reference, on this host
+// (a LocalDevice, real perf_event_open): each paired block opens a session
+// of its own in its thread and reads it at its measured edges; the
+// recording keeps every block's raw readings, which the analysis pairs by
+// round.
+TEST(AcquireLatency, CountersInAPairedWindowAreReadByEachBlocksOwnSession) {
+  Result<Scenario> parsed = parse_scenario(
+      "[scenario]\nname = \"paired\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"gemm\"\nm = 16\nn = 16\nk = 16\n"
+      "[reference]\nbuiltin = \"gemm\"\nm = 24\nn = 24\nk = 24\nrounds = 3\norder = \"abba\"\n"
+      "[counters]\ngroups = [\"linux-host\"]\niterations = 5\n[latency]\niterations = 12\nwarmup = 2\n",
+      std::string(HARNESS_SOURCE_DIR) + "/scenarios/paired.toml");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const Scenario& s = *parsed;
+  MonotonicClock clock;
+  AcquireContext ctx{s, clock, {}, {}};
+  WindowHooks window;
+  window.level = "latency";
+  window.open = [] { return ok(); };
+  window.close = [] { return ok(); };
+  ctx.window = &window;
+  CountersRecording counters;
+  ctx.counters_in_window = &counters;
+  LatencyRecording rec;
+  Status st = acquire_latency(ctx, rec);
+  ASSERT_TRUE(st) << st.error().message;
+  EXPECT_EQ(counters.window, "latency");
+  EXPECT_EQ(counters.window_condition, "none");
+  EXPECT_EQ(counters.pairing, "ABBA order");
+  EXPECT_TRUE(counters.readings.empty());
+  // 3 rounds of a block of each side, ceil(12 / 3) = 4 measured iterations each.
+  const LatencyCondition& c = rec.conditions.at(0);
+  ASSERT_EQ(counters.blocks.size(), 6u);
+  ASSERT_EQ(c.blocks.size(), 6u);
+  EXPECT_EQ(counters.iterations, 24);
+  for (std::size_t k = 0; k < 6; ++k) {
+    const CounterBlock& b = counters.blocks[k];
+    EXPECT_EQ(b.round, c.blocks[k].round);
+    EXPECT_EQ(b.side, c.blocks[k].reference ? "reference" : "candidate");
+    EXPECT_EQ(b.iterations, static_cast<std::int64_t>(c.blocks[k].count));
+    EXPECT_EQ(b.iterations, 4);
+  }
+  auto task_clock = [](const CounterBlock& b) -> const CounterReading& {
+    for (const CounterReading& r : b.readings)
+      if (r.name == "TASK_CLOCK") return r;
+    ADD_FAILURE() << "no TASK_CLOCK in a block";
+    return b.readings.at(0);
+  };
+  const CounterReading& first = task_clock(counters.blocks[0]);
+  if (!first.before) GTEST_SKIP() << "perf_event_open: " << first.unavailable;
+  for (const CounterBlock& b : counters.blocks) {
+    const CounterReading& r = task_clock(b);
+    ASSERT_TRUE(r.before && r.after) << r.unavailable;
+    EXPECT_GT(*r.after, *r.before);  // its own session counted its block
+    EXPECT_TRUE(r.between.empty());
+  }
+  Analysis a;
+  analyse_counters(s, &counters, Provenance::measured, a);
+  ASSERT_TRUE(a.find_metric("counter.TASK_CLOCK") && a.find_metric("counter.TASK_CLOCK")->value);
+  ASSERT_TRUE(a.find_metric("reference.counter.TASK_CLOCK")->value);
+  ASSERT_TRUE(a.find_samples("vs_reference.counter.TASK_CLOCK"));
+  EXPECT_EQ(a.find_samples("vs_reference.counter.TASK_CLOCK")->values.size(), 3u);
+  // The reference's gemm does (24/16)^3 = 3.4 times the work: its task clock is higher.
+  EXPECT_LT(*a.find_metric("vs_reference.counter.TASK_CLOCK")->value, 1.0);
 }
 
 TEST(AcquireLatency, ACrashAbortsTheRunAndKeepsTheSamplesTaken) {

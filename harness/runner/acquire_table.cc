@@ -64,6 +64,10 @@ Status acquire_counters_row(LevelAcquisition& a) {
     if (r) *rec.counters = std::move(*r);
     else status = r.error();
     rec.counters->window = windowed ? "counters" : "none";
+    const AcquireRow* owner = window_owner(s);
+    if (owner && owner->level == Level::latency && !ctx.device->info().offers("counters.window"))
+      rec.counters->window_reason = "the device's agent does not offer counters.window (older than it): level 2's "
+                                    "own iterations, in a request of their own";
   }
   if (windowed) {
     window.level = hooks->level;
@@ -164,7 +168,7 @@ Status check_acquisition_plan(const Scenario& s) {
 }
 
 bool counters_ride_latency_window(const Scenario& s, const AcquireRow* owner, const DeviceInfo* device) {
-  return owner && owner->level == Level::latency && s.counters && s.latency && !s.reference && device &&
+  return owner && owner->level == Level::latency && s.counters && s.latency && device &&
          device->offers("counters.window");
 }
 

@@ -104,10 +104,10 @@ const AcquireRow* window_owner(const Scenario& scenario);
 
 // Whether level 2's counters are read at the edges of level 4's measured
 // iterations of the window's condition instead of around iterations of
-// their own: the window is level 4's, there is no same-run reference (level
-// 4's paired blocks are requests of their own, with warm-ups between them:
-// docs/parts/counters.md, "Which window the counters cover"), and the
-// device's agent offers it ("counters.window").
+// their own: the window is level 4's and the device's agent offers it
+// ("counters.window"; with a same-run reference each of level 4's paired
+// blocks reads them in a session of its own: docs/parts/counters.md, "Which
+// window the counters cover").
 bool counters_ride_latency_window(const Scenario& scenario, const AcquireRow* owner, const DeviceInfo* device);
 
 }  // namespace harness

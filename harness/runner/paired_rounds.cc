@@ -40,6 +40,20 @@ bool gating_undecided(const AcquireContext& ctx, const std::vector<std::uint64_t
   return false;
 }
 
+// A block's counters (its own session's readings) appended to the run's;
+// a block without readings leaves the level unavailable with its reason.
+void add_counter_block(CountersRecording& run, int round, bool reference, CountersRecording&& block) {
+  if (!run.unavailable.empty()) return;
+  if (!block.unavailable.empty() || block.readings.empty()) {
+    run.unavailable = block.unavailable.empty() ? "a block of the paired rounds read no counters" : block.unavailable;
+    run.blocks.clear();
+    return;
+  }
+  if (run.groups.empty()) run.groups = std::move(block.groups);
+  run.iterations += block.iterations;
+  run.blocks.push_back({round, reference ? "reference" : "candidate", block.iterations, std::move(block.readings)});
+}
+
 }  // namespace
 
 std::int64_t paired_block_iterations(const Scenario& s) {
@@ -56,6 +70,10 @@ Result<WorkloadWindow> run_paired_rounds(const AcquireContext& ctx, Device& devi
   const std::int64_t per_block = paired_block_iterations(s);
   const int most_rounds = std::max(ref.rounds, static_cast<int>(config.max_rounds));
   std::optional<WorkloadWindow> first;
+  // With the plan's counters: each block's own session, read at its
+  // measured edges (docs/parts/counters.md, "Which window the counters cover").
+  std::optional<CountersRecording> counted;
+  if (plan.counters) counted.emplace().pairing = pairing_text(ref, ctx.pairing_seed);
   bool warmed[2] = {false, false};
   int round = 0;
   auto block = [&](bool reference) -> Status {
@@ -65,12 +83,18 @@ Result<WorkloadWindow> run_paired_rounds(const AcquireContext& ctx, Device& devi
     p.iterations = per_block;
     p.min_duration_s = 0;
     p.iteration_timeout_s = w.timeout_s;
+    if (p.counters) {
+      p.counters->iterations = per_block;
+      p.counters->windows = 1;
+      p.counters->paired_with.reset();
+    }
     const std::size_t before = start_ns.size();
     Result<WorkloadWindow> ran = device.run_workload(w, p, sink, ctx.stop);
     out.blocks.push_back({round, reference, before, start_ns.size() - before});
     if (!ran) return ran.error();
     warmed[reference] = true;
-    if (!first) first = *ran;
+    if (counted && ran->counters) add_counter_block(*counted, round, reference, std::move(*ran->counters));
+    if (!first) first = std::move(*ran);
     return ok();
   };
   int look_end = ref.rounds;
@@ -88,6 +112,7 @@ Result<WorkloadWindow> run_paired_rounds(const AcquireContext& ctx, Device& devi
     if (!gating_undecided(ctx, start_ns, end_ns, out, config)) break;
     look_end += ref.rounds;
   }
+  first->counters = std::move(counted);
   return *first;
 }
 

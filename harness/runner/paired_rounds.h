@@ -24,7 +24,9 @@ std::int64_t paired_block_iterations(const Scenario& scenario);
 // records which were whose. When a gating metric of this condition is
 // "cannot tell" after a look and [compare] allows (max_rounds,
 // time_budget), another look's rounds follow. Returns the first block's
-// window (its measuring_ns is the condition's time origin).
+// window (its measuring_ns is the condition's time origin); with the plan's
+// counters, each block reads them in a session of its own at its measured
+// edges, and the window's counters hold every block's readings (blocks).
 Result<WorkloadWindow> run_paired_rounds(const AcquireContext& ctx, Device& device, const IterationPlan& plan,
                                          const IterationSink& sink, const std::vector<std::uint64_t>& start_ns,
                                          const std::vector<std::uint64_t>& end_ns, LatencyCondition& out);
