@@ -4,10 +4,13 @@
 // first, then what could not be told).
 #include "reports/compare_report.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 MetricComparison row(const std::string& name, Change verdict, double effect, const std::string& reason) {
   MetricComparison m;
@@ -79,25 +82,23 @@ TEST(CompareReport, JsonCarriesTheIntervalAndWhatCouldBeDetected) {
 
 TEST(CompareReport, JunitSkipsCannotTellWithItsReason) {
   const std::string x = render_compare_junit(four_outcomes());
-  EXPECT_NE(x.find("tests=\"5\" failures=\"1\" skipped=\"2\""), std::string::npos) << x;
-  EXPECT_NE(x.find("<testcase classname=\"compare.latency\" name=\"latency_max\">\n      <skipped message=\"cannot "
-                   "tell: baseline 1 ms, new 1.3 ms (+30.0 %); spread too wide for the ±10 % threshold"),
-            std::string::npos)
-      << x;
-  EXPECT_NE(x.find("<testcase classname=\"reference.latency\" name=\"latency_p50\">\n      <skipped message=\"cannot "
-                   "tell: reference 1 ms"),
-            std::string::npos)
-      << x;
-  EXPECT_NE(x.find("name=\"latency_p90\">\n      <system-out>improved:"), std::string::npos) << x;
+  EXPECT_THAT(x, HasSubstr("tests=\"5\" failures=\"1\" skipped=\"2\""));
+  EXPECT_THAT(
+      x, HasSubstr("<testcase classname=\"compare.latency\" name=\"latency_max\">\n      <skipped message=\"cannot "
+                   "tell: baseline 1 ms, new 1.3 ms (+30.0 %); spread too wide for the ±10 % threshold"));
+  EXPECT_THAT(
+      x, HasSubstr("<testcase classname=\"reference.latency\" name=\"latency_p50\">\n      <skipped message=\"cannot "
+                   "tell: reference 1 ms"));
+  EXPECT_THAT(x, HasSubstr("name=\"latency_p90\">\n      <system-out>improved:"));
 }
 
 TEST(CompareReport, LavaSaysUnknownForCannotTell) {
   const std::string l = render_compare_lava(four_outcomes());
-  EXPECT_NE(l.find("TEST_CASE_ID=compare.latency_p50 RESULT=fail"), std::string::npos) << l;
-  EXPECT_NE(l.find("TEST_CASE_ID=compare.latency_p90 RESULT=pass"), std::string::npos) << l;
-  EXPECT_NE(l.find("TEST_CASE_ID=compare.latency_mean RESULT=pass"), std::string::npos) << l;
-  EXPECT_NE(l.find("TEST_CASE_ID=compare.latency_max RESULT=unknown"), std::string::npos) << l;
-  EXPECT_NE(l.find("TEST_CASE_ID=reference.latency_p50 RESULT=unknown"), std::string::npos) << l;
+  EXPECT_THAT(l, HasSubstr("TEST_CASE_ID=compare.latency_p50 RESULT=fail"));
+  EXPECT_THAT(l, HasSubstr("TEST_CASE_ID=compare.latency_p90 RESULT=pass"));
+  EXPECT_THAT(l, HasSubstr("TEST_CASE_ID=compare.latency_mean RESULT=pass"));
+  EXPECT_THAT(l, HasSubstr("TEST_CASE_ID=compare.latency_max RESULT=unknown"));
+  EXPECT_THAT(l, HasSubstr("TEST_CASE_ID=reference.latency_p50 RESULT=unknown"));
 }
 
 TEST(CompareReport, MarkdownMarksEachOutcomeRegressionsThenCannotTellFirst) {
@@ -112,7 +113,7 @@ TEST(CompareReport, MarkdownMarksEachOutcomeRegressionsThenCannotTellFirst) {
   ASSERT_NE(unchanged, std::string::npos) << md;
   EXPECT_LT(regressed, cannot);
   EXPECT_LT(cannot, improved);
-  EXPECT_NE(md.find("#### Against its same-run reference"), std::string::npos) << md;
+  EXPECT_THAT(md, HasSubstr("#### Against its same-run reference"));
   EXPECT_EQ(outcome_mark(Change::changed), "🔀");
 }
 

@@ -4,6 +4,7 @@
 
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "reports/testdata/case_study_runs.h"
@@ -11,6 +12,9 @@
 
 namespace harness {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace pt = boost::property_tree;
 
@@ -91,14 +95,11 @@ TEST(JunitReport, JudgedComparisonAddsASuite) {
   c.changes.push_back({Level::ddr, "ddr.x", "1", 1, 2, 100, "", ""});  // not judged: no case
   std::string xml = render_junit({testdata::case_study_run(6), std::nullopt, c});
   expect_valid_junit(xml);
-  EXPECT_NE(xml.find("<testsuite name=\"harness.whisper-medium.compare\" tests=\"3\" failures=\"1\" errors=\"0\" "
-                     "skipped=\"1\""),
-            std::string::npos)
-      << xml;
-  EXPECT_NE(xml.find("<failure message=\"regressed against run 1: baseline 1.9 G, this run 2.5 G (+31.6 %)\" "
-                     "type=\"verdict\">U test</failure>"),
-            std::string::npos)
-      << xml;
+  EXPECT_THAT(xml,
+              HasSubstr("<testsuite name=\"harness.whisper-medium.compare\" tests=\"3\" failures=\"1\" errors=\"0\" "
+                        "skipped=\"1\""));
+  EXPECT_THAT(xml, HasSubstr("<failure message=\"regressed against run 1: baseline 1.9 G, this run 2.5 G (+31.6 %)\" "
+                             "type=\"verdict\">U test</failure>"));
 }
 
 TEST(JunitReport, NoVerdictsIsAnEmptyValidSuite) {
@@ -106,9 +107,9 @@ TEST(JunitReport, NoVerdictsIsAnEmptyValidSuite) {
   run.scenario_name = "s<&>";
   std::string xml = render_junit({run, std::nullopt, std::nullopt});
   expect_valid_junit(xml);
-  EXPECT_NE(xml.find("name=\"harness.s&lt;&amp;&gt;\" tests=\"0\""), std::string::npos) << xml;
+  EXPECT_THAT(xml, HasSubstr("name=\"harness.s&lt;&amp;&gt;\" tests=\"0\""));
   // A run with no recorded start and end has no wall time to report.
-  EXPECT_EQ(xml.find(" time="), std::string::npos) << xml;
+  EXPECT_THAT(xml, Not(HasSubstr(" time=")));
 }
 
 }  // namespace

@@ -6,12 +6,16 @@
 #include <filesystem>
 #include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
 
 #include "tests/support/zip_builder.h"
 
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Output {
   int code;
@@ -66,15 +70,12 @@ TEST(CaptureCli, AMissingPinSuggestsProbedAndOrganisation) {
   ASSERT_EQ(s.code, 0) << s.out;
   Output o = run("capture decode --standard ddr4 " + sr);
   EXPECT_EQ(o.code, 2);
-  EXPECT_NE(o.out.find(": the capture has no channel 'BG1' for ddr4 BG1 (did you mean 'BG0'?) (channels: "),
-            std::string::npos)
-      << o.out;
-  EXPECT_NE(o.out.find("map roles to channels in [ddr.channels] (capture decode: --map BG1=CHANNEL); if BG1 was not "
-                       "probed, list the roles that were with --probed (scenario: probed = [...]): fields on the "
-                       "others are reported unknown; an x16 part has no BG1: --organisation x16 (scenario: "
-                       "organisation = \"x16\")\n"),
-            std::string::npos)
-      << o.out;
+  EXPECT_THAT(o.out, HasSubstr(": the capture has no channel 'BG1' for ddr4 BG1 (did you mean 'BG0'?) (channels: "));
+  EXPECT_THAT(o.out,
+              HasSubstr("map roles to channels in [ddr.channels] (capture decode: --map BG1=CHANNEL); if BG1 was not "
+                        "probed, list the roles that were with --probed (scenario: probed = [...]): fields on the "
+                        "others are reported unknown; an x16 part has no BG1: --organisation x16 (scenario: "
+                        "organisation = \"x16\")\n"));
   EXPECT_EQ(run("capture decode --standard ddr4 --organisation x16 " + sr).code, 0);
   std::filesystem::remove(sr);
 }
@@ -85,16 +86,14 @@ TEST(CaptureCli, AMissingPinSuggestsProbedAndOrganisation) {
 TEST(CaptureCli, RolesFromChannelNamesArePrintedAndUnmeasuredTimesAbsent) {
   Output o = run("capture decode " + kFixture);
   ASSERT_EQ(o.code, 0) << o.out;
-  EXPECT_NE(o.out.find("\nroles:        channels named by their role: CK, CS, CA0-CA5; strobes: DQS0\n"),
-            std::string::npos)
-      << o.out;
+  EXPECT_THAT(o.out, HasSubstr("\nroles:        channels named by their role: CK, CS, CA0-CA5; strobes: DQS0\n"));
   o = run("--json capture decode " + kFixture);
   ASSERT_EQ(o.code, 0) << o.out;
-  EXPECT_EQ(o.out.find("read_seconds"), std::string::npos) << o.out;
-  EXPECT_EQ(o.out.find("decode_cpu_seconds"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("\"decode_seconds\": "), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("\"roles\": {\n    \"CA0\": \"CA0\","), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("\"strobes\": [\n    \"DQS0\"\n  ]"), std::string::npos) << o.out;
+  EXPECT_THAT(o.out, Not(HasSubstr("read_seconds")));
+  EXPECT_THAT(o.out, Not(HasSubstr("decode_cpu_seconds")));
+  EXPECT_THAT(o.out, HasSubstr("\"decode_seconds\": "));
+  EXPECT_THAT(o.out, HasSubstr("\"roles\": {\n    \"CA0\": \"CA0\","));
+  EXPECT_THAT(o.out, HasSubstr("\"strobes\": [\n    \"DQS0\"\n  ]"));
   o = run("--json capture decode --in-memory " + kFixture);
   ASSERT_EQ(o.code, 0) << o.out;
   for (const char* key : {"read_seconds", "decode_seconds", "decode_cpu_seconds", "decode_and_statistics_cpu_seconds"})
@@ -110,7 +109,7 @@ TEST(CaptureCli, InfoListsTheFormats) {
                         0),
             0u)
       << o.out;
-  EXPECT_NE(o.out.find("\nstate-listing\n"), std::string::npos) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("\nstate-listing\n"));
   EXPECT_EQ(refusal("capture info"),
             "harness: error: capture info: name a capture file (or --formats for the formats known)\n");
   EXPECT_EQ(refusal("capture convert " + kFixture + " -o /tmp/harness_capture_cli_out.vcd"),
@@ -127,7 +126,7 @@ TEST(CaptureCli, SynthImpairsTheStrobeAndWritesTheTruth) {
   Output s = run("capture synth --standard lpddr4 --pattern random --cycles 8000 --dqs-jitter 1 --dqs-skew 0.5 "
                  "--dqs-duty 40 --dqs-glitches 0.05 --dqs-park-high -o " + sr + " --truth-out " + truth);
   ASSERT_EQ(s.code, 0) << s.out;
-  EXPECT_NE(s.out.find("; ground truth: DQ active "), std::string::npos) << s.out;
+  EXPECT_THAT(s.out, HasSubstr("; ground truth: DQ active "));
   std::FILE* f = std::fopen(truth.c_str(), "r");
   ASSERT_TRUE(f);
   char buf[4096] = {};
@@ -142,7 +141,7 @@ TEST(CaptureCli, SynthImpairsTheStrobeAndWritesTheTruth) {
   const std::size_t got_at = d.out.find("\"dq_active_ratio_dqs\": ");
   ASSERT_NE(got_at, std::string::npos) << d.out;
   EXPECT_NEAR(std::stod(d.out.substr(got_at + 23)), expected, 0.02);
-  EXPECT_NE(d.out.find("\"glitches_removed\": "), std::string::npos);
+  EXPECT_THAT(d.out, HasSubstr("\"glitches_removed\": "));
   Output bad = run("capture synth --dqs-jitter 2 --dqs-duty 40 -o " + sr);
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.out, "harness: error: strobe jitter 2 samples could swap edges of a 3-sample phase (at most 1)\n");
@@ -179,11 +178,11 @@ TEST(CaptureCli, SynthThenDecodeReproducesTheTraceCsv) {
   char line[512];
   while (std::fgets(line, sizeof line, f)) all += line;
   std::fclose(f);
-  EXPECT_NE(all.find(",ACT,0,"), std::string::npos);
+  EXPECT_THAT(all, HasSubstr(",ACT,0,"));
   // Power-down after PREA is precharged power-down; self refresh is there too.
-  EXPECT_NE(all.find(",PDEP,0,"), std::string::npos);
-  EXPECT_NE(all.find(",PDXP,0,"), std::string::npos);
-  EXPECT_NE(all.find(",SREFEN,0,"), std::string::npos);
+  EXPECT_THAT(all, HasSubstr(",PDEP,0,"));
+  EXPECT_THAT(all, HasSubstr(",PDXP,0,"));
+  EXPECT_THAT(all, HasSubstr(",SREFEN,0,"));
   EXPECT_NE(all.rfind(",END,0,0,0,0,0\n"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
@@ -306,7 +305,7 @@ TEST(CaptureCli, TheZerosStreamInflatesToZeros) {
   std::fclose(f);
   Output o = run("capture info " + path);
   EXPECT_EQ(o.code, 0) << o.out;
-  EXPECT_NE(o.out.find("samples:     1048576\n"), std::string::npos) << o.out;
+  EXPECT_THAT(o.out, HasSubstr("samples:     1048576\n"));
   std::filesystem::remove(path);
 }
 
@@ -324,15 +323,12 @@ TEST(CaptureCli, InMemoryDecodingRefusesWhatTheAddressSpaceCannotHold) {
   Output o = run_command("sh -c 'ulimit -v 2000000 && exec " + std::string(HARNESS_BINARY) +
                          " capture decode --in-memory " + path + "'");
   EXPECT_EQ(o.code, 2) << o.out;
-  EXPECT_NE(o.out.find("harness: error: " + path +
-                       ": 2147483648 samples of 2 bytes to load into memory, more than this process may allocate "
-                       "(address-space limit 2048000000 bytes (ulimit -v 2000000), "),
-            std::string::npos)
-      << o.out;
-  EXPECT_NE(o.out.find(" bytes left for samples); without --in-memory the capture is decoded as it streams, in "
-                       "bounded memory\n"),
-            std::string::npos)
-      << o.out;
+  EXPECT_THAT(o.out,
+              HasSubstr("harness: error: " + path +
+                        ": 2147483648 samples of 2 bytes to load into memory, more than this process may allocate "
+                        "(address-space limit 2048000000 bytes (ulimit -v 2000000), "));
+  EXPECT_THAT(o.out, HasSubstr(" bytes left for samples); without --in-memory the capture is decoded as it streams, in "
+                               "bounded memory\n"));
   // Within a lower reader limit, that limit is named.
   o = run("capture decode --in-memory --reader-limit in_memory_bytes=1Gi " + path);
   EXPECT_EQ(o.code, 2) << o.out;
@@ -358,7 +354,7 @@ TEST(CaptureCli, DecodingOnAnyNumberOfThreadsGivesTheSameResults) {
   Output four = run("--json capture decode --jobs 4 " + kFixture);
   ASSERT_EQ(one.code, 0) << one.out;
   ASSERT_EQ(four.code, 0) << four.out;
-  EXPECT_NE(results(one.out).find("\"cycles\""), std::string::npos);
+  EXPECT_THAT(results(one.out), HasSubstr("\"cycles\""));
   EXPECT_EQ(results(one.out), results(four.out));
 }
 
@@ -376,20 +372,17 @@ TEST(CaptureCli, DecodeOfAReducedProbeSetSaysWhatIsUnknownAndWhy) {
   ASSERT_EQ(s.code, 0) << s.out;
   Output d = run("capture decode " + sr + " --standard ddr4 --organisation x16 --probed " + set);
   ASSERT_EQ(d.code, 0) << d.out;
-  EXPECT_NE(d.out.find("\nunknown:      row (A0-A9, A11, A13, A17 not probed)\n"
-                       "unknown:      column (A0-A9 not probed)\n"
-                       "unknown:      operand (A0-A9, A11, A13 not probed)\n"
-                       "reads/writes: "),
-            std::string::npos)
-      << d.out;
+  EXPECT_THAT(d.out, HasSubstr("\nunknown:      row (A0-A9, A11, A13, A17 not probed)\n"
+                               "unknown:      column (A0-A9 not probed)\n"
+                               "unknown:      operand (A0-A9, A11, A13 not probed)\n"
+                               "reads/writes: "));
   // Without WE_n reads and writes are not told apart; without A12 the burst length is unknown.
   d = run("capture decode " + sr + " --standard ddr4 --organisation x16 --probed CK,CS_n,ACT_n,RAS_n,CAS_n,BG0,BA0,BA1,A10");
   ASSERT_EQ(d.code, 0) << d.out;
-  EXPECT_NE(d.out.find("not told apart: WR/RD (WE_n not probed): counted as UNKNOWN\n"), std::string::npos) << d.out;
-  EXPECT_NE(d.out.find("reads/writes: unavailable: WE_n not probed / unavailable: WE_n not probed, unavailable: WE_n, "
-                       "A12 not probed\n"),
-            std::string::npos)
-      << d.out;
+  EXPECT_THAT(d.out, HasSubstr("not told apart: WR/RD (WE_n not probed): counted as UNKNOWN\n"));
+  EXPECT_THAT(d.out,
+              HasSubstr("reads/writes: unavailable: WE_n not probed / unavailable: WE_n not probed, unavailable: WE_n, "
+                        "A12 not probed\n"));
   // Nothing to tell commands apart: refused, exit 2.
   d = run("capture decode " + sr + " --standard ddr4 --organisation x16 --probed CK,CS_n,BA0");
   EXPECT_EQ(d.code, 2);
