@@ -1,9 +1,12 @@
 #include "harness/scenario/scenario.h"  // before gtest: <signal.h>'s si_value macro breaks units.h
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 std::string with_roofline(const std::string& roofline) {
   return "[scenario]\nname = \"t\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"vector_add\"\nelements = 16\n" +
@@ -146,22 +149,18 @@ TEST(ParseRoofline, AKernelsReferenceIsItselfOrABuiltInKernel) {
                      "reference = \"same\"\n"),
             "s.toml:15:13: [[roofline.kernels]] 'g' names a reference, which is timed beside it in the rounds of the "
             "scenario's [reference]: add one (scenarios/README.md \"[reference]\")");
-  EXPECT_NE(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"d\"\nflops = 1e6\nbytes = \"1 MB\"\n"
-                                 "time = \"1 ms\"\nreference = \"same\"\n")
-                .find("only a built-in kernel the harness times"),
-            std::string::npos);
-  EXPECT_NE(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 8\n"
-                                 "n = 8\nk = 8\nreference = \"previous\"\n")
-                .find("takes \"same\""),
-            std::string::npos);
-  EXPECT_NE(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 8\n"
-                                 "n = 8\nk = 8\n[roofline.kernels.reference]\nm = 8\n")
-                .find("builtin"),
-            std::string::npos);
-  EXPECT_NE(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"vs_reference\"\nbuiltin = \"gemm\"\n"
-                                 "m = 8\nn = 8\nk = 8\n")
-                .find("reserved"),
-            std::string::npos);
+  EXPECT_THAT(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"d\"\nflops = 1e6\nbytes = \"1 MB\"\n"
+                                   "time = \"1 ms\"\nreference = \"same\"\n"),
+              HasSubstr("only a built-in kernel the harness times"));
+  EXPECT_THAT(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 8\n"
+                                   "n = 8\nk = 8\nreference = \"previous\"\n"),
+              HasSubstr("takes \"same\""));
+  EXPECT_THAT(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 8\n"
+                                   "n = 8\nk = 8\n[roofline.kernels.reference]\nm = 8\n"),
+              HasSubstr("builtin"));
+  EXPECT_THAT(error_of(reference + "[roofline]\n[[roofline.kernels]]\nname = \"vs_reference\"\nbuiltin = \"gemm\"\n"
+                                   "m = 8\nn = 8\nk = 8\n"),
+              HasSubstr("reserved"));
 }
 
 }  // namespace
