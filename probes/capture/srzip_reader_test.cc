@@ -119,6 +119,16 @@ std::string metadata(unsigned probes, unsigned unitsize, const std::string& samp
   return m + fmt::format("unitsize={}\n", unitsize);
 }
 
+// A session of two channels whose `chunks` chunk entries each hold their own
+// copy of one deflate stream of 4000 bytes.
+std::string deflated_session(int chunks) {
+  const std::string plain(4000, '\x05');
+  const std::string packed = deflated(plain);
+  std::vector<RawEntry> entries = {{"version", "2"}, {"metadata", metadata(2, 1)}};
+  for (int i = 1; i <= chunks; ++i) entries.push_back({"logic-1-" + std::to_string(i), packed, 8, plain});
+  return raw_zip(entries, false);
+}
+
 SrzipOptions small_blocks(std::size_t read, std::size_t sink) {
   SrzipOptions o;
   o.read_block = read;
@@ -369,14 +379,7 @@ TEST(SrzipReader, ReadCaptureChoosesTheReader) {
 // Issue 14: a directory whose chunk entries all point at one deflate stream
 // inflated it once per entry, without limit. Entries must not overlap.
 TEST(SrzipLimits, RefusesChunkEntriesThatShareTheirBytes) {
-  const std::string plain(4000, '\x05');
-  const std::string packed = deflated(plain);
-  std::string zip = raw_zip({{"version", "2"},
-                             {"metadata", metadata(2, 1)},
-                             {"logic-1-1", packed, 8, plain},
-                             {"logic-1-2", packed, 8, plain},
-                             {"logic-1-3", packed, 8, plain}},
-                            false);
+  std::string zip = deflated_session(3);
   ASSERT_TRUE(read_bytes(zip).ok());
   const std::uint32_t first = read32(zip, central_record(zip, "logic-1-1") + 42);
   for (const char* e : {"logic-1-2", "logic-1-3"}) patch32(zip, central_record(zip, e) + 42, first);
@@ -385,7 +388,8 @@ TEST(SrzipLimits, RefusesChunkEntriesThatShareTheirBytes) {
             fmt::format("mem.sr: entries 'logic-1-1' and 'logic-1-2' overlap (bytes {}-{} and {}-{}): corrupt file",
                         first, data + size, first, data + size));
   // An entry whose data runs into the central directory.
-  std::string into = raw_zip({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", plain}}, false);
+  std::string into =
+      raw_zip({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", std::string(4000, '\x05')}}, false);
   const std::size_t cd = central_record(into, "version");
   const std::size_t rec = central_record(into, "logic-1-1");
   auto [sdata, ssize] = locate(into, "logic-1-1");
@@ -399,15 +403,14 @@ TEST(SrzipLimits, RefusesChunkEntriesThatShareTheirBytes) {
 }
 
 TEST(SrzipLimits, RefusesDeclaredSizesBeyondDeflateAndTheLimits) {
-  const std::string plain(4000, '\x05');
-  const std::string packed = deflated(plain);
   // A deflate stream cannot inflate to more than 1032 times its size.
-  std::string zip = raw_zip({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", packed, 8, plain}}, false);
+  std::string zip = deflated_session(1);
+  const std::size_t packed = locate(zip, "logic-1-1").second;
   patch32(zip, central_record(zip, "logic-1-1") + 24, 1000000000u);
   EXPECT_EQ(error_of(read_bytes(zip)),
             fmt::format("mem.sr: entry 'logic-1-1' declares 1000000000 inflated bytes, more than deflate can make of "
                         "its {} bytes (at most 1032x): corrupt file",
-                        packed.size()));
+                        packed));
   const std::string stored = raw_zip(
       {{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", std::string(200, '\x01')}, {"logic-1-2", std::string(200, '\x02')}},
       false);
@@ -438,14 +441,9 @@ TEST(SrzipLimits, RefusesDeclaredSizesBeyondDeflateAndTheLimits) {
 // does first, so both refuse the same archives with the same message.
 TEST(SrzipLimits, TheLibsigrokPathRefusesWhatTheDirectReaderRefuses) {
   const std::string plain(4000, '\x05');
-  const std::string packed = deflated(plain);
-  std::string shared = raw_zip({{"version", "2"},
-                                {"metadata", metadata(2, 1)},
-                                {"logic-1-1", packed, 8, plain},
-                                {"logic-1-2", packed, 8, plain}},
-                               false);
+  std::string shared = deflated_session(2);
   patch32(shared, central_record(shared, "logic-1-2") + 42, read32(shared, central_record(shared, "logic-1-1") + 42));
-  std::string lying = raw_zip({{"version", "2"}, {"metadata", metadata(2, 1)}, {"logic-1-1", packed, 8, plain}}, false);
+  std::string lying = deflated_session(1);
   patch32(lying, central_record(lying, "logic-1-1") + 24, 1000000000u);
   const std::vector<std::string> hostile = {
       shared, lying,
