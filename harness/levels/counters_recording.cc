@@ -1,6 +1,8 @@
 // A counters recording (level 2's raw readings) as the agent sends it and
 // the store keeps it, apart from the analysis so that the device agent
 // (cmake/agent.cmake) links without the metric catalogue.
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "harness/base/bounded_json.h"
@@ -9,29 +11,27 @@
 namespace harness {
 namespace {
 
-void put(nlohmann::json& j, const char* key, const std::optional<std::uint64_t>& v) {
-  j[key] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-void get(const nlohmann::json& j, const char* key, std::optional<std::uint64_t>& v) {
-  if (j.contains(key) && !j.at(key).is_null()) v = json_integer<std::uint64_t>(j.at(key));
-}
+// A reading's raw values that may be absent (null in the JSON), each once.
+using OptionalValue = std::optional<std::uint64_t> CounterReading::*;
+constexpr std::pair<const char*, OptionalValue> kOptionalValues[] = {
+    {"before", &CounterReading::before},
+    {"after", &CounterReading::after},
+    {"delta", &CounterReading::delta},
+    {"enabled_before", &CounterReading::enabled_before},
+    {"enabled_after", &CounterReading::enabled_after},
+    {"running_before", &CounterReading::running_before},
+    {"running_after", &CounterReading::running_after}};
 
 nlohmann::json reading_json(const CounterReading& c) {
   nlohmann::json e = {{"name", c.name},   {"source", c.source}, {"unit", c.unit},
                       {"width", c.width}, {"scale", c.scale},   {"unavailable", c.unavailable}};
-  put(e, "before", c.before);
-  put(e, "after", c.after);
+  for (const auto& [key, member] : kOptionalValues)
+    e[key] = (c.*member) ? nlohmann::json(*(c.*member)) : nlohmann::json(nullptr);
   e["between"] = c.between;
   if (!c.enabled_between.empty()) {
     e["enabled_between"] = c.enabled_between;
     e["running_between"] = c.running_between;
   }
-  put(e, "delta", c.delta);
-  put(e, "enabled_before", c.enabled_before);
-  put(e, "enabled_after", c.enabled_after);
-  put(e, "running_before", c.running_before);
-  put(e, "running_after", c.running_after);
   return e;
 }
 
@@ -43,16 +43,11 @@ CounterReading reading_from_json(const nlohmann::json& e) {
   c.width = e.value("width", 64);
   c.scale = e.value("scale", 1.0);
   c.unavailable = e.value("unavailable", "");
-  get(e, "before", c.before);
-  get(e, "after", c.after);
+  for (const auto& [key, member] : kOptionalValues)
+    if (e.contains(key) && !e.at(key).is_null()) c.*member = json_integer<std::uint64_t>(e.at(key));
   if (e.contains("between")) c.between = e.at("between").get<std::vector<std::uint64_t>>();
   if (e.contains("enabled_between")) c.enabled_between = e.at("enabled_between").get<std::vector<std::uint64_t>>();
   if (e.contains("running_between")) c.running_between = e.at("running_between").get<std::vector<std::uint64_t>>();
-  get(e, "delta", c.delta);
-  get(e, "enabled_before", c.enabled_before);
-  get(e, "enabled_after", c.enabled_after);
-  get(e, "running_before", c.running_before);
-  get(e, "running_after", c.running_after);
   return c;
 }
 
