@@ -25,6 +25,12 @@ using capture_test::saleae_v0;
 
 std::string error_of(const Status& s) { return s ? std::string("no error") : s.error().message; }
 
+// Why the VCD text `vcd`, read as the file `name`, is refused.
+std::string vcd_error(const std::string& vcd, const std::string& name, const ReadOptions& o = {}) {
+  CaptureSummary sink;
+  return error_of(read_vcd(vcd, name, o, sink));
+}
+
 TEST(ReaderLimits, SetReaderLimitParsesNamesAndValues) {
   ReaderLimits l;
   ASSERT_TRUE(set_reader_limit(l, "samples=8Gi").ok());
@@ -49,18 +55,16 @@ TEST(ReaderLimits, SetReaderLimitParsesNamesAndValues) {
 TEST(ReaderLimits, VcdWithAHugeWireIsRefusedBeforeNamingItsBits) {
   const std::string vcd = "$timescale 1ns $end $var wire 2000000000 ! w $end $enddefinitions $end #0 0! #1\n";
   ASSERT_LE(vcd.size(), 80u);
-  CaptureSummary sink;
-  EXPECT_EQ(error_of(read_vcd(vcd, "w.vcd", {}, sink)),
+  EXPECT_EQ(vcd_error(vcd, "w.vcd"),
             "w.vcd:1: $var 'w' is 2000000000 bits wide, more than the reader limit signal_bits = 65536 bits");
   // Widths beyond 64 bits of integer too.
-  EXPECT_EQ(error_of(read_vcd("$var wire 99999999999999999999999 ! w $end $enddefinitions $end #0\n", "w.vcd", {},
-                              sink)),
+  EXPECT_EQ(vcd_error("$var wire 99999999999999999999999 ! w $end $enddefinitions $end #0\n", "w.vcd"),
             "w.vcd:1: $var 'w' is 99999999999999999999999 bits wide, more than the reader limit signal_bits = "
             "65536 bits");
   // Many variables of an allowed width add up.
   std::string many;
   for (int i = 0; i < 5; ++i) many += fmt::format("$var wire 60000 {} v{} $end\n", char('!' + i), i);
-  EXPECT_EQ(error_of(read_vcd(many + "$enddefinitions $end #0\n", "m.vcd", {}, sink)),
+  EXPECT_EQ(vcd_error(many + "$enddefinitions $end #0\n", "m.vcd"),
             "m.vcd:5: the variables declared up to 'v4' hold 300000 bits, more than the reader limit declared_bits "
             "= 262144 bits");
 }
