@@ -32,15 +32,11 @@ const std::vector<CounterSourceKind>& counter_source_kinds() {
 
 Result<const CounterSourceKind*> find_counter_source_kind(std::string_view name) {
   std::vector<std::string> names;
-  for (const CounterSourceKind& k : counter_source_kinds()) {
-    if (k.name == name) return &k;
-    names.emplace_back(k.name);
-  }
+  if (const CounterSourceKind* kind = find_named(counter_source_kinds(), name, names)) return kind;
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + ("\"" + n + "\"");
-  std::string message = fmt::format("unknown counter source kind \"{}\" (expected one of {})", name, list);
-  if (auto near = closest_match(name, names)) message += fmt::format("; did you mean \"{}\"?", *near);
-  return Error::input(message);
+  return Error::input(fmt::format("unknown counter source kind \"{}\" (expected one of {}){}", name, list,
+                                  did_you_mean(name, names)));
 }
 
 std::string check_counter_setting(const CounterSourceKind& kind, const std::string& value) {

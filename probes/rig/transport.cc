@@ -24,13 +24,9 @@ const std::vector<TransportKind>& transport_kinds() {
 
 Result<const TransportKind*> find_transport_kind(std::string_view name) {
   std::vector<std::string> names;
-  for (const TransportKind& k : transport_kinds()) {
-    if (k.name == name) return &k;
-    names.emplace_back(k.name);
-  }
-  std::string message = fmt::format("unknown transport \"{}\" (known: {})", name, fmt::join(names, ", "));
-  if (auto near = closest_match(name, names)) message += fmt::format("; did you mean \"{}\"?", *near);
-  return Error::input(message);
+  if (const TransportKind* kind = find_named(transport_kinds(), name, names)) return kind;
+  return Error::input(
+      fmt::format("unknown transport \"{}\" (known: {}){}", name, fmt::join(names, ", "), did_you_mean(name, names)));
 }
 
 std::string shell_quote(const std::string& word) {
