@@ -23,10 +23,15 @@ nlohmann::json vectors() {
   return nlohmann::json::parse(in);
 }
 
+// The cases of one kind, at least `at_least` of them.
+nlohmann::json cases(const std::string& kind, std::size_t at_least) {
+  nlohmann::json all = vectors()[kind];
+  EXPECT_GE(all.size(), at_least) << kind;
+  return all;
+}
+
 TEST(StatsVectors, MannWhitneyMatchesScipy) {
-  nlohmann::json v = vectors();
-  ASSERT_GE(v["mann_whitney"].size(), 8u);
-  for (const auto& c : v["mann_whitney"]) {
+  for (const auto& c : cases("mann_whitney", 8)) {
     SCOPED_TRACE(c["name"].get<std::string>());
     MannWhitney r = mann_whitney_u(c["x"].get<std::vector<double>>(), c["y"].get<std::vector<double>>());
     EXPECT_DOUBLE_EQ(r.u, c["u"].get<double>());
@@ -66,9 +71,7 @@ TEST(StatsVectors, MannWhitneyIsSymmetric) {
 }
 
 TEST(StatsVectors, NoiseBandMatchesScipyStudentT) {
-  nlohmann::json v = vectors();
-  ASSERT_GE(v["noise_band"].size(), 4u);
-  for (const auto& c : v["noise_band"]) {
+  for (const auto& c : cases("noise_band", 4)) {
     SCOPED_TRACE(c["name"].get<std::string>());
     auto h = c["history"].get<std::vector<double>>();
     std::optional<NoiseBand> b = noise_band(h, c["value"].get<double>(), 5);
@@ -79,9 +82,7 @@ TEST(StatsVectors, NoiseBandMatchesScipyStudentT) {
 }
 
 TEST(StatsVectors, WelchTMatchesScipy) {
-  nlohmann::json v = vectors();
-  ASSERT_GE(v["welch"].size(), 3u);
-  for (const auto& c : v["welch"]) {
+  for (const auto& c : cases("welch", 3)) {
     SCOPED_TRACE(c["name"].get<std::string>());
     std::optional<double> p = welch_t_p(c["x"].get<std::vector<double>>(), c["y"].get<std::vector<double>>());
     ASSERT_TRUE(p);
@@ -104,9 +105,7 @@ TEST(StatsVectors, HolmAndBenjaminiHochbergMatchTheDefinitions) {
 }
 
 TEST(StatsVectors, PairedRoundsMatchScipyTtestRelAndWilcoxon) {
-  nlohmann::json v = vectors();
-  ASSERT_GE(v["paired"].size(), 6u);
-  for (const auto& c : v["paired"]) {
+  for (const auto& c : cases("paired", 6)) {
     SCOPED_TRACE(c["name"].get<std::string>());
     std::optional<PairedRounds> p = paired_rounds(c["ratios"].get<std::vector<double>>());
     ASSERT_TRUE(p);
@@ -134,9 +133,7 @@ TEST(StatsVectors, PairedRoundsMatchScipyTtestRelAndWilcoxon) {
 }
 
 TEST(StatsVectors, ANightAgainstNightsMatchesScipyStudentT) {
-  nlohmann::json v = vectors();
-  ASSERT_GE(v["nights"].size(), 4u);
-  for (const auto& c : v["nights"]) {
+  for (const auto& c : cases("nights", 4)) {
     SCOPED_TRACE(c["name"].get<std::string>());
     auto nights = c["nights"].get<std::vector<double>>();
     std::optional<ChangeEvidence> e = night_evidence(nights, c["value"].get<double>(), 3, std::nullopt);
