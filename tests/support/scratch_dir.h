@@ -28,7 +28,7 @@ inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
 // without a prefix the folder is named after the test suite.
 class ScratchDirTest : public ::testing::Test {
  protected:
-  ScratchDirTest() : prefix_("harness-" + std::string(current_suite())) {}
+  ScratchDirTest() : prefix_("harness-" + current_suite()) {}
   explicit ScratchDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
   void SetUp() override { dir_ = fresh_test_dir(prefix_); }
   void TearDown() override {
@@ -38,9 +38,13 @@ class ScratchDirTest : public ::testing::Test {
   std::filesystem::path dir_;
 
  private:
-  static const char* current_suite() {
+  // The suite's name as one path component ("Engines/RigOverSsh" gives
+  // "Engines-RigOverSsh").
+  static std::string current_suite() {
     const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    return test ? test->test_suite_name() : "test";
+    std::string name = test ? test->test_suite_name() : "test";
+    for (char& c : name) c = c == '/' ? '-' : c;
+    return name;
   }
 
   std::string prefix_;
