@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/base/closest_match.h"
+#include "harness/base/find_named.h"
 #include "probes/counters/factories.h"
 
 namespace harness {

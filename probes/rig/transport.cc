@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "harness/base/closest_match.h"
+#include "harness/base/find_named.h"
 
 namespace harness {
 
