@@ -169,6 +169,13 @@ RooflineRecording host_recording() {
   return r;
 }
 
+// A recording whose level 1 is host_recording().
+Recording host_roofline() {
+  Recording rec;
+  rec.roofline = host_recording();
+  return rec;
+}
+
 const char* kHostRig = "[rig.compute]\nfp32 = \"measure\"\n[rig.memory]\ndram = \"measure\"\n";
 const char* kHostKernels =
     "[roofline]\n[[roofline.kernels]]\nname = \"vector_add\"\nbuiltin = \"vector_add\"\nelements = 1048576\n"
@@ -176,8 +183,7 @@ const char* kHostKernels =
 
 TEST(Roofline, MeasuredCeilingsAreTheBestThreadCountAndKeepTheirSamples) {
   Scenario s = scenario(kHostRig, kHostKernels);
-  Recording rec;
-  rec.roofline = host_recording();
+  Recording rec = host_roofline();
   Analysis a = analyse(s, rec, Provenance::measured);
   EXPECT_DOUBLE_EQ(named_value(a, "bandwidth.seq_read.1t"), 30e9);
   EXPECT_DOUBLE_EQ(named_value(a, "bandwidth.random_4k"), 9e9);
@@ -203,8 +209,7 @@ TEST(Roofline, MeasuredCeilingsAreTheBestThreadCountAndKeepTheirSamples) {
 
 TEST(Roofline, EachRoundPlacesTheKernelWithThatRoundsCeilings) {
   Scenario s = scenario(kHostRig, kHostKernels);
-  Recording rec;
-  rec.roofline = host_recording();
+  Recording rec = host_roofline();
   Analysis a = analyse(s, rec, Provenance::measured);
   auto set = [&](const std::string& name) -> std::vector<double> {
     const SampleSet* found = a.find_samples(name);
@@ -255,8 +260,7 @@ TEST(Roofline, EachRoundPlacesTheKernelWithThatRoundsCeilings) {
 
 TEST(Roofline, AnUnmeasuredCeilingSaysWhyAndNothingIsPlaced) {
   Scenario s = scenario("[rig.compute]\nint8 = \"measure\"\n[rig.memory]\ndram = \"measure\"\n", kHostKernels);
-  Recording rec;
-  rec.roofline = host_recording();
+  Recording rec = host_roofline();
   rec.roofline->ceilings[0].values.clear();
   rec.roofline->ceilings[0].unavailable = "interrupted";
   Analysis a = analyse(s, rec, Provenance::measured);
@@ -330,8 +334,7 @@ TEST(Roofline, ReplayOfTheRecordingGivesIdenticalAnalysis) {
           "\"compute.int8\" = { pattern = 'INT8 ([0-9.]+)', unit = \"TOPS\" }\n"
           "[roofline.profile]\nfile = \"layers.csv\"\nprecision = \"int8\"\n"
           "[roofline.profile.expect]\ncopy_time_share_max = 0.05\nidle_time_max = \"1 ms\"\n");
-  Recording rec;
-  rec.roofline = host_recording();
+  Recording rec = host_roofline();
   rec.roofline->vendor.push_back({"npu", {"npu"}, "INT8 4 TOPS\n", ""});
   rec.roofline->profile = ProfileText{"layers.csv", text.str()};
   Analysis live = analyse(s, rec, Provenance::replayed);
@@ -375,8 +378,7 @@ const char* kPairedKernel =
 // reference does half the work here): the sample set the paired test judges.
 TEST(Roofline, AKernelWithAReferenceGetsTheRoundsRatiosOfAchievedOpsPerSecond) {
   Scenario s = scenario(kHostRig, kPairedKernel);
-  Recording rec;
-  rec.roofline = host_recording();
+  Recording rec = host_roofline();
   rec.roofline->kernels = {{"g", {2e-3, 4e-3, 2e-3, 1e-3}, "", {1e-3, 1e-3, 2e-3, 0.5e-3}, 8}};
   rec.roofline->pairing = "random order, seed 3";
   Analysis a = analyse(s, rec, Provenance::measured);
