@@ -233,7 +233,7 @@ Result<RooflineRecording> LocalDevice::measure_roofline(const RooflineConfig& c,
       if (round <= m.rounds) order.push_back(&m);
     for (Paired& p : paired) {
       if (round > p.candidate.rounds) continue;
-      const bool reference_runs_first = reference_first(*c.paired_with, seed, round - 1);
+      const bool reference_runs_first = reference_first(*c.paired_with, seed, c.paired_with->first_round + round - 1);
       order.push_back(reference_runs_first ? &p.reference : &p.candidate);
       order.push_back(reference_runs_first ? &p.candidate : &p.reference);
     }

@@ -128,6 +128,19 @@ TEST(MeasureRoofline, AKernelWithAReferenceAlternatesWithItInThePairingsRounds) 
                                              "3 kernel va", "3 reference of kernel va",
                                              "4 reference of kernel va", "4 kernel va"}));
 
+  // A later look (acquire_roofline.cc) continues the run's rounds: from round
+  // 1 the ABBA order starts with the reference.
+  config.paired_with->first_round = 1;
+  progress.events.clear();
+  ASSERT_TRUE(device.measure_roofline(config, stop.get_token(), &progress));
+  taken.clear();
+  for (const ProgressEvent& e : progress.events)
+    if (e.done > 0 && e.text.find("va") != std::string::npos) taken.push_back(fmt::format("{} {}", e.step_index, e.text));
+  EXPECT_EQ(taken, (std::vector<std::string>{"1 reference of kernel va", "1 kernel va", "2 kernel va",
+                                             "2 reference of kernel va", "3 reference of kernel va", "3 kernel va",
+                                             "4 kernel va", "4 reference of kernel va"}));
+  config.paired_with->first_round = 0;
+
   // A run of a millisecond: a block of 20 a round, each side, their median kept.
   FakeClock fast(1'000'000);
   LocalDevice quick(fast);

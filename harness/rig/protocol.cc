@@ -256,10 +256,12 @@ struct Wire<ReferenceConfig> {
   static constexpr auto fields() {
     using R = ReferenceConfig;
     return std::tuple{field("workload", &R::workload), field("rounds", &R::rounds), field("order", &R::order),
-                      field("seed", &R::seed, [](const R& r) { return r.seed.has_value(); })};
+                      field("seed", &R::seed, [](const R& r) { return r.seed.has_value(); }),
+                      field("first_round", &R::first_round, [](const R& r) { return r.first_round != 0; })};
   }
   static Status check(const ReferenceConfig& r) {
     if (r.rounds < 1) return Error::input("agent protocol: paired rounds need at least one round");
+    if (r.first_round < 0) return Error::input("agent protocol: paired rounds cannot start before round 0");
     if (r.order != "random" && r.order != "abba")
       return Error::input("agent protocol: unknown order of paired rounds " + r.order);
     return ok();

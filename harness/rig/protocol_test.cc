@@ -160,7 +160,9 @@ TEST(AgentProtocol, CountersCarryTheReferenceTheirWindowsAlternateWith) {
   r.rounds = 8;
   r.order = "abba";
   r.seed = 18446744073709551557u;  // the largest 64-bit prime: a seed beyond int64
+  r.first_round = 16;               // a later look continues the run's rounds
   c.paired_with = r;
+  EXPECT_EQ(protocol::to_wire(c)["paired_with"]["first_round"], 16);
   Result<CountersConfig> back = protocol::counters_from_wire(protocol::to_wire(c));
   ASSERT_TRUE(back) << back.error().message;
   ASSERT_TRUE(back->paired_with);
@@ -168,7 +170,13 @@ TEST(AgentProtocol, CountersCarryTheReferenceTheirWindowsAlternateWith) {
   EXPECT_EQ(back->paired_with->rounds, 8);
   EXPECT_EQ(back->paired_with->order, "abba");
   EXPECT_EQ(back->paired_with->seed, 18446744073709551557u);
+  EXPECT_EQ(back->paired_with->first_round, 16);
   nlohmann::json odd = protocol::to_wire(c);
+  odd["paired_with"]["first_round"] = -1;
+  EXPECT_EQ(protocol::counters_from_wire(odd).error().message,
+            "agent protocol: paired rounds cannot start before round 0");
+  odd["paired_with"].erase("first_round");  // a host older than looks: round 0
+  EXPECT_EQ(protocol::counters_from_wire(odd)->paired_with->first_round, 0);
   odd["paired_with"]["order"] = "zigzag";
   ASSERT_FALSE(protocol::counters_from_wire(odd));
   EXPECT_EQ(protocol::counters_from_wire(odd).error().message, "agent protocol: unknown order of paired rounds zigzag");

@@ -58,6 +58,13 @@ struct AcquireContext {
 // measure_counters); level 1's layer profile is a host file, read here and
 // checked now, so that a bad file stops the run with its file:line error.
 Status read_roofline_profile(const LayerProfileConfig& profile, RooflineRecording& out);
+// Level 1 on the device. With a same-run reference, while a gating kernel
+// ([compare] gating names "<kernel>.achieved" or "<kernel>.time") cannot be
+// told from its reference and [compare] allows (max_rounds, time_budget),
+// another look of [reference] rounds of the paired kernels alone follows,
+// appended to theirs (docs/parts/compare.md, "More rounds when undecided").
+Result<RooflineRecording> measure_roofline_until_decided(const AcquireContext& context, const RooflineConfig& config,
+                                                         RunProgress* progress);
 // Level 3 on its own: an imported capture, or a live capture not tied to a window.
 Status acquire_ddr(const AcquireContext& context, DdrRecording& out);
 

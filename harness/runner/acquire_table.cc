@@ -26,7 +26,7 @@ Status acquire_roofline_row(LevelAcquisition& a) {
     config.paired_with = *s.reference;
     config.paired_with->seed = ctx.pairing_seed;
   }
-  Result<RooflineRecording> r = ctx.device->measure_roofline(config, ctx.stop, &a.level_progress);
+  Result<RooflineRecording> r = measure_roofline_until_decided(ctx, config, &a.level_progress);
   if (r) *rec.roofline = std::move(*r);
   else status = r.error();
   if (status && s.roofline->profile) status = read_roofline_profile(*s.roofline->profile, *rec.roofline);

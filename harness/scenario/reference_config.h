@@ -27,6 +27,10 @@ struct ReferenceConfig {
   // Unmeasured iterations before each block of level 4, so neither side pays
   // for the switch from the other.
   std::int64_t block_warmup = 2;
+  // Not a [reference] key: the run's number of a request's first round, so
+  // that a later look of level 1 (acquire_roofline.cc) continues the run's
+  // order instead of drawing its first rounds again.
+  int first_round = 0;
   std::string where;  // file:line:col of [reference]
 };
 
