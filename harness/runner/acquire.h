@@ -59,7 +59,7 @@ struct AcquireContext {
 // checked now, so that a bad file stops the run with its file:line error.
 Status read_roofline_profile(const LayerProfileConfig& profile, RooflineRecording& out);
 // Level 1 on the device. With a same-run reference, while a gating kernel
-// ([compare] gating names "<kernel>.achieved" or "<kernel>.time") cannot be
+// ([compare] gating names "<kernel>.achieved") cannot be
 // told from its reference and [compare] allows (max_rounds, time_budget),
 // another look of [reference] rounds of the paired kernels alone follows,
 // appended to theirs (docs/parts/compare.md, "More rounds when undecided").

@@ -84,11 +84,11 @@ class ScriptedRooflineDevice final : public Device {
 };
 
 Scenario paired_kernels(const std::string& compare) {
-  return parse("[reference]\nbuiltin = \"vector_add\"\nelements = 16\nrounds = 6\norder = \"abba\"\n"
-               "[roofline]\nrepetitions = 2\n"
-               "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\nreference = \"same\"\n"
-               "[[roofline.kernels]]\nname = \"sm\"\nbuiltin = \"softmax\"\nrows = 4\ncols = 8\n"
-               "[compare]\n" + compare);
+  return roofline_scenario("[reference]\nbuiltin = \"vector_add\"\nelements = 16\nrounds = 6\norder = \"abba\"\n"
+                           "[roofline]\nrepetitions = 2\n"
+                           "[[roofline.kernels]]\nname = \"va\"\nbuiltin = \"vector_add\"\nelements = 1024\nreference = \"same\"\n"
+                           "[[roofline.kernels]]\nname = \"sm\"\nbuiltin = \"softmax\"\nrows = 4\ncols = 8\n"
+                           "[compare]\n" + compare);
 }
 
 RooflineConfig paired_config(const Scenario& s) {
@@ -145,8 +145,8 @@ TEST(AcquireRoofline, ADecidedOrNonGatingKernelOrASpentBudgetTakesNoMoreRounds) 
   const auto wild = [](int round) { return round % 2 ? 1.3 : 0.7; };
   // The same time every round: unchanged after the first look.
   EXPECT_EQ(looks("gating = [\"va.achieved\"]\nmax_rounds = 18\n", [](int) { return 1.0; }), 1u);
-  // Undecided, but not gating (the default gates latency_p50 only).
-  EXPECT_EQ(looks("max_rounds = 18\n", wild), 1u);
+  // Undecided, but not gating (the default gates level 4's latency_p50 only).
+  EXPECT_EQ(looks("max_rounds = 18\n[latency]\niterations = 10\n", wild), 1u);
   // Undecided and gating, but no more rounds allowed.
   EXPECT_EQ(looks("gating = [\"va.achieved\"]\n", wild), 1u);
   // 1.5 s of extra measuring allowed, each clock reading a second later: one more look.

@@ -65,5 +65,38 @@ TEST(ParseCompare, ErrorsNameFileLineAndColumn) {
             "t.toml:12:20: [compare] min_history_runs: must not exceed history_runs (4)");
 }
 
+// More rounds need a reference to take them from, at least its rounds, and
+// gating names that a paired metric of the scenario answers to: a misspelt
+// one would never add a round.
+TEST(ParseCompare, MoreRoundsNeedAReferenceAndGatingNamesItsPairedMetrics) {
+  auto paired = [](const std::string& rest) {
+    Result<Scenario> s = parse_scenario(
+        "[scenario]\nname = \"s\"\n[rig]\nname = \"r\"\n[workload]\nbuiltin = \"gemm\"\nm = 8\nn = 8\nk = 8\n"
+        "[reference]\nbuiltin = \"gemm\"\nm = 8\nn = 8\nk = 8\nrounds = 10\n" + rest,
+        "t.toml");
+    return s ? "" : s.error().message;
+  };
+  EXPECT_EQ(error_of("max_rounds = 40\n"), "t.toml: [compare] max_rounds = 40 needs a [reference] to add rounds of");
+  EXPECT_EQ(paired("[latency]\niterations = 20\n[compare]\nmax_rounds = 5\n"),
+            "t.toml: [compare] max_rounds = 5 is fewer than [reference] rounds = 10");
+  EXPECT_EQ(paired("[latency]\niterations = 20\n[compare]\nmax_rounds = 40\ngating = [\"latency_p50\", \"throughput\"]\n"), "");
+  EXPECT_EQ(paired("[latency]\niterations = 20\n[compare]\nmax_rounds = 40\ngating = [\"latncy_p50\"]\n"),
+            "t.toml: [compare] gating names 'latncy_p50', which no paired metric of this scenario is (its paired "
+            "metrics: latency_p50, latency_p90, latency_mean, throughput, power_mean)");
+  const std::string kernels =
+      "[roofline]\nhost_benchmarks = false\n"
+      "[[roofline.kernels]]\nname = \"g\"\nbuiltin = \"gemm\"\nm = 8\nn = 8\nk = 8\nreference = \"same\"\n"
+      "[[roofline.kernels]]\nname = \"sm\"\nbuiltin = \"softmax\"\nrows = 4\ncols = 8\n";
+  EXPECT_EQ(paired(kernels + "[compare]\nmax_rounds = 40\ngating = [\"g.achieved\"]\n"), "");
+  // A kernel without a reference is timed alone: nothing to take rounds of.
+  EXPECT_EQ(paired(kernels + "[compare]\nmax_rounds = 40\ngating = [\"sm.achieved\"]\n"),
+            "t.toml: [compare] gating names 'sm.achieved', which no paired metric of this scenario is (its paired "
+            "metrics: g.achieved)");
+  // The default gates latency_p50, which a scenario without level 4 has not.
+  EXPECT_EQ(paired(kernels + "[compare]\nmax_rounds = 40\n"),
+            "t.toml: [compare] gating (by default) names 'latency_p50', which no paired metric of this scenario is "
+            "(its paired metrics: g.achieved)");
+}
+
 }  // namespace
 }  // namespace harness

@@ -13,6 +13,7 @@
 
 #include "harness/base/files.h"
 #include "harness/base/input_limits.h"
+#include "harness/model/metric_catalogue.h"
 
 #include "harness/scenario/scenario.h"
 #include "harness/scenario/notify_config.h"
@@ -295,6 +296,26 @@ std::pair<long, long> position_in(const std::string& message, const std::string&
   return {line, column};
 }
 
+// The gating names that no paired metric of this scenario answers to ("names
+// 'latncy_p50', which ..."), or "": a misspelt one would never add a round.
+// Level 4's block statistics (each load condition's too), level 1's
+// "<kernel>.achieved" of a kernel with a reference.
+std::string unknown_gating(const Scenario& s) {
+  std::vector<std::string> paired, unknown;
+  if (s.latency)
+    for (std::string_view stat : kPairedLatencyStatistics) paired.emplace_back(stat);
+  if (s.roofline)
+    for (const RooflineKernel& k : s.roofline->kernels)
+      if (k.reference) paired.push_back(k.name + ".achieved");
+  for (const std::string& g : s.compare->gating)
+    if (std::find(paired.begin(), paired.end(), g) == paired.end()) unknown.push_back("'" + g + "'");
+  if (unknown.empty()) return "";
+  const bool by_default = s.compare->gating == CompareConfig{}.gating;
+  return fmt::format("{}names {}, which no paired metric of this scenario is ({})", by_default ? "(by default) " : "",
+                     fmt::join(unknown, ", "),
+                     paired.empty() ? std::string("it has none") : "its paired metrics: " + fmt::format("{}", fmt::join(paired, ", ")));
+}
+
 }  // namespace
 
 std::vector<Error> sorted_by_position(std::vector<Error> problems, const std::string& path) {
@@ -401,6 +422,8 @@ ScenarioProblems parse_scenario_problems(std::string text, std::string path, con
                       : std::string("needs a [reference] to add rounds of"))));
     } else {
       s.compare->looks = static_cast<int>((s.compare->max_rounds + first - 1) / first);
+      if (std::string why = unknown_gating(s); !why.empty())
+        context.earlier.push_back(Error::input(fmt::format("{}: [compare] gating {}", path, why)));
     }
   }
   if (context.earlier.empty() && s.roofline && !s.reference) {
