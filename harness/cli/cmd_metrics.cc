@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "harness/base/closest_match.h"
+#include "harness/base/find_named.h"
 #include "harness/cli/commands.h"
 #include "reports/metric_list.h"
 
@@ -23,10 +23,8 @@ Action setup_metrics(CLI::App& app, const GlobalOptions& global, Io io) {
       if (!only) {
         std::vector<std::string> names;
         for (Level l : kAllLevels) names.emplace_back(level_name(l));
-        std::optional<std::string> near = closest_match(*level, names);
         return Error::input(fmt::format("--level: no level \"{}\"{} (levels: {}, or 1-5)", *level,
-                                        near ? fmt::format("; did you mean \"{}\"?", *near) : "",
-                                        fmt::join(names, ", ")));
+                                        did_you_mean(*level, names), fmt::join(names, ", ")));
       }
     }
     if (*markdown)

@@ -12,6 +12,7 @@
 
 #include "harness/base/digest.h"
 #include "harness/base/files.h"
+#include "harness/base/find_named.h"
 #include "harness/base/input_limits.h"
 #include "harness/scenario/toml_reader.h"
 #include "probes/counters/sources.h"
@@ -81,9 +82,8 @@ CounterSpec read_counter(TableReader& r, const std::string& name, const std::vec
     auto it = std::find(names.begin(), names.end(), source);
     if (it == names.end()) {
       if (!r.ok()) return c;
-      std::string message = fmt::format("no source \"{}\" in this group ([sources.{}] is not declared)", source, source);
-      if (auto near = closest_match(source, names)) message += fmt::format("; did you mean \"{}\"?", *near);
-      r.fail_at("source", message);
+      r.fail_at("source", fmt::format("no source \"{}\" in this group ([sources.{}] is not declared){}", source,
+                                      source, did_you_mean(source, names)));
       return c;
     }
     index = static_cast<std::size_t>(it - names.begin());

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/scenario/counters_group.h"
+#include "harness/base/find_named.h"
 #include "harness/model/metric_catalogue.h"
 #include "harness/scenario/sections.h"
 
@@ -72,11 +73,8 @@ void load_groups(TableReader& r, CountersConfig& c) {
     if (found == candidates.end()) {
       std::string looked;
       for (const std::string& p : candidates) looked += (looked.empty() ? "" : ", ") + p;
-      std::string message = fmt::format("no counter group \"{}\" (looked for {})", name, looked);
-      if (auto near = closest_match(name, known_counter_groups(scenario_path))) {
-        message += fmt::format("; did you mean \"{}\"?", *near);
-      }
-      fail_at_name(i, message);
+      fail_at_name(i, fmt::format("no counter group \"{}\" (looked for {}){}", name, looked,
+                                  did_you_mean(name, known_counter_groups(scenario_path))));
       return;
     }
     Result<CounterGroup> group = load_counter_group(*found);
@@ -113,9 +111,8 @@ void apply_source_overrides(TableReader& r, CountersConfig& c) {
   for (auto&& [name, node] : *t) {
     TableReader sr(r.context(), *t, "counters.sources");
     if (std::find(known.begin(), known.end(), name.str()) == known.end()) {
-      std::string message = fmt::format("no counter group declares a source \"{}\"", name.str());
-      if (auto near = closest_match(name.str(), known)) message += fmt::format("; did you mean \"{}\"?", *near);
-      sr.fail_at(name.str(), message);
+      sr.fail_at(name.str(), fmt::format("no counter group declares a source \"{}\"{}", name.str(),
+                                         did_you_mean(name.str(), known)));
       return;
     }
     if (!node.is_table()) {
@@ -205,9 +202,7 @@ void read_baseline_expectations(TableReader& r, const std::vector<std::string>& 
       std::optional<std::string> lead = r.string(key);
       if (!lead) return;
       if (std::find(names.begin(), names.end(), *lead) == names.end()) {
-        std::string message = fmt::format("no counter or metric \"{}\" in the groups", *lead);
-        if (auto near = closest_match(*lead, names)) message += fmt::format("; did you mean \"{}\"?", *near);
-        r.fail_at(key, message);
+        r.fail_at(key, fmt::format("no counter or metric \"{}\" in the groups{}", *lead, did_you_mean(*lead, names)));
         return;
       }
       if (*lead == counter) {

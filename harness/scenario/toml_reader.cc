@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/find_named.h"
 #include "harness/base/input_limits.h"
 
 namespace harness {
@@ -113,9 +114,7 @@ std::optional<std::string> TableReader::choice(std::string_view key,
   if (std::find(choices.begin(), choices.end(), *s) != choices.end()) return s;
   std::string list;
   for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + ("\"" + c + "\"");
-  std::string message = fmt::format("unknown value \"{}\" (expected one of {})", *s, list);
-  if (auto near = closest_match(*s, choices)) message += fmt::format("; did you mean \"{}\"?", *near);
-  fail_at(key, message);
+  fail_at(key, fmt::format("unknown value \"{}\" (expected one of {}){}", *s, list, did_you_mean(*s, choices)));
   return std::nullopt;
 }
 
