@@ -568,6 +568,15 @@ Change change_of(const std::string& name, const Analysis& baseline, const Analys
   return c;
 }
 
+// The verdict of `e`, its outcome still to be said.
+Verdict baseline_verdict(const BaselineCounterExpectation& e) {
+  Verdict v;
+  v.level = Level::counters;
+  v.check = baseline_check(e);
+  v.expected = expected_text(e);
+  return v;
+}
+
 }  // namespace
 
 std::vector<Verdict> evaluate_counters_baseline(const CountersConfig& config, const Analysis& baseline,
@@ -575,10 +584,7 @@ std::vector<Verdict> evaluate_counters_baseline(const CountersConfig& config, co
   using Kind = BaselineCounterExpectation::Kind;
   std::vector<Verdict> out;
   for (const BaselineCounterExpectation& e : config.baseline_expectations) {
-    Verdict v;
-    v.level = Level::counters;
-    v.check = baseline_check(e);
-    v.expected = expected_text(e);
+    Verdict v = baseline_verdict(e);
     Change c = change_of(e.counter, baseline, current);
     if (!c.unavailable.empty()) {
       v.status = VerdictStatus::unavailable;
@@ -635,10 +641,7 @@ std::vector<Verdict> evaluate_counters_baseline(const CountersConfig& config, co
 std::vector<Verdict> counters_baseline_placeholders(const CountersConfig& config) {
   std::vector<Verdict> out;
   for (const BaselineCounterExpectation& e : config.baseline_expectations) {
-    Verdict v;
-    v.level = Level::counters;
-    v.check = baseline_check(e);
-    v.expected = expected_text(e);
+    Verdict v = baseline_verdict(e);
     v.status = VerdictStatus::unavailable;
     v.measured = "unavailable: needs a baseline";
     v.detail = "compare this run against a baseline run (harness compare) to evaluate it";
