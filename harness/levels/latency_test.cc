@@ -29,6 +29,17 @@ LatencyCondition known_condition(std::string name, int n, double window_s) {
   return c;
 }
 
+// The analysis of a recording of `source` that holds `conditions`.
+Analysis analysed(const Scenario& s, std::string source, std::vector<LatencyCondition> conditions,
+                  Provenance provenance = Provenance::measured) {
+  LatencyRecording rec;
+  rec.source = std::move(source);
+  rec.conditions = std::move(conditions);
+  Analysis a;
+  analyse_latency(s, &rec, provenance, a);
+  return a;
+}
+
 double value(const Analysis& a, const std::string& name) {
   const Metric* m = a.find_metric(name);
   EXPECT_TRUE(m) << name;
@@ -45,12 +56,7 @@ std::string unavailable(const Analysis& a, const std::string& name) {
 }
 
 TEST(LatencyAnalysis, PercentilesOfAKnownDistribution) {
-  Scenario s = scenario_with();
-  LatencyRecording rec;
-  rec.source = "stream:latency_stream.sh";
-  rec.conditions.push_back(known_condition("none", 100, 2.0));
-  Analysis a;
-  analyse_latency(s, &rec, Provenance::measured, a);
+  Analysis a = analysed(scenario_with(), "stream:latency_stream.sh", {known_condition("none", 100, 2.0)});
   // numpy.percentile(range(1, 101), p) in ms
   EXPECT_NEAR(value(a, "latency_p50"), 50.5e-3, 1e-12);
   EXPECT_NEAR(value(a, "latency_p90"), 90.1e-3, 1e-12);
@@ -76,12 +82,7 @@ TEST(LatencyAnalysis, PercentilesOfAKnownDistribution) {
 }
 
 TEST(LatencyAnalysis, TooFewIterationsSayWhichPercentilesCannotBeReported) {
-  Scenario s = scenario_with();
-  LatencyRecording rec;
-  rec.source = "builtin:gemm";
-  rec.conditions.push_back(known_condition("none", 20, 1.0));
-  Analysis a;
-  analyse_latency(s, &rec, Provenance::measured, a);
+  Analysis a = analysed(scenario_with(), "builtin:gemm", {known_condition("none", 20, 1.0)});
   EXPECT_NEAR(value(a, "latency_p50"), 10.5e-3, 1e-12);
   EXPECT_EQ(unavailable(a, "latency_p95"),
             "p95 needs at least 72 iterations for a distribution-free 95 % confidence interval, got 20");
@@ -91,15 +92,10 @@ TEST(LatencyAnalysis, TooFewIterationsSayWhichPercentilesCannotBeReported) {
 
 TEST(LatencyAnalysis, EachLoadConditionHasItsOwnPrefixedMetricsAndSamples) {
   Scenario s = scenario_with({{"none", {}, ""}, {"stress-ng-cpu-1", {"stress-ng", "--cpu", "1"}, ""}});
-  LatencyRecording rec;
-  rec.source = "builtin:gemm";
-  rec.conditions.push_back(known_condition("none", 100, 1.0));
   LatencyCondition loaded = known_condition("stress-ng-cpu-1", 100, 4.0);
   for (double& v : loaded.latency_s) v *= 2;
   loaded.load = {"stress-ng", "--cpu", "1"};
-  rec.conditions.push_back(loaded);
-  Analysis a;
-  analyse_latency(s, &rec, Provenance::replayed, a);
+  Analysis a = analysed(s, "builtin:gemm", {known_condition("none", 100, 1.0), loaded}, Provenance::replayed);
   EXPECT_NEAR(value(a, "latency_p50"), 50.5e-3, 1e-12);
   EXPECT_NEAR(value(a, "load.stress-ng-cpu-1.latency_p50"), 101e-3, 1e-12);
   EXPECT_DOUBLE_EQ(value(a, "load.stress-ng-cpu-1.throughput"), 25);
@@ -114,24 +110,15 @@ TEST(LatencyAnalysis, EachLoadConditionHasItsOwnPrefixedMetricsAndSamples) {
 
 TEST(LatencyAnalysis, AConditionMissingFromAnAbortedRunIsUnavailable) {
   Scenario s = scenario_with({{"none", {}, ""}, {"stress-ng-cpu-1", {"stress-ng", "--cpu", "1"}, ""}});
-  LatencyRecording rec;
-  rec.source = "builtin:gemm";
-  rec.conditions.push_back(known_condition("none", 100, 1.0));
-  Analysis a;
-  analyse_latency(s, &rec, Provenance::measured, a);
+  Analysis a = analysed(s, "builtin:gemm", {known_condition("none", 100, 1.0)});
   EXPECT_EQ(unavailable(a, "load.stress-ng-cpu-1.latency_p50"),
             "no latency samples recorded under load \"stress-ng --cpu 1\"");
 }
 
 TEST(LatencyAnalysis, PowerFromAnEnergyCounterGivesEnergyAndEfficiency) {
-  Scenario s = scenario_with();
-  LatencyRecording rec;
-  rec.source = "builtin:gemm";
   LatencyCondition c = known_condition("none", 100, 2.0);
   c.power = {"rapl:/fake (intel-rapl:0)", "energy", {0, 1, 2}, {10, 13, 16}, ""};  // 3 W
-  rec.conditions.push_back(c);
-  Analysis a;
-  analyse_latency(s, &rec, Provenance::measured, a);
+  Analysis a = analysed(scenario_with(), "builtin:gemm", {c});
   EXPECT_DOUBLE_EQ(value(a, "power_mean"), 3);
   EXPECT_DOUBLE_EQ(value(a, "energy_per_iteration"), 3.0 / 50);  // 3 W at 50 iterations/s
   EXPECT_DOUBLE_EQ(value(a, "efficiency"), 50.0 / 3);
@@ -141,13 +128,9 @@ TEST(LatencyAnalysis, PowerFromAnEnergyCounterGivesEnergyAndEfficiency) {
 TEST(LatencyAnalysis, PowerReadingsAreAveragedOverTimeAndTokensCount) {
   Scenario s = scenario_with();
   s.workload.tokens_per_iteration = 32;
-  LatencyRecording rec;
-  rec.source = "stream:serve";
   LatencyCondition c = known_condition("none", 100, 2.0);
   c.power = {"meter:ina226", "power", {0, 1, 3}, {2, 4, 4}, ""};  // (3*1 + 4*2) / 3 W
-  rec.conditions.push_back(c);
-  Analysis a;
-  analyse_latency(s, &rec, Provenance::measured, a);
+  Analysis a = analysed(s, "stream:serve", {c});
   EXPECT_DOUBLE_EQ(value(a, "power_mean"), 11.0 / 3);
   EXPECT_DOUBLE_EQ(value(a, "token_throughput"), 50.0 * 32);
   EXPECT_DOUBLE_EQ(value(a, "efficiency"), 50.0 * 32 / (11.0 / 3));
@@ -155,14 +138,9 @@ TEST(LatencyAnalysis, PowerReadingsAreAveragedOverTimeAndTokensCount) {
 }
 
 TEST(LatencyAnalysis, NoPowerSourceMakesPowerAndEfficiencyUnavailable) {
-  Scenario s = scenario_with();
-  LatencyRecording rec;
-  rec.source = "builtin:gemm";
   LatencyCondition c = known_condition("none", 100, 2.0);
   c.power.unavailable = "no powercap/RAPL zone under /sys/class/powercap";
-  rec.conditions.push_back(c);
-  Analysis a;
-  analyse_latency(s, &rec, Provenance::measured, a);
+  Analysis a = analysed(scenario_with(), "builtin:gemm", {c});
   EXPECT_EQ(unavailable(a, "power_mean"), "no powercap/RAPL zone under /sys/class/powercap");
   EXPECT_EQ(unavailable(a, "efficiency"), "needs power: no powercap/RAPL zone under /sys/class/powercap");
   EXPECT_EQ(unavailable(a, "efficiency_gain"), "needs a baseline");
@@ -191,34 +169,17 @@ TEST(LatencyAnalysis, RecordingRoundTripsThroughJsonAndReadsTheFirstFormat) {
 
 Analysis with_power_and_efficiency(double power, double efficiency) {
   Analysis a;
-  Metric p;
-  p.name = "power_mean";
-  p.unit = "W";
-  p.value = power;
-  Metric e;
-  e.name = "efficiency";
-  e.unit = "1/J";
-  e.value = efficiency;
-  a.metrics = {p, e};
+  a.metrics = {Metric{.name = "power_mean", .value = power, .unit = "W"},
+               Metric{.name = "efficiency", .value = efficiency, .unit = "1/J"}};
   return a;
 }
 
 LatencyConfig baseline_config() {
   LatencyConfig c;
-  Expectation gain;
-  gain.key = "efficiency_gain_min";
-  gain.metric = "efficiency_gain";
-  gain.bound = Bound::min;
-  gain.number = 2.1;
-  gain.where = "rig.toml:40:24";
-  c.efficiency_gain_min = gain;
-  Expectation power;
-  power.key = "power_not_above_baseline";
-  power.metric = "power_over_baseline";
-  power.bound = Bound::max;
-  power.number = 1;
-  power.where = "rig.toml:41:28";
-  c.power_not_above_baseline = power;
+  c.efficiency_gain_min = Expectation{
+      .key = "efficiency_gain_min", .metric = "efficiency_gain", .bound = Bound::min, .number = 2.1, .where = "rig.toml:40:24"};
+  c.power_not_above_baseline = Expectation{.key = "power_not_above_baseline", .metric = "power_over_baseline",
+                                           .bound = Bound::max, .number = 1, .where = "rig.toml:41:28"};
   return c;
 }
 
@@ -282,9 +243,7 @@ LatencyCondition paired_condition(int rounds, int per_block, double factor) {
 }
 
 TEST(LatencyPaired, EachSideIsAnalysedOnItsOwnAndTheRoundsGiveRatios) {
-  Scenario s;
-  s.latency.emplace();
-  s.latency->loads = {{"none", {}, ""}};
+  Scenario s = scenario_with();
   LatencyRecording rec;
   rec.source = "builtin:gemm";
   rec.reference_source = "builtin:gemm";
@@ -336,9 +295,7 @@ TEST(LatencyPaired, BlocksSurviveTheRecordingAndABrokenBlockIsRefused) {
 }
 
 TEST(LatencyPaired, PowerIsAveragedOverEachSidesBlocks) {
-  Scenario s;
-  s.latency.emplace();
-  s.latency->loads = {{"none", {}, ""}};
+  Scenario s = scenario_with();
   LatencyRecording rec;
   rec.source = "builtin:gemm";
   rec.reference_source = "builtin:gemm";
