@@ -42,6 +42,13 @@ Result<LatencyRecording> acquire(const Scenario& s) {
   return rec;
 }
 
+// What acquiring `s` fails with ("" when it does not fail).
+std::string acquire_error(const Scenario& s) {
+  Result<LatencyRecording> rec = acquire(s);
+  EXPECT_FALSE(rec);
+  return rec ? "" : rec.error().message;
+}
+
 TEST(AcquireLatency, AScriptedWorkloadWithAKnownDistributionSkipsItsWarmup) {
   Scenario s = parse_or_die(stream_workload(110, "hang"), "iterations = 100\nwarmup = 10");
   Result<LatencyRecording> rec = acquire(s);
@@ -173,9 +180,7 @@ TEST(AcquireLatency, ACrashAbortsTheRunAndKeepsTheSamplesTaken) {
 
 TEST(AcquireLatency, AHangingCommandAbortsAtThePerIterationTimeout) {
   Scenario s = parse_or_die("command = [\"sleep\", \"10\"]\ntimeout = \"200 ms\"", "iterations = 3\nwarmup = 0");
-  Result<LatencyRecording> rec = acquire(s);
-  ASSERT_FALSE(rec);
-  EXPECT_EQ(rec.error().message,
+  EXPECT_EQ(acquire_error(s),
             "workload sleep did not finish within the per-iteration timeout of 0.2 s and was killed; last output: "
             "(none)");
 }
@@ -204,9 +209,7 @@ TEST(AcquireLatency, ALoadThatDiesDuringTheWindowAbortsTheRun) {
   Scenario s = parse_or_die("builtin = \"vector_add\"\nelements = 1024",
                             "iterations = 10\nmin_duration = \"300 ms\"\nload = [[\"sh\", \"-c\", \"sleep 0.1; echo "
                             "oom; exit 137\"]]\nload_settle = \"0 s\"");
-  Result<LatencyRecording> rec = acquire(s);
-  ASSERT_FALSE(rec);
-  EXPECT_EQ(rec.error().message,
+  EXPECT_EQ(acquire_error(s),
             "load \"sh -c sleep 0.1; echo oom; exit 137\" stopped during the measured window (exit status 137); last "
             "output: oom");
 }
