@@ -211,9 +211,7 @@ TEST(Agent, ALinkLostMidWindowSaysHowFarItGotAndKeepsTheIterations) {
   MonotonicClock clock;
   Result<std::unique_ptr<RemoteDevice>> d = RemoteDevice::connect(local_options(), clock);
   ASSERT_TRUE(d) << d.error().message;
-  IterationPlan plan;
-  plan.iterations = 1'000'000'000;
-  plan.run_timeout_s = 60;
+  IterationPlan plan{.iterations = 1'000'000'000, .run_timeout_s = 60};
   std::atomic<std::size_t> seen{0};
   std::thread killer([&] {
     while (seen < 10) std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -231,8 +229,7 @@ TEST(Agent, AStopRequestCancelsTheWindow) {
   MonotonicClock clock;
   Result<std::unique_ptr<RemoteDevice>> d = RemoteDevice::connect(local_options(), clock);
   ASSERT_TRUE(d) << d.error().message;
-  IterationPlan plan;
-  plan.iterations = 1'000'000'000;
+  const IterationPlan plan{.iterations = 1'000'000'000};
   std::stop_source stop;
   std::thread stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -357,8 +354,7 @@ TEST(Agent, TheEndOfItsStdinEndsTheAgentItsOpAndItsLoads) {
   ASSERT_TRUE(answered(2)) << ::testing::PrintToString(replies);
   ASSERT_EQ(count_processes(marker), 1) << ::testing::PrintToString(replies);
   nlohmann::json workload = {{"id", 3}, {"op", "workload"}, {"workload", protocol::to_wire(small_gemm())}};
-  IterationPlan plan;
-  plan.iterations = 1'000'000'000;
+  const IterationPlan plan{.iterations = 1'000'000'000};
   workload["plan"] = protocol::to_wire(plan);
   agent.send(workload.dump());
   agent.heartbeats(0.3);
