@@ -60,16 +60,15 @@ nlohmann::json parse_iterations_with_gap(const std::string& gap) {
 }
 
 TEST(AgentProtocol, AStepOfLevelOneCrossesAndAMalformedOneIsRefused) {
-  ProgressEvent e;
-  e.kind = ProgressEvent::Kind::step;
-  e.level = Level::roofline;
-  e.text = "kernel gemm";
-  e.step_index = 3;
-  e.step_count = 9;
-  e.done = 2;
-  e.planned = 5;
-  e.counted = "repetitions";
-  e.elapsed_s = 7;  // the device's: not sent, the host adds its own
+  const ProgressEvent e{.kind = ProgressEvent::Kind::step,
+                        .level = Level::roofline,
+                        .text = "kernel gemm",
+                        .elapsed_s = 7,  // the device's: not sent, the host adds its own
+                        .done = 2,
+                        .planned = 5,
+                        .step_index = 3,
+                        .step_count = 9,
+                        .counted = "repetitions"};
   nlohmann::json wire = nlohmann::json::parse(protocol::encode_step(4, e).dump());
   EXPECT_EQ(wire["event"], "step");
   EXPECT_EQ(wire["id"], 4);
@@ -402,15 +401,8 @@ TEST(AgentProtocol, EveryMessageTypeRoundTrips) {
   DeviceInfo i{1, "0.1.0", {"workload", "counters"}, {{"host", "board-3"}, {"kernel", "6.1"}}, {"stress-ng: absent"}};
   expect_round_trip(i, protocol::device_info_from_wire, protocol::to_wire(DeviceInfo{}));
 
-  ProgressEvent e;
-  e.kind = ProgressEvent::Kind::step;
-  e.level = Level::counters;
-  e.text = "workload";
-  e.step_index = 2;
-  e.step_count = 3;
-  e.done = 7;
-  e.planned = 9;
-  e.counted = "iterations";
+  const ProgressEvent e{.kind = ProgressEvent::Kind::step, .level = Level::counters, .text = "workload", .done = 7,
+                        .planned = 9, .step_index = 2, .step_count = 3, .counted = "iterations"};
   const nlohmann::json step = protocol::encode_step(4, e);
   Result<ProgressEvent> back = protocol::decode_step(nlohmann::json::parse(step.dump()));
   ASSERT_TRUE(back) << back.error().message;
