@@ -20,6 +20,7 @@
 #include "reports/publish/site_pages.h"
 #include "tests/support/file_bytes.h"
 #include "tests/support/publish_store.h"
+#include "tests/support/scratch_dir.h"
 
 namespace harness {
 namespace {
@@ -39,13 +40,11 @@ ino_t inode(const fs::path& p) {
   return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
-class Publish : public ::testing::Test {
+class Publish : public testing_support::ScratchDirTest {
  protected:
+  Publish() : ScratchDirTest("harness-publish") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("harness-publish-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    ScratchDirTest::SetUp();
     Result<Store> s = Store::open((dir_ / "runs.sqlite").string());
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
@@ -53,9 +52,17 @@ class Publish : public ::testing::Test {
     ASSERT_TRUE(filled) << filled.error().message;
     runs_ = *filled;
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  fs::path dir_;
+  // Stores the replay of `fixture` as a night of `rig` on `day` (its origin
+  // "replay" when `origin` says so); the run's id.
+  Result<std::int64_t> insert_night(const std::string& fixture, const std::string& rig, const std::string& day,
+                                    const std::string& origin = "") {
+    Result<RunRecord> night = test_support::replayed_night(fixture, rig, day);
+    if (!night) return night.error();
+    if (!origin.empty()) night->origin = origin;
+    return store_->insert_run(*night);
+  }
+
   std::optional<Store> store_;
   test_support::PublishStore runs_;
 };
@@ -150,9 +157,7 @@ TEST_F(Publish, RepublishingRewritesOnlyWhatChanged) {
   const ino_t old_report = inode(site / run_report_path(runs_.lab_a[0]));
   const ino_t lat_page = inode(site / "metrics/latency_p50.html");
 
-  Result<RunRecord> night = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-14");
-  ASSERT_TRUE(night) << night.error().message;
-  Result<std::int64_t> id = store_->insert_run(*night);
+  Result<std::int64_t> id = insert_night("case-study/day1", "lab-a", "2026-11-14");
   ASSERT_TRUE(id) << id.error().message;
 
   Result<PublishSummary> next = publish_site(*store_, site.string(), {});
@@ -182,10 +187,9 @@ TEST_F(Publish, IncrementalAfterOneMoreNightIsByteForByteTheColdSite) {
   const fs::path site = dir_ / "site";
   ASSERT_TRUE(publish_site(*store_, site.string(), {}));
   for (const char* rig : {"lab-a", "lab-b", "host-a"}) {
-    Result<RunRecord> night =
-        test_support::replayed_night(std::string(rig) == "host-a" ? "host/localhost-2026-11-29" : "case-study/day1", rig, "2026-11-14");
-    ASSERT_TRUE(night) << night.error().message;
-    ASSERT_TRUE(store_->insert_run(*night));
+    Result<std::int64_t> id =
+        insert_night(std::string(rig) == "host-a" ? "host/localhost-2026-11-29" : "case-study/day1", rig, "2026-11-14");
+    ASSERT_TRUE(id) << id.error().message;
   }
   Result<PublishSummary> next = publish_site(*store_, site.string(), {});
   ASSERT_TRUE(next) << next.error().message;
@@ -220,14 +224,10 @@ std::string series_section(const std::string& page, const std::string& title) {
 TEST_F(Publish, FitsReplayedNightsOnceWithMeasuredEvidenceAsHistoryAndCompareDo) {
   // Night 13 of lab-a again (the same start time): a repeat. Night 14 only
   // as a replay: a night of its own.
-  Result<RunRecord> repeat = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-13");
+  Result<std::int64_t> repeat = insert_night("case-study/day1", "lab-a", "2026-11-13", "replay");
   ASSERT_TRUE(repeat) << repeat.error().message;
-  repeat->origin = "replay";
-  ASSERT_TRUE(store_->insert_run(*repeat));
-  Result<RunRecord> fresh = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-14");
+  Result<std::int64_t> fresh = insert_night("case-study/day1", "lab-a", "2026-11-14", "replay");
   ASSERT_TRUE(fresh) << fresh.error().message;
-  fresh->origin = "replay";
-  ASSERT_TRUE(store_->insert_run(*fresh));
 
   const fs::path site = dir_ / "site";
   ASSERT_TRUE(publish_site(*store_, site.string(), {}));
@@ -316,9 +316,8 @@ TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
     std::ofstream(cache, std::ios::binary | std::ios::trunc) << c.bytes;
-    Result<RunRecord> more = test_support::replayed_night("case-study/day1", "lab-a", fmt::format("2026-11-{}", night++));
+    Result<std::int64_t> more = insert_night("case-study/day1", "lab-a", fmt::format("2026-11-{}", night++));
     ASSERT_TRUE(more) << more.error().message;
-    ASSERT_TRUE(store_->insert_run(*more));
     Result<PublishSummary> next = publish_site(*store_, site.string(), {});
     ASSERT_TRUE(next) << next.error().message;
     EXPECT_FALSE(next->from_series_cache);
@@ -328,10 +327,8 @@ TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
     EXPECT_TRUE(files_of(site) == files_of(cold)) << "the site differs from a cold publish";
   }
   // Stale: a run the cache holds was marked aborted since it was written.
-  Result<RunRecord> more = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-20");
-  ASSERT_TRUE(more) << more.error().message;
-  Result<std::int64_t> newest = store_->insert_run(*more);
-  ASSERT_TRUE(newest);
+  Result<std::int64_t> newest = insert_night("case-study/day1", "lab-a", "2026-11-20");
+  ASSERT_TRUE(newest) << newest.error().message;
   ASSERT_TRUE(store_->mark_aborted(runs_.lab_b[3], "stopped by SIGTERM"));
   Result<PublishSummary> next = publish_site(*store_, site.string(), {});
   ASSERT_TRUE(next) << next.error().message;
@@ -343,9 +340,8 @@ TEST_F(Publish, ACorruptOrStaleSeriesCacheGivesTheColdSiteAndSaysWhy) {
   ASSERT_TRUE(publish_site(*store_, cold.string(), {}));
   EXPECT_TRUE(files_of(site) == files_of(cold)) << "the site differs from a cold publish";
   // The cache written then is whole again: the next night reads only itself.
-  Result<RunRecord> last = test_support::replayed_night("case-study/day1", "lab-a", "2026-11-21");
+  Result<std::int64_t> last = insert_night("case-study/day1", "lab-a", "2026-11-21");
   ASSERT_TRUE(last) << last.error().message;
-  ASSERT_TRUE(store_->insert_run(*last));
   next = publish_site(*store_, site.string(), {});
   ASSERT_TRUE(next) << next.error().message;
   EXPECT_TRUE(next->from_series_cache);
