@@ -42,13 +42,11 @@ Result<T> field(const json& reply, const char* key, T fallback) {
 }  // namespace
 
 RemoteOptions RemoteOptions::for_rig(const Rig& rig) {
-  RemoteOptions o;
-  o.rig = rig.name;
-  o.transport = rig.transport;
-  o.versions = rig.versions;
-  o.heartbeat_timeout_s = rig.heartbeat_timeout_s;
-  o.connect_timeout_s = rig.connect_timeout_s;
-  return o;
+  return {.rig = rig.name,
+          .transport = rig.transport,
+          .versions = rig.versions,
+          .heartbeat_timeout_s = rig.heartbeat_timeout_s,
+          .connect_timeout_s = rig.connect_timeout_s};
 }
 
 Error RemoteDevice::fault(std::string_view phase, const std::string& what) const {
