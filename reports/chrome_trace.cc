@@ -69,8 +69,44 @@ void add_power(TraceBuilder& t, const LatencyCondition& c, double origin_us) {
     t.counter(name, origin_us + c.power.t_s[k] * 1e6, energy ? "J" : "W", c.power.value[k]);
 }
 
+// Level 2 read in level 4's paired rounds: each block's readings at its
+// edges (before at its first iteration's start, after at its last one's
+// end), on a counter track per counter and side. A counter block is drawn
+// on the condition's first block of its round and side not drawn yet.
+void add_block_readings(TraceBuilder& t, const CountersRecording& counters, const LatencyCondition& c,
+                        double offset_us, std::vector<std::string>& notes) {
+  std::vector<bool> drawn(c.blocks.size(), false);
+  for (std::size_t k = 0; k < counters.blocks.size(); ++k) {
+    const CounterBlock& block = counters.blocks[k];
+    std::optional<std::size_t> at;
+    for (std::size_t n = 0; n < c.blocks.size() && !at; ++n) {
+      const PairedBlock& b = c.blocks[n];
+      if (!drawn[n] && b.round == block.round && (b.reference ? "reference" : "candidate") == block.side &&
+          b.count > 0 && b.first + b.count <= c.start_s.size() && b.first + b.count <= c.latency_s.size())
+        at = n;
+    }
+    if (!at) {
+      notes.push_back(fmt::format("counters: block {} (round {}, {}) has no iterations of its own in condition "
+                                  "\"{}\": its readings are not drawn",
+                                  k + 1, block.round + 1, block.side, c.name));
+      continue;
+    }
+    drawn[*at] = true;
+    const PairedBlock& b = c.blocks[*at];
+    const std::size_t last = b.first + b.count - 1;
+    for (const CounterReading& r : block.readings) {
+      if (!r.before || !r.after) continue;
+      const std::string name =
+          fmt::format("counter {} ({}): {} [{}]", r.name, r.unit.empty() ? "count" : r.unit, c.name, block.side);
+      t.counter(name, offset_us + c.start_s[b.first] * 1e6, "value", static_cast<double>(*r.before));
+      t.counter(name, offset_us + (c.start_s[last] + c.latency_s[last]) * 1e6, "value", static_cast<double>(*r.after));
+    }
+  }
+}
+
 // Each load condition: its iterations, the load running over its window,
-// its power readings. Returns the iteration slices written.
+// its power readings, level 2's readings of its paired blocks. Returns the
+// iteration slices written.
 std::size_t add_latency(TraceBuilder& t, const Recording& r, const RunClock& clock, std::vector<std::string>& notes) {
   if (!r.latency) return 0;
   std::size_t slices = 0;
@@ -107,6 +143,9 @@ std::size_t add_latency(TraceBuilder& t, const Recording& r, const RunClock& clo
                {"note", "the load ran over the whole measured window (started before the warm-up)"}});
     }
     add_power(t, c, us(cc.power_origin_s));
+    const CountersRecording* counted = r.counters ? &*r.counters : nullptr;
+    if (counted && counted->window == "latency" && !counted->blocks.empty() && counted->window_condition == c.name)
+      add_block_readings(t, *counted, c, offset, notes);
   }
   return slices;
 }
@@ -142,6 +181,7 @@ void add_rig_window(TraceBuilder& t, const RunRecord& run, const Recording& r, c
   // Counter readings: the one before and the one after level 2's request
   // (its own window), or the window's measured iterations (level 2 read in
   // level 4's window); readings between windows carry no time of their own.
+  // The blocks of level 4's paired rounds are drawn with their condition.
   const bool counted_here = r.counters && (w.level == "counters" || (w.level == "latency" && r.counters->window == "latency"));
   if (r.counters && r.counters->window == "none")
     notes.push_back("counters: read around level 2's own iterations, in a request outside the measurement window: not drawn");

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace harness {
@@ -67,7 +68,9 @@ TEST(ChromeTrace, EveryEventHasPhTsPidTidAndTracksRunForward) {
     const std::string ph = e["ph"];
     const std::string track = ph == "C" ? "C:" + e["name"].get<std::string>() : "T:" + e["tid"].dump();
     const double ts = e["ts"];
-    if (last_ts.count(track)) EXPECT_LE(last_ts[track], ts) << e.dump();
+    if (last_ts.count(track)) {
+      EXPECT_LE(last_ts[track], ts) << e.dump();
+    }
     last_ts[track] = ts;
     if (ph == "X" && e["name"] == "iteration") ++iterations;
   }
@@ -104,6 +107,58 @@ TEST(ChromeTrace, OlderRecordingsWithoutHostTimesSayWhereTheyPlacedConditions) {
   EXPECT_EQ(trace.iteration_slices, 65u);
   ASSERT_EQ(trace.notes.size(), 3u);
   EXPECT_EQ(trace.notes[0], "the recording has no host times: conditions are laid out one after another from 0");
+}
+
+// The counter events of the trace, "name @ts: value", in the trace's order.
+std::vector<std::string> counter_events(const nlohmann::json& doc, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const nlohmann::json& e : doc["traceEvents"]) {
+    const std::string name = e["name"];
+    if (e["ph"] != "C" || name.rfind(prefix, 0) != 0) continue;
+    out.push_back(fmt::format("{} @{:.0f}: {}", name, e["ts"].get<double>(), e["args"]["value"].get<double>()));
+  }
+  return out;
+}
+
+CounterBlock counter_block(int round, const std::string& side, std::uint64_t before, std::uint64_t after) {
+  CounterReading cycles;
+  cycles.name = "CYCLES";
+  cycles.unit = "cycles";
+  cycles.before = before;
+  cycles.after = after;
+  CounterReading delta_only;  // a source that reports its delta has no edges to draw
+  delta_only.name = "energy";
+  delta_only.delta = 5;
+  return {round, side, 10, {cycles, delta_only}};
+}
+
+TEST(ChromeTrace, EachPairedBlocksCounterReadingsSitAtItsEdgesPerSide) {
+  auto [run, recording] = recorded_run();
+  // Condition "none" (40 iterations every 5 ms, 4 ms each, from 10 ms) in
+  // two ABBA rounds of 10 iterations a block.
+  recording.latency->conditions[0].blocks = {{0, false, 0, 10}, {0, true, 10, 10}, {1, true, 20, 10}, {1, false, 30, 10}};
+  CountersRecording& counters = recording.counters.emplace();
+  counters.window = "latency";
+  counters.window_condition = "none";
+  counters.pairing = "ABBA order";
+  counters.blocks = {counter_block(0, "candidate", 100, 1100), counter_block(0, "reference", 200, 1400),
+                     counter_block(1, "reference", 300, 1500), counter_block(1, "candidate", 400, 1300),
+                     counter_block(2, "candidate", 500, 1600)};
+  RunTrace trace = run_trace(run, recording);
+  EXPECT_EQ(counter_events(trace.doc, "counter "),
+            (std::vector<std::string>{"counter CYCLES (cycles): none [candidate] @10000: 100",
+                                      "counter CYCLES (cycles): none [candidate] @59000: 1100",
+                                      "counter CYCLES (cycles): none [reference] @60000: 200",
+                                      "counter CYCLES (cycles): none [reference] @109000: 1400",
+                                      "counter CYCLES (cycles): none [reference] @110000: 300",
+                                      "counter CYCLES (cycles): none [reference] @159000: 1500",
+                                      "counter CYCLES (cycles): none [candidate] @160000: 400",
+                                      "counter CYCLES (cycles): none [candidate] @209000: 1300"}));
+  EXPECT_EQ(trace.notes, std::vector<std::string>{"counters: block 5 (round 3, candidate) has no iterations of its "
+                                                  "own in condition \"none\": its readings are not drawn"});
+  // Another condition's blocks, or level 2 in a window of its own: not these.
+  counters.window_condition = "stress-ng-cpu-4";
+  EXPECT_EQ(counter_events(run_trace(run, recording).doc, "counter "), std::vector<std::string>{});
 }
 
 TEST(ChromeTrace, SidesGetTracksOfTheirOwn) {
