@@ -93,9 +93,10 @@ void StrobeActivity::leave_lockstep() {
   }
 }
 
-// Inline: frame() calls it for every frame with toggles (most of a busy
-// bus), and the call's prologue costs more than the lockstep test it makes.
-inline void StrobeActivity::take(std::uint64_t at, const std::uint64_t* toggles, bool any) {
+// Inlined (forced: GCC declines, take() having three callers): frame()
+// calls it for every frame with toggles (most of a busy bus), and the
+// call's prologue costs more than the lockstep test it makes.
+[[gnu::always_inline]] inline void StrobeActivity::take(std::uint64_t at, const std::uint64_t* toggles, bool any) {
   if (lockstep_) {
     bool same = true;
     for (unsigned c = 1; c < channels_; ++c) same &= toggles[c] == toggles[0];
