@@ -97,11 +97,20 @@ Result<std::vector<HistoryPoint>> Store::metric_history(const HistoryQuery& h) c
     HARNESS_TRY(r->status());
     HARNESS_TRY(q->status());
   } else {
+    // One rig's metric rows carry their run's status, origin and start
+    // (schema 10): the server walks metrics_by_rig alone. Across rigs it
+    // merges metrics_history and runs_history.
     Params params = metric_params;
-    params.insert(params.end(), run_params.begin(), run_params.end());
-    std::string sql = "SELECT m.value, m.unit, m.provenance, m.unavailable, " + run_columns +
-                      " FROM metrics m JOIN runs r ON r.id = m.run_id WHERE " + metric_where + " AND " + run_where +
-                      " ORDER BY m.run_id" + order;
+    std::string sql = "SELECT m.value, m.unit, m.provenance, m.unavailable, ";
+    if (!h.rig.empty()) {
+      sql += "m.run_id, m.started_at, m.origin" + std::string(h.scenario.empty() ? ", m.scenario_name" : "") +
+             " FROM metrics m WHERE " + metric_where + " AND m.status IN ('passed', 'failed')" +
+             (h.live_only ? " AND m.origin = 'live'" : "");
+    } else {
+      params.insert(params.end(), run_params.begin(), run_params.end());
+      sql += run_columns + " FROM metrics m JOIN runs r ON r.id = m.run_id WHERE " + metric_where + " AND " + run_where;
+    }
+    sql += " ORDER BY m.run_id" + order;
     if (newest_first) sql += " LIMIT ?", params.push_back(limit);
     HARNESS_STORE_LET(q, db_->query(sql, params));
     if (std::optional<std::size_t> n = q->count()) out.reserve(*n);

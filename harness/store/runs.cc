@@ -83,18 +83,22 @@ Status Store::write_body(const RunRecord& r) {
   if (changed != 1) return Error::infra(fmt::format("store {}: run {} does not exist", path_, r.id));
 
   // Each metric row repeats its run's scenario and rig as stored (schema 7:
-  // the history of one rig reads that rig's rows only).
-  std::string scenario, rig;
+  // the history of one rig reads that rig's rows only), and its status,
+  // origin and start (schema 10: that history needs no join with runs).
+  std::string scenario, rig, origin, started_at;
   {
-    HARNESS_STORE_LET(q, db_->query("SELECT scenario_name, rig FROM runs WHERE id = ?", {r.id}));
-    if (q->next()) scenario = q->text(0), rig = q->text(1);
+    HARNESS_STORE_LET(q, db_->query("SELECT scenario_name, rig, origin, started_at FROM runs WHERE id = ?", {r.id}));
+    if (q->next()) scenario = q->text(0), rig = q->text(1), origin = q->text(2), started_at = q->text(3);
     HARNESS_TRY(q->status());
   }
+  const std::string status(run_status_name(r.status));
   for (const Metric& m : r.analysis.metrics) {
-    HARNESS_TRY(db_->run("INSERT INTO metrics (run_id, scenario_name, rig, level, name, value, text, unit, "
-                         "provenance, source, unavailable, better) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                         {r.id, scenario, rig, level_name(m.level), m.name, m.value, m.text, m.unit,
-                          provenance_name(m.provenance), m.source, m.unavailable, better_name(m.better)}));
+    HARNESS_TRY(db_->run("INSERT INTO metrics (run_id, scenario_name, rig, status, origin, started_at, level, name, "
+                         "value, text, unit, provenance, source, unavailable, better) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                         {r.id, scenario, rig, status, origin, started_at, level_name(m.level), m.name, m.value,
+                          m.text, m.unit, provenance_name(m.provenance), m.source, m.unavailable,
+                          better_name(m.better)}));
   }
   for (const SampleSet& s : r.analysis.samples) {
     // count little-endian IEEE 754 doubles (this host's layout: x86_64, aarch64)
@@ -166,9 +170,12 @@ Result<std::vector<std::pair<std::int64_t, std::string>>> Store::run_uuids() con
 }
 
 Status Store::mark_aborted(std::int64_t id, const std::string& reason) {
+  HARNESS_STORE_LET(tx, sql::Transaction::begin(*db_));
   HARNESS_STORE_LET(changed, db_->run("UPDATE runs SET status = 'aborted', reason = ? WHERE id = ?", {reason, id}));
   if (changed != 1) return Error::infra(fmt::format("store {}: run {} does not exist", path_, id));
-  return ok();
+  // Its metric rows' copy of the status (schema 10) follows.
+  HARNESS_TRY(db_->run("UPDATE metrics SET status = 'aborted' WHERE run_id = ?", {id}));
+  return tx.commit();
 }
 
 Result<std::vector<RunSummary>> Store::list_runs(int limit) const {

@@ -83,7 +83,7 @@ std::string new_run_uuid();
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 9;
+  static constexpr int kSchemaVersion = 10;
 
   // Opens (creating when absent) and migrates to kSchemaVersion. A database
   // written by a newer harness is refused (exit 2). `path` is an SQLite file

@@ -549,6 +549,58 @@ TEST_P(StoreMigrationTest, Version7GivesEachMetricRowItsRunsScenarioAndRig) {
   EXPECT_EQ(ids(), (std::vector<std::int64_t>{2, 4, 6}));
 }
 
+// Schema 10 copies each run's status, origin and start into its metric
+// rows: one rig's history (on PostgreSQL metrics_by_rig alone) keeps a
+// version 9 store's points and leaves out its aborted and running runs, a run
+// marked aborted afterwards leaves it too, and new runs' rows carry theirs.
+TEST_P(StoreMigrationTest, Version10GivesEachMetricRowItsRunsStatusOriginAndStart) {
+  std::vector<std::string> then;
+  const std::vector<std::string> statuses = {"passed", "failed", "aborted", "running", "passed"};
+  for (int i = 1; i <= 5; ++i) {
+    then.push_back(fmt::format("INSERT INTO runs (uuid, scenario_name, scenario_path, scenario_hash, scenario_text, "
+                               "rig, origin, status, started_at) VALUES ('u{}', 'host', 'h.toml', 'x', '', 'lab-a', "
+                               "'{}', '{}', 't{}')",
+                               i, i == 5 ? "replay" : "live", statuses[i - 1], i));
+    then.push_back(fmt::format("INSERT INTO metrics (run_id, scenario_name, rig, level, name, value, unit, provenance, "
+                               "source, better) VALUES ({}, 'host', 'lab-a', 'latency', 'latency_p50', {}, 's', "
+                               "'measured', 'x', 'lower')",
+                               i, 0.1 * i));
+  }
+  old_store(9, then);
+  Result<Store> s = migrated();
+  ASSERT_TRUE(s) << s.error().message;
+  HistoryQuery q;
+  q.metric = "latency_p50";
+  q.scenario = "host";
+  q.rig = "lab-a";
+  auto points = [&]() {
+    Result<std::vector<HistoryPoint>> h = s->metric_history(q);
+    std::vector<std::string> out;
+    if (!h) ADD_FAILURE() << h.error().message;
+    if (h) for (const HistoryPoint& p : *h) out.push_back(fmt::format("{} {} {} {}", p.run_id, p.scenario_name, p.origin, p.started_at));
+    return out;
+  };
+  EXPECT_EQ(points(), (std::vector<std::string>{"1 host live t1", "2 host live t2", "5 host replay t5"}));
+  q.live_only = true;
+  EXPECT_EQ(points(), (std::vector<std::string>{"1 host live t1", "2 host live t2"}));
+  q.live_only = false;
+  ASSERT_TRUE(s->mark_aborted(2, "stopped by SIGTERM"));
+  EXPECT_EQ(points(), (std::vector<std::string>{"1 host live t1", "5 host replay t5"}));
+  RunRecord r;
+  r.scenario_name = "npu";
+  r.rig = "lab-a";
+  r.origin = "replay";
+  r.status = RunStatus::failed;
+  r.started_at = "t6";
+  r.analysis.metrics.push_back(Metric{.name = "latency_p50", .value = 0.7});
+  Result<std::int64_t> id = s->insert_run(r);
+  ASSERT_TRUE(id) << id.error().message;
+  q.scenario = "";  // the rig's every scenario: the rows' own names
+  EXPECT_EQ(points(), (std::vector<std::string>{"1 host live t1", "5 host replay t5", fmt::format("{} npu replay t6", *id)}));
+  q.rig = "";  // across rigs: through the runs
+  EXPECT_EQ(points(), (std::vector<std::string>{"1 host live t1", "5 host replay t5", fmt::format("{} npu replay t6", *id)}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, StoreMigrationTest, ::testing::ValuesIn(testing_support::store_engines()),
                          [](const auto& info) { return testing_support::store_engine_name(info.param); });
 
