@@ -414,6 +414,14 @@ class StoreMigrationTest : public testing_support::StoreEngineTest {
     }
     ASSERT_TRUE(c->commit());
   }
+  // Run `id` as an older harness (schema 5 or later) wrote it: uuid u<id>,
+  // started at t<id>.
+  static std::string old_run(int id, const std::string& scenario, const std::string& rig,
+                             const std::string& origin = "live", const std::string& status = "passed") {
+    return fmt::format("INSERT INTO runs (uuid, scenario_name, scenario_path, scenario_hash, scenario_text, rig, "
+                       "origin, status, started_at) VALUES ('u{}', '{}', 'h.toml', 'x', '', '{}', '{}', '{}', 't{}')",
+                       id, scenario, rig, origin, status, id);
+  }
   // The old store as the harness opens it: migrated to the current schema.
   Result<Store> migrated() const {
     Result<Store> s = Store::open(target_->target());
@@ -510,10 +518,7 @@ TEST_P(StoreMigrationTest, Version6IndexesHistoryAndKeepsItsPoints) {
 TEST_P(StoreMigrationTest, Version7GivesEachMetricRowItsRunsScenarioAndRig) {
   std::vector<std::string> then;
   for (int i = 1; i <= 6; ++i) {
-    then.push_back(fmt::format("INSERT INTO runs (uuid, scenario_name, scenario_path, scenario_hash, scenario_text, "
-                               "rig, origin, status, started_at) VALUES ('u{}', '{}', 'h.toml', 'x', '', '{}', "
-                               "'live', 'passed', 't{}')",
-                               i, i % 3 == 0 ? "npu" : "host", i % 2 ? "lab-a" : "lab-b", i));
+    then.push_back(old_run(i, i % 3 == 0 ? "npu" : "host", i % 2 ? "lab-a" : "lab-b"));
     then.push_back(fmt::format("INSERT INTO metrics (run_id, level, name, value, unit, provenance, source, better) "
                                "VALUES ({}, 'latency', 'latency_p50', {}, 's', 'measured', 'x', 'lower')",
                                i, 0.1 * i));
@@ -556,28 +561,22 @@ TEST_P(StoreMigrationTest, Version7GivesEachMetricRowItsRunsScenarioAndRig) {
 TEST_P(StoreMigrationTest, Version10GivesEachMetricRowItsRunsStatusOriginAndStart) {
   std::vector<std::string> then;
   const std::vector<std::string> statuses = {"passed", "failed", "aborted", "running", "passed"};
-  for (int i = 1; i <= 5; ++i) {
-    then.push_back(fmt::format("INSERT INTO runs (uuid, scenario_name, scenario_path, scenario_hash, scenario_text, "
-                               "rig, origin, status, started_at) VALUES ('u{}', 'host', 'h.toml', 'x', '', 'lab-a', "
-                               "'{}', '{}', 't{}')",
-                               i, i == 5 ? "replay" : "live", statuses[i - 1], i));
-    then.push_back(fmt::format("INSERT INTO metrics (run_id, scenario_name, rig, level, name, value, unit, provenance, "
-                               "source, better) VALUES ({}, 'host', 'lab-a', 'latency', 'latency_p50', {}, 's', "
-                               "'measured', 'x', 'lower')",
-                               i, 0.1 * i));
-  }
+  for (int i = 1; i <= 5; ++i) then.push_back(old_run(i, "host", "lab-a", i == 5 ? "replay" : "live", statuses[i - 1]));
+  then.push_back("INSERT INTO metrics (run_id, scenario_name, rig, level, name, value, unit, provenance, source, better) "
+                 "SELECT id, scenario_name, rig, 'latency', 'latency_p50', 0.1 * id, 's', 'measured', 'x', 'lower' "
+                 "FROM runs");
   old_store(9, then);
   Result<Store> s = migrated();
   ASSERT_TRUE(s) << s.error().message;
-  HistoryQuery q;
-  q.metric = "latency_p50";
-  q.scenario = "host";
-  q.rig = "lab-a";
+  HistoryQuery q{.metric = "latency_p50", .scenario = "host", .rig = "lab-a"};
   auto points = [&]() {
     Result<std::vector<HistoryPoint>> h = s->metric_history(q);
     std::vector<std::string> out;
     if (!h) ADD_FAILURE() << h.error().message;
-    if (h) for (const HistoryPoint& p : *h) out.push_back(fmt::format("{} {} {} {}", p.run_id, p.scenario_name, p.origin, p.started_at));
+    if (h) {
+      for (const HistoryPoint& p : *h)
+        out.push_back(fmt::format("{} {} {} {}", p.run_id, p.scenario_name, p.origin, p.started_at));
+    }
     return out;
   };
   EXPECT_EQ(points(), (std::vector<std::string>{"1 host live t1", "2 host live t2", "5 host replay t5"}));
