@@ -53,30 +53,39 @@ std::string others_line(const StabilityReading& r) {
 }
 
 // The canary's change from the first run to the second, per CPU.
+// (On the clock the gate compares: compared_canary_clock.)
 std::vector<std::pair<int, double>> canary_spread(const StabilityReading& first, const StabilityReading& second) {
+  const CanaryClock clock = compared_canary_clock(first, second);
   std::vector<std::pair<int, double>> out;
   for (const CanaryTime& a : first.canary)
-    for (const CanaryTime& b : second.canary)
-      if (a.cpu == b.cpu && a.seconds && b.seconds && *a.seconds.value > 0)
-        out.push_back({a.cpu, *b.seconds.value / *a.seconds.value - 1});
+    for (const CanaryTime& b : second.canary) {
+      const Probed<double>& a_s = canary_time(a, clock);
+      const Probed<double>& b_s = canary_time(b, clock);
+      if (a.cpu == b.cpu && a_s && b_s && *a_s.value > 0) out.push_back({a.cpu, *b_s.value / *a_s.value - 1});
+    }
   return out;
 }
 
 std::string canary_line(const StabilityReading& first, const StabilityReading& second) {
+  const CanaryClock clock = compared_canary_clock(first, second);
   std::string out;
   for (const CanaryTime& a : first.canary) {
     std::string text = fmt::format("cpu{} ", a.cpu);
     const CanaryTime* b = nullptr;
     for (const CanaryTime& c : second.canary)
       if (c.cpu == a.cpu) b = &c;
-    if (!a.seconds) text += "unavailable (" + a.seconds.unavailable + ")";
-    else if (!b || !b->seconds) text += "unavailable (" + (b ? b->seconds.unavailable : std::string("not run twice")) + ")";
-    else
-      text += fmt::format("{:.1f} ms then {:.1f} ms ({:+.1f} %)", *a.seconds.value * 1e3, *b->seconds.value * 1e3,
-                          100 * (*b->seconds.value / *a.seconds.value - 1));
+    const Probed<double>& a_s = canary_time(a, clock);
+    if (!a_s) text += "unavailable (" + a_s.unavailable + ")";
+    else if (!b || !canary_time(*b, clock))
+      text += "unavailable (" + (b ? canary_time(*b, clock).unavailable : std::string("not run twice")) + ")";
+    else {
+      const double b_s = *canary_time(*b, clock).value;
+      text += fmt::format("{:.1f} ms then {:.1f} ms ({:+.1f} %)", *a_s.value * 1e3, b_s * 1e3, 100 * (b_s / *a_s.value - 1));
+    }
     out += (out.empty() ? "" : ", ") + text;
   }
-  return "  canary  " + (out.empty() ? std::string("not run") : out) + "\n";
+  if (out.empty()) return "  canary  not run\n";
+  return std::string("  canary  ") + (clock == CanaryClock::cpu ? "(CPU time) " : "") + out + "\n";
 }
 
 }  // namespace

@@ -88,14 +88,17 @@ TEST_F(RigCheckStability, ABusyBoardGetsItsStateAndWhatToChange) {
 }
 
 // What this development machine (a VM) exposes: no cpufreq, no thermal
-// zones, no throttle counts; an isolated, pinned, quiet CPU otherwise.
+// zones, no throttle counts; an isolated, pinned, quiet CPU otherwise. Its
+// agent reads the canary's CPU time, which the line then shows (the gate
+// compares it).
 TEST_F(RigCheckStability, AQuietPinnedBoardWithoutCpufreqSaysWhatItLacks) {
   tree_.put("/sys/devices/system/cpu/isolated", "3\n");
   tree_.put("/proc/loadavg", "0.00 0.01 0.05 1/90 77\n");
   tree_.put("/proc/stat", "cpu3 10 0 0 9000 0 0 0 0\n");
   tree_.process(10, "harness", 1, 5);
   ScriptedCanary canary;
-  canary.runs = {{0.1000}, {0.1003}};
+  canary.runs = {{0.1000}, {0.1300}};
+  canary.cpu_runs = {{0.0990}, {0.0992}};
   auto [first, second] = read_twice({3}, canary, [] {});
   const std::string cpu3 = tree_.root() + "/sys/devices/system/cpu/cpu3";
   EXPECT_EQ(render_rig_stability(first, second, {}, true),
@@ -106,7 +109,7 @@ TEST_F(RigCheckStability, AQuietPinnedBoardWithoutCpufreqSaysWhatItLacks) {
             "  thermal  unavailable (" + tree_.root() + "/sys/class/thermal: No such file or directory)\n"
             "  load average  0.00, 0.01, 0.05 (1, 5, 15 min)\n"
             "  others  0 % of the CPUs over 0.5 s (steal 0 %); busiest: none\n"
-            "  canary  cpu3 100.0 ms then 100.3 ms (+0.3 %)\n"
+            "  canary  (CPU time) cpu3 99.0 ms then 99.2 ms (+0.2 %)\n"
             "  boost  unavailable (" + tree_.root() + "/sys/devices/system/cpu/cpufreq/boost: No such file or directory; " +
             tree_.root() + "/sys/devices/system/cpu/intel_pstate/no_turbo: No such file or directory)\n"
             "  isolated CPUs  3\n"

@@ -99,7 +99,8 @@ const T* on_cpu(const std::vector<T>& items, int cpu) {
   return nullptr;
 }
 
-// Decided on the workload CPUs' total canary time: a busy thread that moves
+// Decided on the workload CPUs' total canary time (CPU time where both ends
+// have it: compared_canary_clock): a busy thread that moves
 // from one CPU to another between the ends (level 4's own stress-ng load, a
 // neighbour) slows one CPU's canary as much as it speeds up the other's, while
 // the CPUs together did not change; each CPU's change is named beside.
@@ -108,23 +109,25 @@ void judge_canary(const StabilityReading* before, const StabilityReading* after,
     j.canary_change = Probed<double>::missing(why);
     return;
   }
+  const CanaryClock clock = compared_canary_clock(*before, *after);
   double before_s = 0, after_s = 0;
   std::vector<int> cpus;
   std::string why, each;
   for (const CanaryTime& b : before->canary) {
     const CanaryTime* a = on_cpu(after->canary, b.cpu);
-    if (!a || !b.seconds || !a->seconds || !(*b.seconds.value > 0)) {
+    const Probed<double>& b_s = canary_time(b, clock);
+    if (!a || !b_s || !canary_time(*a, clock) || !(*b_s.value > 0)) {
       if (why.empty())
-        why = !b.seconds ? b.seconds.unavailable
-              : !a       ? fmt::format("no canary on cpu{} after the window", b.cpu)
-                         : a->seconds.unavailable;
+        why = !b_s ? b_s.unavailable
+              : !a ? fmt::format("no canary on cpu{} after the window", b.cpu)
+                   : canary_time(*a, clock).unavailable;
       continue;
     }
-    before_s += *b.seconds.value;
-    after_s += *a->seconds.value;
+    const double a_s = *canary_time(*a, clock).value;
+    before_s += *b_s.value;
+    after_s += a_s;
     cpus.push_back(b.cpu);
-    each += fmt::format("{}cpu{} {:+.0f} %", each.empty() ? "" : ", ", b.cpu,
-                        100 * (*a->seconds.value / *b.seconds.value - 1));
+    each += fmt::format("{}cpu{} {:+.0f} %", each.empty() ? "" : ", ", b.cpu, 100 * (a_s / *b_s.value - 1));
   }
   if (cpus.empty()) {
     j.canary_change = Probed<double>::missing(why.empty() ? "the canary did not run" : why);
@@ -133,8 +136,10 @@ void judge_canary(const StabilityReading* before, const StabilityReading* after,
   const double change = after_s / before_s - 1;
   j.canary_change = Probed<double>::known(change);
   if (std::fabs(change) <= limit) return;
-  j.broken.push_back(cpus.size() == 1 ? "canary " + each
-                                      : fmt::format("canary cpu{} {:+.0f} % ({})", cpu_list_text(cpus), 100 * change, each));
+  const std::string on_clock = clock == CanaryClock::cpu ? " in CPU time" : "";
+  j.broken.push_back(cpus.size() == 1 ? "canary " + each + on_clock
+                                      : fmt::format("canary cpu{} {:+.0f} %{} ({})", cpu_list_text(cpus), 100 * change,
+                                                    on_clock, each));
 }
 
 // Both ends' clocks were read under the canary's load, so a governor that
@@ -271,6 +276,20 @@ void judge_others(const StabilitySeries& s, const StabilityReading* before, doub
 
 }  // namespace
 
+CanaryClock compared_canary_clock(const StabilityReading& a, const StabilityReading& b) {
+  bool any = false;
+  for (const StabilityReading* r : {&a, &b})
+    for (const CanaryTime& c : r->canary) {
+      if (c.seconds && !c.cpu_seconds) return CanaryClock::wall;
+      any = any || static_cast<bool>(c.cpu_seconds);
+    }
+  return any ? CanaryClock::cpu : CanaryClock::wall;
+}
+
+const Probed<double>& canary_time(const CanaryTime& c, CanaryClock clock) {
+  return clock == CanaryClock::cpu ? c.cpu_seconds : c.seconds;
+}
+
 void to_json(json& j, const StabilityReading& r) {
   json cpus = json::array();
   for (const CpuClock& c : r.cpus)
@@ -280,7 +299,10 @@ void to_json(json& j, const StabilityReading& r) {
                     {"governor", probed_json(c.governor, as_is<std::string>)},
                     {"throttles", probed_json(c.throttles, as_is<std::map<std::string, std::uint64_t>>)}});
   json canary = json::array();
-  for (const CanaryTime& c : r.canary) canary.push_back({{"cpu", c.cpu}, {"s", probed_json(c.seconds, as_is<double>)}});
+  for (const CanaryTime& c : r.canary)
+    canary.push_back({{"cpu", c.cpu},
+                      {"s", probed_json(c.seconds, as_is<double>)},
+                      {"cpu_s", probed_json(c.cpu_seconds, as_is<double>)}});
   j = {{"at", r.at},
        {"t_s", r.t_s},
        {"cpus", cpus},
@@ -317,7 +339,8 @@ void from_json(const json& j, StabilityReading& r) {
   r.use = probed_from<CpuUse>(j, "use", cpu_use_from);
   r.canary.clear();
   for (const json& c : j.value("canary", json::array()))
-    r.canary.push_back({json_integer<int>(c.at("cpu")), probed_from<double>(c, "s", as_number)});
+    r.canary.push_back({json_integer<int>(c.at("cpu")), probed_from<double>(c, "s", as_number),
+                        probed_from<double>(c, "cpu_s", as_number)});
   r.boost = probed_from<std::string>(j, "boost", as_text);
   r.isolated = probed_from<std::string>(j, "isolated", as_text);
 }

@@ -41,6 +41,13 @@ void from_json(const nlohmann::json& j, StabilityReading& r);
 void to_json(nlohmann::json& j, const StabilityRecording& r);
 void from_json(const nlohmann::json& j, StabilityRecording& r);
 
+// Which of the canary's times a comparison of two readings uses: the
+// threads' CPU time when every canary of both readings that ran has it (an
+// agent that reads it), else the wall clock (older agents and recordings).
+enum class CanaryClock { cpu, wall };
+CanaryClock compared_canary_clock(const StabilityReading& a, const StabilityReading& b);
+const Probed<double>& canary_time(const CanaryTime& c, CanaryClock clock);
+
 // One series against the limits: what broke, and the figures (each absent
 // with its reason when the device did not expose what it needs).
 struct StabilityJudgement {

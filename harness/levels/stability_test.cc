@@ -29,7 +29,7 @@ StabilityReading quiet(const std::string& at) {
              known(std::map<std::string, std::uint64_t>{{"core", 5}, {"package", 9}})}};
   r.thermal = known(std::vector<ThermalZone>{{"thermal_zone0", "x86_pkg_temp", known(45.0)}});
   r.load = known(LoadAverage{0.1, 0.2, 0.3});
-  if (at != "during") r.canary = {{0, known(0.100)}};
+  if (at != "during") r.canary = {{.cpu = 0, .seconds = known(0.100)}};
   if (at == "before") r.use = Probed<CpuUse>::missing("the first reading of its series: no interval yet");
   else r.use = known(CpuUse{1.0, 1, 0.56, 0.0, 0.55, {{812, "cron", 0.01}}});
   return r;
@@ -194,11 +194,36 @@ TEST(StabilityGate, NothingReadIsUnavailableWithTheReason) {
 // changes neither; one CPU slowed for good does, each CPU named beside.
 TEST(StabilityGate, TheCanaryIsJudgedOnTheWorkloadCpusTogether) {
   StabilityReading before = quiet("before"), after = quiet("after");
-  before.canary = {{0, known(0.100)}, {1, known(0.200)}};
-  after.canary = {{0, known(0.200)}, {1, known(0.100)}};
+  before.canary = {{.cpu = 0, .seconds = known(0.100)}, {.cpu = 1, .seconds = known(0.200)}};
+  after.canary = {{.cpu = 0, .seconds = known(0.200)}, {.cpu = 1, .seconds = known(0.100)}};
   EXPECT_EQ(verdict(series_of({before, after})), "stable");
-  after.canary = {{0, known(0.100)}, {1, known(0.350)}};
+  after.canary = {{.cpu = 0, .seconds = known(0.100)}, {.cpu = 1, .seconds = known(0.350)}};
   EXPECT_EQ(verdict(series_of({before, after})), "unstable: canary cpu0-1 +50 % (cpu0 +0 %, cpu1 +75 %)");
+}
+
+// CPU time leaves out the moments the canary waited for its CPU (level 4's
+// own stress-ng time-sharing it, judged apart as others' share): here the
+// wall clock doubled while the work's CPU time did not move. Where an end
+// lacks CPU time (an older agent, an older recording), both ends are compared
+// on the wall clock.
+TEST(StabilityGate, TheCanaryIsJudgedOnItsCpuTimeWhereBothEndsHaveIt) {
+  StabilityReading before = quiet("before"), after = quiet("after");
+  before.canary = {{.cpu = 0, .seconds = known(0.100), .cpu_seconds = known(0.098)}};
+  after.canary = {{.cpu = 0, .seconds = known(0.200), .cpu_seconds = known(0.099)}};
+  EXPECT_EQ(compared_canary_clock(before, after), CanaryClock::cpu);
+  EXPECT_EQ(verdict(series_of({before, after})), "stable");
+  after.canary[0].cpu_seconds = known(0.125);
+  EXPECT_EQ(verdict(series_of({before, after})), "unstable: canary cpu0 +28 % in CPU time");
+  after.canary[0].cpu_seconds = none("not recorded");
+  EXPECT_EQ(compared_canary_clock(before, after), CanaryClock::wall);
+  EXPECT_EQ(verdict(series_of({before, after})), "unstable: canary cpu0 +100 %");
+  // A CPU whose canary could not run at all does not send the others back to
+  // the wall clock.
+  after.canary[0].cpu_seconds = known(0.099);
+  before.canary.push_back({.cpu = 1, .seconds = none("cpu1: sched_setaffinity: Invalid argument"),
+                           .cpu_seconds = none("cpu1: sched_setaffinity: Invalid argument")});
+  EXPECT_EQ(compared_canary_clock(before, after), CanaryClock::cpu);
+  EXPECT_EQ(verdict(series_of({before, after})), "stable");
 }
 
 TEST(StabilityGate, ALevelWithSeveralConditionsNamesWhichBroke) {
@@ -231,6 +256,7 @@ TEST(StabilityRecordingJson, RoundTripsEveryFigureAndEveryReason) {
   vm.thermal = Probed<std::vector<ThermalZone>>::missing("/sys/class/thermal: No such file or directory");
   vm.boost = Probed<std::string>::missing("boost: absent");
   vm.isolated = known(std::string("2-3"));
+  vm.canary[0].cpu_seconds = known(0.097);
   vm.thermal = known(std::vector<ThermalZone>{{"thermal_zone1", "", none("temp: EIO")}});
   StabilityRecording r{{{"latency", "stress", {quiet("before"), quiet("during"), vm}, ""},
                         {"counters", "", {}, "[rig.stability] enabled = false"}}};
@@ -246,6 +272,11 @@ TEST(StabilityRecordingJson, RoundTripsEveryFigureAndEveryReason) {
   EXPECT_EQ(b.use.value->busiest.at(0).name, "cron");
   EXPECT_EQ(back.series[0].readings[0].use.unavailable, "the first reading of its series: no interval yet");
   EXPECT_EQ(b.cpus.at(0).throttles.value->at("package"), 9u);
+  EXPECT_EQ(b.canary.at(0).cpu_seconds.value, 0.097);
+  // A reading from an agent before the canary's CPU time says so.
+  nlohmann::json older = j;
+  older["series"][0]["readings"][2]["canary"][0].erase("cpu_s");
+  EXPECT_EQ(older.get<StabilityRecording>().series[0].readings[2].canary.at(0).cpu_seconds.unavailable, "not recorded");
 }
 
 Scenario latency_scenario() {

@@ -279,8 +279,8 @@ const CatalogueEntry kStabilityRows[] = {
      "\"unstable: <what broke>\" (0), whose metrics compare then judges cannot tell; unavailable when nothing "
      "could be read"},
     {"stability.<level>.canary_change", "1", B::none, false, "", 0, "", "",
-     "the fixed canary's time at the window's end over its start, minus 1, on the CPU where it changed most "
-     "(canary_change_max)"},
+     "the fixed canary's CPU time (the wall clock from an older agent) at the window's end over its start, minus 1, "
+     "summed over the workload's CPUs (canary_change_max)"},
     {"stability.<level>.cpu_freq_drop", "1", B::lower, false, "", 0, "", "",
      "the largest fall of a workload CPU's clock between the window's ends, both read under the canary's load "
      "(cpu_freq_drop_max)"},

@@ -7,10 +7,13 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <thread>
+
+#include <time.h>
 
 #include <fmt/format.h>
 
@@ -32,6 +35,20 @@ std::uint64_t canary_chunk(std::uint64_t rounds) {
 }
 
 namespace {
+
+// The calling thread's CPU time in seconds; NaN where the clock cannot be
+// read (errno tells why).
+double thread_cpu_seconds() {
+  timespec t{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return std::nan("");
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// The median of the chunks' times, times the number of chunks.
+double median_total(std::array<double, kCanaryChunks> chunk_s) {
+  std::nth_element(chunk_s.begin(), chunk_s.begin() + kCanaryChunks / 2, chunk_s.end());
+  return chunk_s[kCanaryChunks / 2] * kCanaryChunks;
+}
 
 // Pins the calling thread to one CPU; empty, or why not.
 std::string pin_to(int cpu) {
@@ -63,7 +80,7 @@ std::vector<CanaryTime> FixedWorkCanary::run(const std::vector<int>& cpus, const
       CanaryTime& t = out[i];
       t.cpu = cpus[i];
       if (std::string why = pin_to(cpus[i]); !why.empty()) {
-        t.seconds = Probed<double>::missing(why);
+        t.seconds = t.cpu_seconds = Probed<double>::missing(why);
         count(finished);
         return;
       }
@@ -71,15 +88,21 @@ std::vector<CanaryTime> FixedWorkCanary::run(const std::vector<int>& cpus, const
       for (const auto warm = std::chrono::steady_clock::now();
            std::chrono::duration<double>(std::chrono::steady_clock::now() - warm).count() < kCanaryWarmupSeconds;)
         sink = sink + canary_chunk(kCanaryRounds);
-      std::array<double, kCanaryChunks> chunk_s{};
+      std::array<double, kCanaryChunks> chunk_s{}, chunk_cpu_s{};
+      std::string cpu_clock_error;
       for (int c = 0; c < kCanaryChunks; ++c) {
         const auto start = std::chrono::steady_clock::now();
+        const double cpu_start = thread_cpu_seconds();
         sink = sink + canary_chunk(kCanaryRounds);
+        chunk_cpu_s[static_cast<std::size_t>(c)] = thread_cpu_seconds() - cpu_start;
+        if (!std::isfinite(chunk_cpu_s[static_cast<std::size_t>(c)]) && cpu_clock_error.empty())
+          cpu_clock_error = fmt::format("clock_gettime(CLOCK_THREAD_CPUTIME_ID): {}", std::strerror(errno));
         chunk_s[static_cast<std::size_t>(c)] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (c == kCanaryChunks / 2 - 1) count(past_half);
       }
-      std::nth_element(chunk_s.begin(), chunk_s.begin() + kCanaryChunks / 2, chunk_s.end());
-      t.seconds = Probed<double>::known(chunk_s[kCanaryChunks / 2] * kCanaryChunks);
+      t.seconds = Probed<double>::known(median_total(chunk_s));
+      t.cpu_seconds = cpu_clock_error.empty() ? Probed<double>::known(median_total(chunk_cpu_s))
+                                              : Probed<double>::missing(cpu_clock_error);
       count(finished);
     });
   }

@@ -13,10 +13,13 @@
 
 namespace harness {
 
-// The work is cut into chunks, each timed; the canary's time is the median
-// chunk's times the number of chunks, so that one preemption (a timer tick,
-// a kernel thread waking) moves it by nothing, while anything that slows
-// most of the run (a hog time-sharing the CPU, a lower clock) shows in full.
+// The work is cut into chunks, each timed on the wall clock and in the
+// thread's CPU time; each of the canary's times is the median chunk's times
+// the number of chunks, so that one preemption (a timer tick, a kernel thread
+// waking) moves it by nothing, while anything that slows most of the run
+// shows in full: on the wall clock a hog time-sharing the CPU or a lower
+// clock, in CPU time only what slows the work itself (the gate compares CPU
+// times, and judges time-sharing by others' share of the CPUs).
 constexpr int kCanaryChunks = 10;
 
 // One chunk of the work: `rounds` steps of a xorshift walk that reads and

@@ -124,12 +124,18 @@ TEST(RealProbe, TheCanaryRunsOnEachCpuOfThisMachine) {
   for (const CanaryTime& c : t) {
     ASSERT_TRUE(c.seconds) << c.seconds.unavailable;
     EXPECT_GT(*c.seconds.value, 0);
+    // Each chunk's CPU time is read inside its wall-clock interval, so the
+    // median chunk's is no longer either.
+    ASSERT_TRUE(c.cpu_seconds) << c.cpu_seconds.unavailable;
+    EXPECT_GT(*c.cpu_seconds.value, 0);
+    EXPECT_LE(*c.cpu_seconds.value, *c.seconds.value);
   }
   // A CPU the process may not use is named, not a crash or a zero.
   std::vector<CanaryTime> bad = canary.run({CPU_SETSIZE - 1}, {});
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_FALSE(bad[0].seconds);
   EXPECT_THAT(bad[0].seconds.unavailable, testing::HasSubstr("sched_setaffinity: Invalid argument"));
+  EXPECT_EQ(bad[0].cpu_seconds.unavailable, bad[0].seconds.unavailable);
 }
 
 TEST(RealProbe, CpuFrequenciesWhereTheMachineHasCpufreq) {

@@ -73,10 +73,15 @@ struct CpuUse {
   double steal_share() const;
 };
 
-// The canary on one CPU: the fixed work's time (canary.h).
+// The canary on one CPU: the fixed work's time (canary.h), on the wall
+// clock and in the thread's own CPU time. The CPU time leaves out the moments
+// the thread waited for the CPU (level 4's stress-ng, a neighbour: judged
+// apart as others' share), so it moves only with what slows the work itself
+// (a lower clock, throttling, a sibling hyperthread, cache pressure).
 struct CanaryTime {
   int cpu = 0;
   Probed<double> seconds;
+  Probed<double> cpu_seconds{};  // CLOCK_THREAD_CPUTIME_ID; absent from older agents
 };
 
 struct StabilityReading {

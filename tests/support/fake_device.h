@@ -45,18 +45,24 @@ class FakeDeviceTree {
   std::string root_;
 };
 
-// runs[k][i]: the time of the k-th run on the i-th CPU asked for. `starting`
-// and `ending` stand for what the canary's load does to the device (a clock
-// that rises under it), around the midway call.
+// runs[k][i]: the time of the k-th run on the i-th CPU asked for, and
+// cpu_runs[k][i] its CPU time (none when cpu_runs is empty, as from an agent
+// that did not read it). `starting` and `ending` stand for what the canary's
+// load does to the device (a clock that rises under it), around the midway
+// call.
 class ScriptedCanary final : public Canary {
  public:
-  std::vector<std::vector<double>> runs;
+  std::vector<std::vector<double>> runs, cpu_runs;
   std::size_t next = 0;
   std::function<void()> starting, ending;
 
   std::vector<CanaryTime> run(const std::vector<int>& cpus, const std::function<void()>& midway) override {
     std::vector<CanaryTime> out;
-    for (std::size_t i = 0; i < cpus.size(); ++i) out.push_back({cpus[i], Probed<double>::known(runs.at(next).at(i))});
+    for (std::size_t i = 0; i < cpus.size(); ++i)
+      out.push_back({.cpu = cpus[i],
+                     .seconds = Probed<double>::known(runs.at(next).at(i)),
+                     .cpu_seconds = cpu_runs.empty() ? Probed<double>::missing("not scripted")
+                                                     : Probed<double>::known(cpu_runs.at(next).at(i))});
     ++next;
     if (starting) starting();
     if (midway) midway();
