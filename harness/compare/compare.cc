@@ -683,12 +683,23 @@ Comparison judge_against_reference(const Analysis& run, const CompareConfig& con
     if (r.p_wilcoxon) r.reason += fmt::format("; signed-rank p {}", p_text(*r.p_wilcoxon));
     if (config.looks > 1) r.reason += fmt::format("; alpha split over {} looks", config.looks);
   }
-  // An unstable rig undoes a comparison of nights (nothing cancels it), not
-  // this one: both sides ran under it, in rounds whose order was drawn, so a
-  // disturbance that lasts shifts both and one that comes and goes widens the
-  // rounds' spread (and with it what the verdict could detect). Said beside.
+  // An unstable rig: both sides ran under it, in rounds whose order was
+  // drawn, so a disturbance that lasts shifts both and one that comes and
+  // goes widens the rounds' spread, and with it the change the verdict could
+  // detect. An `unchanged` stands on that spread, with the rig's state said
+  // beside. A `regressed` or `improved` does not: the gate's promise is that
+  // an unstable window never flags a change (a disturbance that happened to
+  // fall on one side's blocks more than the other's could make one), so it
+  // is `cannot tell`, saying what the rounds read.
   for (MetricComparison& r : out.metrics) {
-    if (unstable_level(run, r.level)) {
+    const std::optional<std::string> unstable = unstable_level(run, r.level);
+    if (!unstable) continue;
+    if (r.verdict == Change::regressed || r.verdict == Change::improved) {
+      r.reason = fmt::format("{} (stability.{}): the rounds read {} ({}), not trusted while the rig moved", *unstable,
+                             level_name(r.level), change_name(r.verdict), r.reason);
+      r.verdict = Change::cannot_tell;
+      r.decided_by = "stability";
+    } else {
       r.reason += fmt::format("{}rig unstable (stability.{} says how), shared by both sides",
                               r.reason.empty() ? "" : "; ", level_name(r.level));
     }

@@ -5,6 +5,7 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "harness/base/stats.h"
@@ -639,23 +640,36 @@ TEST(CompareReference, AKernelSlowerThanItsReferenceIsRegressedByItsAchievedRati
   EXPECT_EQ(judge_against_reference(a, CompareConfig{}).metrics[0].verdict, Change::improved);
 }
 
-// An unstable rig is said beside a paired verdict but does not undo it: the
-// reference ran under the same disturbance, in rounds of drawn order.
-TEST(CompareReference, MoreLooksSplitAlphaAndAnUnstableRigIsSharedByBothSides) {
+// An unstable rig never lets a paired verdict flag a change: what the rounds
+// read is said, the verdict is cannot tell. An unchanged stands on the
+// rounds' spread (the reference ran under the same disturbance, in rounds of
+// drawn order), with the rig's state said beside.
+TEST(CompareReference, MoreLooksSplitAlphaAndAnUnstableRigFlagsNothing) {
   CompareConfig config;
   config.looks = 3;
   Comparison c = judge_against_reference(paired_run(1.10, 0.02, 20, 2), config);
   EXPECT_EQ(c.metrics[0].verdict, Change::regressed);
   EXPECT_NE(c.metrics[0].reason.find("; alpha split over 3 looks"), std::string::npos);
-  Analysis unstable = paired_run(1.10, 0.02, 20, 2);
   Metric s = value("stability.latency", 0, Better::none);
   s.text = "unstable: canary +23 %";
+  Analysis unstable = paired_run(1.10, 0.02, 20, 2);
   unstable.metrics.push_back(s);
   c = judge_against_reference(unstable, config);
-  EXPECT_EQ(c.metrics[0].verdict, Change::regressed);
+  EXPECT_EQ(c.metrics[0].verdict, Change::cannot_tell);
+  EXPECT_EQ(c.metrics[0].decided_by, "stability");
+  EXPECT_THAT(c.metrics[0].reason, testing::StartsWith("rig unstable: canary +23 % (stability.latency): the rounds "
+                                                       "read regressed ("));
+  EXPECT_THAT(c.metrics[0].reason, testing::EndsWith("; alpha split over 3 looks), not trusted while the rig moved"));
+  EXPECT_FALSE(c.regressed());
+  Analysis faster = paired_run(1 / 1.10, 0.02, 20, 2);
+  faster.metrics.push_back(s);
+  EXPECT_EQ(judge_against_reference(faster, config).metrics[0].verdict, Change::cannot_tell);
+  Analysis same = paired_run(1.0, 0.02, 20, 2);
+  same.metrics.push_back(s);
+  c = judge_against_reference(same, config);
+  EXPECT_EQ(c.metrics[0].verdict, Change::unchanged) << c.metrics[0].reason;
   EXPECT_EQ(c.metrics[0].reason.substr(c.metrics[0].reason.find("; alpha split")),
             "; alpha split over 3 looks; rig unstable (stability.latency says how), shared by both sides");
-  EXPECT_TRUE(c.regressed());
 }
 
 // With a round far from the others the judgement reads the signed-rank p;
