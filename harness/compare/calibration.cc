@@ -93,7 +93,7 @@ Calibration calibrate_nights(const std::vector<RunRecord>& nights, const Compare
         m.sd = s->sd;
         m.df = s->degrees_of_freedom;
         // One baseline night with this spread: se = sd * sqrt(1/1 + 1).
-        ChangeEvidence e{0, s->sd * std::sqrt(2.0), s->degrees_of_freedom, scale, ""};
+        const ChangeEvidence e{.standard_error = s->sd * std::sqrt(2.0), .degrees_of_freedom = s->degrees_of_freedom, .scale = scale};
         m.detectable = detectable_change(e, settings);
       }
     }
@@ -102,7 +102,9 @@ Calibration calibrate_nights(const std::vector<RunRecord>& nights, const Compare
       m.paired_sd = std::sqrt(p->second.sum_squares / p->second.df);
       m.paired_rounds = static_cast<std::int64_t>(median(p->second.rounds));
       const double rounds = static_cast<double>(m.paired_rounds);
-      ChangeEvidence e{0, *m.paired_sd / std::sqrt(rounds), rounds - 1, ChangeScale::log_ratio, ""};
+      const ChangeEvidence e{.standard_error = *m.paired_sd / std::sqrt(rounds),
+                             .degrees_of_freedom = rounds - 1,
+                             .scale = ChangeScale::log_ratio};
       JudgementSettings looks = settings;
       looks.looks = config.looks;
       m.paired_detectable = detectable_change(e, looks);

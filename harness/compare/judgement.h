@@ -47,12 +47,12 @@ struct ChangeEvidence {
   double standard_error = 0;  // of the estimate
   double degrees_of_freedom = 0;  // of the spread behind the standard error (>= 1)
   ChangeScale scale = ChangeScale::log_ratio;
-  std::string basis;          // what the spread rests on: "15 paired rounds", "5 baseline nights"
+  std::string basis{};        // what the spread rests on: "15 paired rounds", "5 baseline nights"
   // Evidence that is not Student's t (paired rounds with outliers: the
   // signed-rank test and its interval, paired.h): its own two-sided p and
   // its interval at a confidence; empty: the t distribution of the above.
-  std::optional<double> p;
-  std::function<std::pair<double, double>(double confidence)> interval;
+  std::optional<double> p{};
+  std::function<std::pair<double, double>(double confidence)> interval{};
 };
 
 struct JudgementSettings {
