@@ -22,7 +22,9 @@ TEST(ReportFormats, EveryRowIsCompleteAndUnique) {
     ASSERT_GE(f.extension.size(), 2u);
     EXPECT_EQ(f.extension[0], '.');
     EXPECT_TRUE(names.insert(f.name).second);
-    if (!f.also.empty()) EXPECT_TRUE(names.insert(f.also).second);
+    if (!f.also.empty()) {
+      EXPECT_TRUE(names.insert(f.also).second);
+    }
     EXPECT_TRUE(extensions.insert(f.extension).second);
     // Each name and extension finds its own row, and no other row's.
     Result<const ReportFormat*> by_name = report_format_from_name(f.name);

@@ -120,7 +120,9 @@ TEST(CompareEndToEnd, ARunIsJudgedAgainstItsReferenceAndNightsNeedTheirSpread) {
   EXPECT_EQ(rows["latency_p50"]["decided_by"], "spread unknown");
   ASSERT_TRUE(j.contains("reference")) << c.out;
   for (const auto& m : j["reference"]["metrics"])
-    if (m["name"] == "latency_p50") EXPECT_EQ(m["verdict"], "regressed") << m.dump();
+    if (m["name"] == "latency_p50") {
+      EXPECT_EQ(m["verdict"], "regressed") << m.dump();
+    }
 
   // A calibration of the rig: A/A nights, their spread and false alarms.
   Ran cal = harness(db, "calibrate '" + same + "' --nights 3 --quiet");

@@ -125,7 +125,9 @@ TEST_F(CaseStudy, DaySixAgainstDayOneImprovedEveryLevelAndMetThePassCriteria) {
   EXPECT_EQ(alone.exit_code, 0) << alone.out << alone.err;
   nlohmann::json a = nlohmann::json::parse(alone.out);
   for (const auto& m : a["metrics"])
-    if (m["verdict"] == "improved") EXPECT_TRUE(m["current_provenance"] == "model" || m["current_provenance"] == "declared") << m.dump();
+    if (m["verdict"] == "improved") {
+      EXPECT_TRUE(m["current_provenance"] == "model" || m["current_provenance"] == "declared") << m.dump();
+    }
   EXPECT_EQ(a["summary"]["regressed"], 0);
   for (const auto& e : a["expectations"]) EXPECT_EQ(e["status"], "pass") << e.dump();
   calibrate(0.05);
@@ -152,7 +154,9 @@ TEST_F(CaseStudy, DayOneAgainstItselfChangedNothing) {
   // One night cannot say what it could have seen: only the categories
   // (memory- or compute-bound) and the model's figures are unchanged.
   for (const auto& m : j["metrics"])
-    if (m["verdict"] == "unchanged") EXPECT_TRUE(m["kind"] == "text" || m["basis"].get<std::string>().find("no noise between nights") != std::string::npos) << m.dump();
+    if (m["verdict"] == "unchanged") {
+      EXPECT_TRUE(m["kind"] == "text" || m["basis"].get<std::string>().find("no noise between nights") != std::string::npos) << m.dump();
+    }
   // A quiet rig's calibration (nights within 1 %): the same figures are unchanged.
   calibrate(0.01);
   j = nlohmann::json::parse(harness({"--json", "compare", "1", "--against", "1"}).out);

@@ -100,8 +100,9 @@ TEST_F(CatalogueOnFixtures, EveryNameTheReportsReadIsEmittedBySomeReplayedRun) {
   for (const auto& [name, run] : *runs_) {
     EXPECT_FALSE(render_html({run, std::nullopt, std::nullopt}).empty());
     EXPECT_FALSE(render_markdown({run, std::nullopt, std::nullopt}).empty());
-    if (name.starts_with("case-study/") && &run != day1)
+    if (name.starts_with("case-study/") && &run != day1) {
       EXPECT_FALSE(render_html({run, *day1, value_differences(*day1, run, "run 1")}).empty());
+    }
   }
   // The regression tables of `history --table` rank the stored metrics by name.
   for (const auto& [name, run] : *runs_)

@@ -133,8 +133,12 @@ TEST_P(CompareCliTest, ABaselineOfSeveralRunsIsJudgedByTheirSpread) {
   nlohmann::json j = nlohmann::json::parse(out_);
   EXPECT_EQ(j["baseline"]["runs"], nlohmann::json({2, 3, 4, 5}));
   for (const auto& m : j["metrics"]) {
-    if (m["name"] == "latency") EXPECT_EQ(m["decided_by"], "significance") << m.dump();
-    if (m["name"] == "latency_p50") EXPECT_EQ(m["verdict"], "regressed") << m.dump();
+    if (m["name"] == "latency") {
+      EXPECT_EQ(m["decided_by"], "significance") << m.dump();
+    }
+    if (m["name"] == "latency_p50") {
+      EXPECT_EQ(m["verdict"], "regressed") << m.dump();
+    }
   }
   EXPECT_EQ(cli({"baseline", "set", "nightly", "1", "2", "--last", "3"}), 2);
   EXPECT_EQ(err_, "harness: error: --last N takes one RUN: the newest run of the baseline\n");

@@ -172,7 +172,9 @@ TEST(Judgement, ARoundFarFromTheOthersDoesNotDecide) {
     t.standard_error = p->sd_log / std::sqrt(20.0);
     t.p.reset();
     t.interval = nullptr;
-    if (factor == 1.0) EXPECT_EQ(judge_change(t, settings(0.05)).outcome, Change::cannot_tell);
+    if (factor == 1.0) {
+      EXPECT_EQ(judge_change(t, settings(0.05)).outcome, Change::cannot_tell);
+    }
     EXPECT_EQ(judge_change(e, settings(0.05)).outcome, factor == 1.0 ? Change::unchanged : Change::regressed)
         << judge_change(e, settings(0.05)).why;
   }

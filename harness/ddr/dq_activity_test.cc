@@ -141,7 +141,9 @@ TEST_P(StrobeImpairments, StrobeEstimateWithinTwoPercentOfTheTruth) {
       const Estimates e = estimate(*trace, o, 0);
       expect_within_two_percent(e);
       EXPECT_EQ(e.pulses_per_tck, 1);
-      if (imp.glitches > 0) EXPECT_GT(e.glitches, 10u);
+      if (imp.glitches > 0) {
+        EXPECT_GT(e.glitches, 10u);
+      }
     }
   }
 }
@@ -188,7 +190,9 @@ TEST(DqActivity, DeclaredTogglingPreamblesAreLeftOut) {
         EXPECT_LT(e.commands, 0.5);  // sparse
         expect_within_two_percent(e);
         EXPECT_LE(std::abs(e.dqs - e.commands), 0.01 * e.commands) << e.dqs << " vs " << e.commands;
-        if (preamble == 0) EXPECT_EQ(e.preamble_tck, 0);
+        if (preamble == 0) {
+          EXPECT_EQ(e.preamble_tck, 0);
+        }
         if (preamble > 0) {
           EXPECT_GT(e.preamble_tck, 100);
           // Not declared, the preamble counts as data: outside the 1 % agreement.

@@ -46,7 +46,9 @@ TEST(MetricCatalogue, EveryLevelHasATableWithUniqueNamesAndADescriptionEach) {
       EXPECT_FALSE(e.description.empty()) << e.name;
       EXPECT_EQ(e.expect.empty(), e.forms == kNoExpectation) << e.name;
       // Every entry is reachable: no earlier pattern shadows it.
-      if (!e.is_pattern()) EXPECT_EQ(find_catalogue_entry(level, e.name, e.series)->name, e.name);
+      if (!e.is_pattern()) {
+        EXPECT_EQ(find_catalogue_entry(level, e.name, e.series)->name, e.name);
+      }
     }
   }
 }

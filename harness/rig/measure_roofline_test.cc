@@ -87,7 +87,9 @@ TEST(MeasureRoofline, EveryMeasurementIsRepeatedInRoundsEachAStep) {
   EXPECT_EQ(seen, expected);
   // Each measurement keeps its place in the recording and gets one value a round.
   for (const CeilingSamples& c : rec.ceilings)
-    if (c.unavailable.empty()) EXPECT_EQ(c.values.size(), 3u) << c.name;
+    if (c.unavailable.empty()) {
+      EXPECT_EQ(c.values.size(), 3u) << c.name;
+    }
   ASSERT_EQ(rec.kernels.size(), 1u);
   EXPECT_EQ(rec.kernels[0].name, "va");
   EXPECT_EQ(rec.kernels[0].seconds.size(), 3u);

@@ -69,8 +69,10 @@ TEST_F(RunnerProgress, EveryLevelStartsAndFinishesAndLevelFourReportsItsIteratio
       case Kind::level_finished:
         EXPECT_GE(e.elapsed_s, 0);
         steps.push_back(fmt::format("done {}{}", level_name(e.level), e.failure.empty() ? "" : ": " + e.failure));
-        if (e.level == Level::latency) EXPECT_EQ(e.samples, last_done);  // every latency sample of the level
-        break;
+        if (e.level == Level::latency) {
+          EXPECT_EQ(e.samples, last_done);  // every latency sample of the level
+              break;
+        }
     }
   }
   EXPECT_THAT(steps, testing::ElementsAre(

@@ -425,7 +425,9 @@ class StoreMigrationTest : public testing_support::StoreEngineTest {
   // The old store as the harness opens it: migrated to the current schema.
   Result<Store> migrated() const {
     Result<Store> s = Store::open(target_->target());
-    if (s) EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
+    if (s) {
+      EXPECT_EQ(s->schema_version(), Store::kSchemaVersion);
+    }
     return s;
   }
 };

@@ -50,15 +50,21 @@ TEST(CaptureFormats, EverySignatureIsUniqueAndNoPrefixHidesAnother) {
       SCOPED_TRACE(std::string(f.name) + " '" + std::string(s.text) + "'");
       EXPECT_TRUE(seen.insert({static_cast<int>(s.kind), s.text}).second) << "signature listed twice";
       if (s.kind == FormatSignature::Kind::folder) ++folders;
-      if (s.kind == FormatSignature::Kind::extension) EXPECT_EQ(s.text.front(), '.');
-      if (s.kind != FormatSignature::Kind::folder) EXPECT_FALSE(s.text.empty());
+      if (s.kind == FormatSignature::Kind::extension) {
+        EXPECT_EQ(s.text.front(), '.');
+      }
+      if (s.kind != FormatSignature::Kind::folder) {
+        EXPECT_FALSE(s.text.empty());
+      }
       if (s.kind == FormatSignature::Kind::prefix) prefixes.push_back(s.text);
     }
   EXPECT_LE(folders, 1);
   // A prefix that starts another would decide for it whatever the other says.
   for (std::string_view a : prefixes)
     for (std::string_view b : prefixes)
-      if (a != b) EXPECT_NE(b.rfind(a, 0), 0u) << "'" << a << "' is a prefix of '" << b << "'";
+      if (a != b) {
+        EXPECT_NE(b.rfind(a, 0), 0u) << "'" << a << "' is a prefix of '" << b << "'";
+      }
 }
 
 TEST(CaptureFormats, EachSignatureRecognisesItsFormat) {

@@ -66,7 +66,9 @@ TEST(SeriesCache, DecodesWhatItEncoded) {
       EXPECT_EQ(col.run[i], rs[i].run_id);
       const ValueLabel& l = c->values.labels().at(col.label[i]);
       EXPECT_EQ(l.has_value, rs[i].value.has_value());
-      if (rs[i].value) EXPECT_EQ(col.value[i], *rs[i].value);
+      if (rs[i].value) {
+        EXPECT_EQ(col.value[i], *rs[i].value);
+      }
       EXPECT_EQ(c->values.texts().at(l.unit), rs[i].unit);
       EXPECT_EQ(c->values.texts().at(l.provenance), rs[i].provenance);
       EXPECT_EQ(c->values.texts().at(l.unavailable), rs[i].unavailable);
