@@ -52,6 +52,10 @@ std::optional<std::string> unstable_level(const Analysis& run, Level level) {
 
 namespace {
 
+// An unstable window's paired change must show in each stretch of its rounds
+// in the order they ran; a stretch of fewer rounds than this cannot tell.
+constexpr std::size_t kMinRoundsPerStretch = 3;
+
 // The scenario's settings for judging one metric: its threshold and better
 // direction, alpha split over the looks a run may take at it.
 JudgementSettings judgement_settings(const CompareConfig& config, double threshold, Better better, int looks) {
@@ -687,22 +691,41 @@ Comparison judge_against_reference(const Analysis& run, const CompareConfig& con
   // drawn, so a disturbance that lasts shifts both and one that comes and
   // goes widens the rounds' spread, and with it the change the verdict could
   // detect. An `unchanged` stands on that spread, with the rig's state said
-  // beside. A `regressed` or `improved` does not: the gate's promise is that
-  // an unstable window never flags a change (a disturbance that happened to
-  // fall on one side's blocks more than the other's could make one), so it
-  // is `cannot tell`, saying what the rounds read.
+  // beside. A `regressed` or `improved` stands only where it shows in every
+  // stretch of the rounds in the order they ran (persistence.h, against a
+  // ratio of 1): a change of the candidate is in every round, while a
+  // disturbance that happened to fall on one side's blocks more than the
+  // other's (the only way one could make a change) comes and goes. Otherwise,
+  // or with too few rounds to cut, it is `cannot tell`, saying what the
+  // rounds read.
   for (MetricComparison& r : out.metrics) {
     const std::optional<std::string> unstable = unstable_level(run, r.level);
     if (!unstable) continue;
-    if (r.verdict == Change::regressed || r.verdict == Change::improved) {
-      r.reason = fmt::format("{} (stability.{}): the rounds read {} ({}), not trusted while the rig moved", *unstable,
-                             level_name(r.level), change_name(r.verdict), r.reason);
-      r.verdict = Change::cannot_tell;
-      r.decided_by = "stability";
-    } else {
-      r.reason += fmt::format("{}rig unstable (stability.{} says how), shared by both sides",
-                              r.reason.empty() ? "" : "; ", level_name(r.level));
+    const std::string level(level_name(r.level));
+    if (r.verdict != Change::regressed && r.verdict != Change::improved) {
+      r.reason += fmt::format("{}rig unstable (stability.{} says how), shared by both sides", r.reason.empty() ? "" : "; ",
+                              level);
+      continue;
     }
+    const SampleSet* ratios = run.find_samples(std::string(kPairedPrefix) + r.name);
+    std::optional<Persistence> held;
+    if (ratios)
+      held = persistence(ratios->values, std::nullopt, 1.0, mean(ratios->values), r.threshold, kMinRoundsPerStretch);
+    if (held) r.stretches = held->stretches, r.stretches_showing = held->showing;
+    if (held && held->holds()) {
+      r.reason += fmt::format("; rig unstable (stability.{} says how), but the change shows in each of the {} stretches "
+                              "of rounds in the order they ran",
+                              level, held->stretches);
+      continue;
+    }
+    r.reason = fmt::format(
+        "{} (stability.{}): the rounds read {} ({}), {}", *unstable, level, change_name(r.verdict), r.reason,
+        held ? fmt::format("but only {} of their {} stretches in the order they ran show it", held->showing,
+                           held->stretches)
+             : fmt::format("and {} rounds are too few to see whether it shows in each of {} stretches of {}", r.rounds,
+                           kPersistenceStretches, kMinRoundsPerStretch));
+    r.verdict = Change::cannot_tell;
+    r.decided_by = "stability";
   }
   return out;
 }

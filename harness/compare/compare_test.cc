@@ -640,11 +640,13 @@ TEST(CompareReference, AKernelSlowerThanItsReferenceIsRegressedByItsAchievedRati
   EXPECT_EQ(judge_against_reference(a, CompareConfig{}).metrics[0].verdict, Change::improved);
 }
 
-// An unstable rig never lets a paired verdict flag a change: what the rounds
-// read is said, the verdict is cannot tell. An unchanged stands on the
-// rounds' spread (the reference ran under the same disturbance, in rounds of
-// drawn order), with the rig's state said beside.
-TEST(CompareReference, MoreLooksSplitAlphaAndAnUnstableRigFlagsNothing) {
+// On an unstable rig a paired change stands only where it shows in every
+// stretch of the rounds in the order they ran: a change of the candidate is in
+// every round, a disturbance that fell on one side's blocks comes and goes.
+// Otherwise it is cannot tell, saying what the rounds read; an unchanged
+// stands on the rounds' spread (the reference ran under the same
+// disturbance), with the rig's state said beside.
+TEST(CompareReference, MoreLooksSplitAlphaAndAnUnstableRigFlagsOnlyAChangeInEveryStretch) {
   CompareConfig config;
   config.looks = 3;
   Comparison c = judge_against_reference(paired_run(1.10, 0.02, 20, 2), config);
@@ -652,18 +654,41 @@ TEST(CompareReference, MoreLooksSplitAlphaAndAnUnstableRigFlagsNothing) {
   EXPECT_NE(c.metrics[0].reason.find("; alpha split over 3 looks"), std::string::npos);
   Metric s = value("stability.latency", 0, Better::none);
   s.text = "unstable: canary +23 %";
+
   Analysis unstable = paired_run(1.10, 0.02, 20, 2);
   unstable.metrics.push_back(s);
   c = judge_against_reference(unstable, config);
+  EXPECT_EQ(c.metrics[0].verdict, Change::regressed) << c.metrics[0].reason;
+  EXPECT_EQ(c.metrics[0].stretches, 5u);
+  EXPECT_EQ(c.metrics[0].stretches_showing, 5u);
+  EXPECT_THAT(c.metrics[0].reason, testing::EndsWith("; alpha split over 3 looks; rig unstable (stability.latency says "
+                                                     "how), but the change shows in each of the 5 stretches of rounds "
+                                                     "in the order they ran"));
+  EXPECT_TRUE(c.regressed());
+
+  // The first half of the rounds as the reference, the second 25 % slower:
+  // regressed on a steady rig, cannot tell on an unstable one.
+  Analysis half = paired_run(1.0, 0.01, 20, 3);
+  for (std::size_t i = 10; i < 20; ++i) half.samples[0].values[i] *= 1.25;
+  EXPECT_EQ(judge_against_reference(half, config).metrics[0].verdict, Change::regressed);
+  half.metrics.push_back(s);
+  c = judge_against_reference(half, config);
   EXPECT_EQ(c.metrics[0].verdict, Change::cannot_tell);
   EXPECT_EQ(c.metrics[0].decided_by, "stability");
+  EXPECT_EQ(c.metrics[0].stretches_showing, 3u);
   EXPECT_THAT(c.metrics[0].reason, testing::StartsWith("rig unstable: canary +23 % (stability.latency): the rounds "
                                                        "read regressed ("));
-  EXPECT_THAT(c.metrics[0].reason, testing::EndsWith("; alpha split over 3 looks), not trusted while the rig moved"));
+  EXPECT_THAT(c.metrics[0].reason, testing::EndsWith("), but only 3 of their 5 stretches in the order they ran show it"));
   EXPECT_FALSE(c.regressed());
-  Analysis faster = paired_run(1 / 1.10, 0.02, 20, 2);
-  faster.metrics.push_back(s);
-  EXPECT_EQ(judge_against_reference(faster, config).metrics[0].verdict, Change::cannot_tell);
+
+  // Too few rounds to cut into five stretches of three.
+  Analysis short_run = paired_run(1.10, 0.02, 12, 4);
+  short_run.metrics.push_back(s);
+  c = judge_against_reference(short_run, config);
+  EXPECT_EQ(c.metrics[0].verdict, Change::cannot_tell);
+  EXPECT_THAT(c.metrics[0].reason,
+              testing::EndsWith("and 12 rounds are too few to see whether it shows in each of 5 stretches of 3"));
+
   Analysis same = paired_run(1.0, 0.02, 20, 2);
   same.metrics.push_back(s);
   c = judge_against_reference(same, config);
