@@ -1,5 +1,9 @@
 #include "harness/base/terminal_text.h"
 
+#include <cstdint>
+#include <cstring>
+#include <ostream>
+
 #include <fmt/format.h>
 
 namespace harness {
@@ -53,12 +57,30 @@ std::string escape(std::string_view text, bool keep_line_breaks) {
   return out;
 }
 
-bool is_plain(std::string_view text, bool keep_line_breaks) {
+bool bytes_plain(std::string_view text, bool keep_line_breaks) {
   for (char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
     if (c >= 0x7F || (c < 0x20 && !(keep_line_breaks && c == '\n'))) return false;
   }
   return true;
+}
+
+// Printable ASCII throughout (and line breaks where kept). Eight bytes at a
+// time, as a 100,000-line history table is checked before it is written: a
+// word with a byte at or above 0x7F is not plain (bit 7 set, or 0x7F + 1
+// carrying into it; a carry out of 0xFF only follows a byte already caught),
+// and a word with a byte below 0x20 (w - 0x20 in each byte borrows into bit 7
+// only then) is looked at byte by byte, since a kept line break is one.
+bool is_plain(std::string_view text, bool keep_line_breaks) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    if ((w | (w + kOnes)) & kHighs) return false;
+    if (((w - 0x20 * kOnes) & ~w & kHighs) && !bytes_plain(text.substr(i, 8), keep_line_breaks)) return false;
+  }
+  return bytes_plain(text.substr(i), keep_line_breaks);
 }
 
 }  // namespace
@@ -71,6 +93,11 @@ std::string terminal_safe(std::string_view text) {
 std::string terminal_safe_lines(std::string_view text) {
   if (is_plain(text, true)) return std::string(text);
   return escape(text, true);
+}
+
+void write_terminal_safe_lines(std::ostream& out, std::string_view text) {
+  if (is_plain(text, true)) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  else out << escape(text, true);
 }
 
 }  // namespace harness

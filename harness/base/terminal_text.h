@@ -11,6 +11,7 @@
 // Everything else (printable ASCII, UTF-8 letters, a backslash) is kept.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -22,5 +23,9 @@ std::string terminal_safe(std::string_view text);
 // For a block of lines from data (an error message, a rendered list): line
 // breaks are kept, everything else is escaped as terminal_safe does.
 std::string terminal_safe_lines(std::string_view text);
+
+// Writes what terminal_safe_lines returns, without a copy of text that
+// needs no escape (a 100,000-line table).
+void write_terminal_safe_lines(std::ostream& out, std::string_view text);
 
 }  // namespace harness

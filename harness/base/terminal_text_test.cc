@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 namespace harness {
 namespace {
 
@@ -32,6 +34,32 @@ TEST(TerminalText, C1ControlsAndBytesThatAreNotUtf8AreEscaped) {
 
 TEST(TerminalText, LinesKeepTheirBreaksOnly) {
   EXPECT_EQ(terminal_safe_lines("one\ntwo\x1b[31m\r\n"), "one\ntwo\\x1b[31m\\x0d\n");
+}
+
+// Plain text is checked eight bytes at a time: every byte value, at every
+// place of a word and of the tail, beside plain neighbours of both kinds
+// (0x7E, whose + 1 must not reach bit 7, and a line break) is kept exactly
+// when it is printable ASCII (or a kept line break), and written as
+// terminal_safe_lines returns it.
+TEST(TerminalText, EveryByteAtEveryPlaceOfAWordIsJudgedAlone) {
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    const bool printable = b >= 0x20 && b < 0x7F;
+    for (std::size_t at = 0; at < 19; ++at) {
+      for (char neighbour : {'~', '\n'}) {
+        std::string text(19, neighbour);
+        text[at] = c;
+        const std::string lines = terminal_safe_lines(text);
+        EXPECT_EQ(lines == text, printable || c == '\n') << "byte " << b << " at " << at;
+        std::ostringstream written;
+        write_terminal_safe_lines(written, text);
+        EXPECT_EQ(written.str(), lines) << "byte " << b << " at " << at;
+        if (neighbour == '~') {
+          EXPECT_EQ(terminal_safe(text) == text, printable) << "byte " << b << " at " << at;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

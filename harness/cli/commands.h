@@ -36,7 +36,7 @@ struct Io {
 // title. Painted text, which carries the harness's own colour sequences,
 // escapes its fields itself (reports/console.h, progress_view.h); JSON is
 // escaped by its writer.
-inline void print_text(std::ostream& out, std::string_view text) { out << terminal_safe_lines(text); }
+inline void print_text(std::ostream& out, std::string_view text) { write_terminal_safe_lines(out, text); }
 
 using Action = std::function<Result<ExitCode>()>;
 using CommandSetup = Action (*)(CLI::App& app, const GlobalOptions& global, Io io);
