@@ -26,7 +26,7 @@ struct CompareRequest {
   std::string baseline;      // a named baseline of the run's scenario and rig
   std::int64_t against = 0;  // or a run id
   bool allow_mismatch = false;
-  std::string rig;           // with `baseline`: that rig's baseline instead (asked for, so no mismatch)
+  std::string rig{};         // with `baseline`: that rig's baseline instead (asked for, so no mismatch)
   bool all_rigs = false;     // the noise band draws on the scenario's runs on every rig
 };
 

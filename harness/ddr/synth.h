@@ -40,14 +40,14 @@ struct SynthOptions {
   // strobe keeps toggling through it (pre- and postamble overlap). 0: none.
   unsigned dqs_preamble = 0;
   unsigned dq_channels = 0;        // DQ0.. carrying pseudo-random data during bursts
-  std::vector<SynthClockStop> clock_stops;
+  std::vector<SynthClockStop> clock_stops{};
   unsigned ranks = 1;              // chip selects CS0.. (CS0_n.. for DDR4) when more than one
   bool cke = false;                // a CKE channel (DDR4, LPDDR4): needed for PDE/PDX (and DDR4 SRE/SRX)
   std::uint64_t tail_cycles = 16;  // idle cycles after the last command and burst
-  std::string organisation;        // DDR4 "x16": no BG1 channel (the trace's bank groups must be 0-1)
+  std::string organisation{};      // DDR4 "x16": no BG1 channel (the trace's bank groups must be 0-1)
   // Render only these channels (roles: "CK", "CS_n", "ACT_n", "DQS0"...), as
   // a lab probing part of the bus records it; empty: all.
-  std::vector<std::string> probed;
+  std::vector<std::string> probed{};
   // The strobe as an analyzer sampling it asynchronously sees it. Each DQS
   // channel draws its own jitter and glitches (separate random numbers: the
   // CA pins and data are the same with or without them).

@@ -1,6 +1,7 @@
 #include "harness/levels/latency.h"
 
 #include <cmath>
+#include <tuple>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -169,17 +170,23 @@ TEST(LatencyAnalysis, RecordingRoundTripsThroughJsonAndReadsTheFirstFormat) {
 
 Analysis with_power_and_efficiency(double power, double efficiency) {
   Analysis a;
-  a.metrics = {Metric{.name = "power_mean", .value = power, .unit = "W"},
-               Metric{.name = "efficiency", .value = efficiency, .unit = "1/J"}};
+  for (auto [name, value, unit] : {std::tuple{"power_mean", power, "W"}, std::tuple{"efficiency", efficiency, "1/J"}}) {
+    Metric& m = a.metrics.emplace_back();
+    m.name = name, m.value = value, m.unit = unit;
+  }
   return a;
 }
 
 LatencyConfig baseline_config() {
   LatencyConfig c;
-  c.efficiency_gain_min = Expectation{
-      .key = "efficiency_gain_min", .metric = "efficiency_gain", .bound = Bound::min, .number = 2.1, .where = "rig.toml:40:24"};
-  c.power_not_above_baseline = Expectation{.key = "power_not_above_baseline", .metric = "power_over_baseline",
-                                           .bound = Bound::max, .number = 1, .where = "rig.toml:41:28"};
+  auto expectation = [](std::string key, std::string metric, Bound bound, double number, std::string where) {
+    Expectation e;
+    e.key = std::move(key), e.metric = std::move(metric), e.bound = bound, e.number = number, e.where = std::move(where);
+    return e;
+  };
+  c.efficiency_gain_min = expectation("efficiency_gain_min", "efficiency_gain", Bound::min, 2.1, "rig.toml:40:24");
+  c.power_not_above_baseline =
+      expectation("power_not_above_baseline", "power_over_baseline", Bound::max, 1, "rig.toml:41:28");
   return c;
 }
 

@@ -16,12 +16,12 @@ struct CalibratedMetric {
   std::string scale = "log";  // "log" (ln of the values) or "relative" (to |mean|): what sd is on
   double sd = 0;              // between-night standard deviation of the night's judged value
   double df = 0;              // its degrees of freedom (nights with the metric - 1)
-  std::optional<double> detectable;  // relative: the smallest change one baseline night with this spread could see
+  std::optional<double> detectable{};  // relative: the smallest change one baseline night with this spread could see
   // A run with a same-run reference: the pooled spread of the rounds' log
   // ratios, the rounds a night took, and the change one night's rounds could see.
-  std::optional<double> paired_sd;
+  std::optional<double> paired_sd{};
   std::int64_t paired_rounds = 0;
-  std::optional<double> paired_detectable;
+  std::optional<double> paired_detectable{};
   std::int64_t false_alarms = 0;  // of the calibration's comparisons, those that flagged this metric
 };
 

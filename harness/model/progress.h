@@ -30,7 +30,7 @@ struct ProgressEvent {
 
   // Level 4: the load condition measured now ("none", "stress-ng-cpu-4"),
   // 1-based among all of the scenario's conditions.
-  std::string condition;
+  std::string condition{};
   int condition_index = 0, condition_count = 0;
   // The condition's measured iterations so far and what its plan asks:
   // at least `planned` iterations and at least `min_duration_s` seconds.
@@ -48,7 +48,7 @@ struct ProgressEvent {
   std::int64_t samples = 0;
   std::uint64_t analyzer_samples = 0;
 
-  std::string failure;
+  std::string failure{};
 };
 
 class RunProgress {

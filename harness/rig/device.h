@@ -51,7 +51,7 @@ struct IterationPlan {
   // starts, read right before the first measured iteration, between its
   // `windows` (over `iterations` here, which is this plan's), and right after
   // the last measured one. Absent: no counters.
-  std::optional<CountersConfig> counters;
+  std::optional<CountersConfig> counters{};
 };
 
 // A window with a min_duration runs past the planned count until the

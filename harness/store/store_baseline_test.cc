@@ -593,7 +593,8 @@ TEST_P(StoreMigrationTest, Version10GivesEachMetricRowItsRunsStatusOriginAndStar
   r.origin = "replay";
   r.status = RunStatus::failed;
   r.started_at = "t6";
-  r.analysis.metrics.push_back(Metric{.name = "latency_p50", .value = 0.7});
+  Metric& p50 = r.analysis.metrics.emplace_back();
+  p50.name = "latency_p50", p50.value = 0.7;
   Result<std::int64_t> id = s->insert_run(r);
   ASSERT_TRUE(id) << id.error().message;
   q.scenario = "";  // the rig's every scenario: the rows' own names
