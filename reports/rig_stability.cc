@@ -75,13 +75,12 @@ std::string canary_line(const StabilityReading& first, const StabilityReading& s
     for (const CanaryTime& c : second.canary)
       if (c.cpu == a.cpu) b = &c;
     const Probed<double>& a_s = canary_time(a, clock);
+    const Probed<double>* b_s = b ? &canary_time(*b, clock) : nullptr;
     if (!a_s) text += "unavailable (" + a_s.unavailable + ")";
-    else if (!b || !canary_time(*b, clock))
-      text += "unavailable (" + (b ? canary_time(*b, clock).unavailable : std::string("not run twice")) + ")";
-    else {
-      const double b_s = *canary_time(*b, clock).value;
-      text += fmt::format("{:.1f} ms then {:.1f} ms ({:+.1f} %)", *a_s.value * 1e3, b_s * 1e3, 100 * (b_s / *a_s.value - 1));
-    }
+    else if (!b_s || !*b_s) text += "unavailable (" + (b_s ? b_s->unavailable : std::string("not run twice")) + ")";
+    else
+      text += fmt::format("{:.1f} ms then {:.1f} ms ({:+.1f} %)", *a_s.value * 1e3, *b_s->value * 1e3,
+                          100 * (*b_s->value / *a_s.value - 1));
     out += (out.empty() ? "" : ", ") + text;
   }
   if (out.empty()) return "  canary  not run\n";

@@ -116,18 +116,18 @@ void judge_canary(const StabilityReading* before, const StabilityReading* after,
   for (const CanaryTime& b : before->canary) {
     const CanaryTime* a = on_cpu(after->canary, b.cpu);
     const Probed<double>& b_s = canary_time(b, clock);
-    if (!a || !b_s || !canary_time(*a, clock) || !(*b_s.value > 0)) {
+    const Probed<double>* a_s = a ? &canary_time(*a, clock) : nullptr;
+    if (!a_s || !b_s || !*a_s || !(*b_s.value > 0)) {
       if (why.empty())
-        why = !b_s ? b_s.unavailable
-              : !a ? fmt::format("no canary on cpu{} after the window", b.cpu)
-                   : canary_time(*a, clock).unavailable;
+        why = !b_s  ? b_s.unavailable
+              : !a_s ? fmt::format("no canary on cpu{} after the window", b.cpu)
+                     : a_s->unavailable;
       continue;
     }
-    const double a_s = *canary_time(*a, clock).value;
     before_s += *b_s.value;
-    after_s += a_s;
+    after_s += *a_s->value;
     cpus.push_back(b.cpu);
-    each += fmt::format("{}cpu{} {:+.0f} %", each.empty() ? "" : ", ", b.cpu, 100 * (a_s / *b_s.value - 1));
+    each += fmt::format("{}cpu{} {:+.0f} %", each.empty() ? "" : ", ", b.cpu, 100 * (*a_s->value / *b_s.value - 1));
   }
   if (cpus.empty()) {
     j.canary_change = Probed<double>::missing(why.empty() ? "the canary did not run" : why);
