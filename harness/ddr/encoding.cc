@@ -661,6 +661,7 @@ Command make(Op op, std::uint64_t cycle, double time) {
 }
 
 // Sub-commands that wait for a second half.
+static_assert(static_cast<int>(Part::nop) < 32, "CommandAssembler::pair_parts_ holds a bit per Part");
 bool opens_pair(Standard s, Part p) {
   if (p == Part::act1 || p == Part::mrw1) return true;
   if (s == Standard::lpddr4) return p == Part::rd || p == Part::wr || p == Part::mwr || p == Part::mrr;
@@ -670,7 +671,9 @@ bool opens_pair(Standard s, Part p) {
 }  // namespace
 
 CommandAssembler::CommandAssembler(Standard standard) : standard_(standard) {
-  if (standard != Standard::ddr4) cache_ = &word_cache(standard).entries;
+  for (int p = 0; p <= static_cast<int>(Part::nop); ++p)
+    if (opens_pair(standard, static_cast<Part>(p))) pair_parts_ |= std::uint32_t{1} << p;
+  if (standard != Standard::ddr4) use_cache(word_cache(standard).entries);
 }
 
 CommandAssembler::CommandAssembler(Standard standard, const ProbeCoverage& coverage) : CommandAssembler(standard) {
@@ -682,7 +685,7 @@ CommandAssembler::CommandAssembler(Standard standard, const ProbeCoverage& cover
   // LPDDR: a private word table by the probed pins, so the per-word path
   // stays a table lookup.
   const Table& t = table(standard);
-  own_cache_.assign(cache_->size(), std::nullopt);
+  own_cache_.assign(cache_size_, std::nullopt);
   const std::uint64_t key = (std::uint64_t{1} << t.key_bits) - 1;
   for (std::uint64_t w = 0; w < own_cache_.size(); ++w) {
     const std::int8_t i = coverage.lookup[w & key];
@@ -690,13 +693,13 @@ CommandAssembler::CommandAssembler(Standard standard, const ProbeCoverage& cover
     const Compiled& c = t.rows[static_cast<std::size_t>(i)];
     own_cache_[w] = SubCommand{c.part, extract(c, w), c.name};
   }
-  cache_ = &own_cache_;
+  use_cache(own_cache_);
 }
 
 void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out) {
   // LPDDR words come from the precomputed table (no copy); DDR4's are decoded.
-  if (cache_ && word < cache_->size()) {
-    if (const std::optional<SubCommand>& e = (*cache_)[word]) return add_known(*e, true, cycle, time, out);
+  if (word < cache_size_) {
+    if (const std::optional<SubCommand>& e = cache_[word]) return add_known(*e, true, cycle, time, out);
   } else if (lookup_) {
     const Table& t = table(standard_);
     const std::int8_t i = (*lookup_)[word & ((std::uint64_t{1} << t.key_bits) - 1)];
@@ -728,7 +731,7 @@ void CommandAssembler::add_known(const SubCommand& sub, bool in_table, std::uint
     finish(out);  // the first half had no second half
   }
   // Only LPDDR sub-commands open pairs, and those live in the table.
-  if (in_table && opens_pair(standard_, sub.part)) {
+  if (in_table && (pair_parts_ >> static_cast<unsigned>(sub.part) & 1)) {
     pending_ = &sub;
     pending_cycle_ = cycle;
     pending_time_ = time;

@@ -127,12 +127,23 @@ class CommandAssembler {
   // The same for a run of words: one call, the per-word steps inlined.
   void add(std::span<const TimedWord> words, std::vector<Command>& out);
   void finish(std::vector<Command>& out);
+  // It points into its own word table: not copied.
+  CommandAssembler(const CommandAssembler&) = delete;
+  CommandAssembler& operator=(const CommandAssembler&) = delete;
 
  private:
+  void use_cache(const std::vector<std::optional<SubCommand>>& table) {
+    cache_ = table.data();
+    cache_size_ = table.size();
+  }
   // `in_table`: `sub` lives in the word table, so it may wait for its second half.
   void add_known(const SubCommand& sub, bool in_table, std::uint64_t cycle, double time, std::vector<Command>& out);
   Standard standard_;
-  const std::vector<std::optional<SubCommand>>* cache_ = nullptr;  // LPDDR: word -> sub-command
+  std::uint32_t pair_parts_ = 0;  // bit per Part: the sub-commands that wait for a second half
+  // LPDDR: word -> sub-command (the table's start and size kept here: read
+  // through the vector, each word paid a division by the entry size).
+  const std::optional<SubCommand>* cache_ = nullptr;
+  std::size_t cache_size_ = 0;
   const std::vector<std::int8_t>* lookup_ = nullptr;  // DDR4 with unprobed pins: the probe set's lookup
   std::vector<std::optional<SubCommand>> own_cache_;  // LPDDR with unprobed pins: the word table by the probed pins
   const SubCommand* pending_ = nullptr;  // a first half waiting for its second (points into cache_)

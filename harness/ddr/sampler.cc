@@ -63,17 +63,8 @@ Status Sampler::on_estimate() {
   HARNESS_TRY(check_rate(tck));
   gap_threshold_ = 1.5 * tck;
   gap_limit_ = static_cast<std::uint64_t>(gap_threshold_);  // an integer interval > threshold iff > its floor
-  // Shifts that smear a bit over the next floor(gap_threshold) bits, each
-  // step doubling the covered run (see clock_edges).
-  if (gap_threshold_ < 64) {
-    const auto t = static_cast<unsigned>(gap_threshold_);
-    unsigned steps = 0;
-    for (unsigned done = 1; done <= t;) {
-      const unsigned shift = std::min(done, t + 1 - done);
-      smear_shifts_[steps++] = static_cast<std::uint8_t>(shift);
-      done += shift;
-    }
-  }
+  // Every edge covers the samples up to the longest interval allowed (see clock_edges_fast).
+  if (gap_threshold_ < 64) cover_ = BitSmear(static_cast<unsigned>(gap_threshold_));
   for (const Early& e : early_) count_interval(e.interval, e.cycle_before, e.start);
   early_.clear();
   if (strobes_) strobes_->clock_period(tck);
@@ -220,9 +211,7 @@ inline bool Sampler::clock_edges_fast(std::uint64_t rise, std::uint64_t at) {
   if (gap_threshold_ < 64) {
     // Smear every edge over the following gap_threshold bits: an uncovered
     // bit between the first and last edge is a longer interval.
-    std::uint64_t cover = rise;
-    // At most six doublings cover 63 bits; unused steps shift by 0.
-    for (unsigned k = 0; k < smear_shifts_.size(); ++k) cover |= cover << smear_shifts_[k];
+    const std::uint64_t cover = cover_(rise);
     const std::uint64_t between = ((std::uint64_t{2} << last) - 1) & ~((std::uint64_t{1} << first) - 1);
     if (~cover & between) return false;
   }

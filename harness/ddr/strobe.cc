@@ -194,14 +194,8 @@ bool StrobeActivity::rate_known(bool final) {
   half_ = std::max<unsigned>(1, static_cast<unsigned>(std::lround(period / 2)));
   width_ = std::clamp<unsigned>(static_cast<unsigned>(std::lround(period / 4)), 2, 32);
   figures_.min_width = width_;
-  // Shifts doubling the covered run up to period_ - 1 samples (63 at most).
-  const unsigned span = std::min(period_ - 1, 63u);
-  unsigned steps = 0;
-  for (unsigned done = 1; done < span;) {
-    const unsigned shift = std::min(done, span - done);
-    smear_[steps++] = static_cast<std::uint8_t>(shift);
-    done += shift;
-  }
+  // A toggle covers the period_ - 1 samples after it (63 at most).
+  continues_ = BitSmear(std::min(period_ - 1, 63u) - 1);
   return true;
 }
 
@@ -229,8 +223,7 @@ inline std::uint64_t StrobeActivity::lane_frame(Lane& lane, std::uint64_t at, st
   }
   // Kept toggles with another in the period_ - 1 samples before them
   // continue a burst; the others start one.
-  std::uint64_t covered = k << 1;
-  for (std::uint8_t shift : smear_) covered |= covered << shift;
+  std::uint64_t covered = continues_(k << 1);
   if (lane.last_kept + period_ > at && lane.last_kept != kNone)
     covered |= below(static_cast<unsigned>(std::min<std::uint64_t>(64, lane.last_kept + period_ - at)));
   const std::uint64_t starts = k & ~covered;
@@ -323,9 +316,11 @@ std::size_t StrobeActivity::window_of(std::uint64_t pos) {
 void StrobeActivity::add_to_window(std::uint64_t at, std::uint64_t toggles, unsigned weight) {
   for (std::uint64_t m = toggles; m;) {
     const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(m));
-    window_index_ = window_of(pos);
-    window_start_ = window_index_ * window_samples_;
-    window_end_ = window_start_ + window_samples_;
+    if (pos < window_start_ || pos >= window_end_) {  // else still the window the last toggles fell in
+      window_index_ = window_of(pos);
+      window_start_ = window_index_ * window_samples_;
+      window_end_ = window_start_ + window_samples_;
+    }
     const std::uint64_t part = window_end_ - at >= 64 ? m : m & below(static_cast<unsigned>(window_end_ - at));
     windows_[window_index_] += static_cast<double>(std::popcount(part)) * weight;
     m &= ~part;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "harness/base/result.h"
+#include "harness/ddr/bit_smear.h"
 
 namespace harness::ddr {
 
@@ -124,10 +125,10 @@ class StrobeActivity {
   // The frame waiting for its successor (each lane holds its toggles).
   bool have_pending_ = false;
   std::uint64_t pending_at_ = 0;
-  // Filter and burst parameters, samples; the shifts that smear a toggle
-  // over the period_ - 1 samples after it (0: unused step).
+  // Filter and burst parameters, samples; a toggle spread over the
+  // period_ - 1 samples after it (the burst it continues).
   unsigned width_ = 2, half_ = 4, period_ = 8;
-  std::array<std::uint8_t, 6> smear_{};
+  BitSmear continues_{6};
   // Timeline: kept toggles per window (summed over the strobes), and the
   // window the last frame fell in.
   std::uint64_t window_samples_;

@@ -1,0 +1,44 @@
+// Each set bit of a 64-bit mask spread over the bits above it: the sampler
+// finds clock stops with it (an edge covers the samples up to the longest
+// interval allowed) and the strobe estimate finds burst starts (a toggle
+// covers one strobe period).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+namespace harness::ddr {
+
+class BitSmear {
+ public:
+  BitSmear() = default;
+  // A bit at j also covers j+1 .. j+reach (within the word; reach < 64):
+  // each step doubles the covered run, so 6 steps reach 63.
+  explicit BitSmear(unsigned reach) {
+    for (unsigned done = 1; done <= std::min(reach, 63u);) {
+      const unsigned shift = std::min(done, reach + 1 - done);
+      shifts_[steps_++] = static_cast<std::uint8_t>(shift);
+      done += shift;
+    }
+  }
+  // Only the steps in use: a fixed loop of six (unused ones shifting by 0)
+  // cost a tenth of the strobe estimate.
+  std::uint64_t operator()(std::uint64_t x) const {
+    switch (steps_) {  // the order of the steps does not change the result
+      case 6: x |= x << shifts_[5]; [[fallthrough]];
+      case 5: x |= x << shifts_[4]; [[fallthrough]];
+      case 4: x |= x << shifts_[3]; [[fallthrough]];
+      case 3: x |= x << shifts_[2]; [[fallthrough]];
+      case 2: x |= x << shifts_[1]; [[fallthrough]];
+      case 1: x |= x << shifts_[0]; [[fallthrough]];
+      default: return x;
+    }
+  }
+
+ private:
+  std::array<std::uint8_t, 6> shifts_{};
+  unsigned steps_ = 0;
+};
+
+}  // namespace harness::ddr
