@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/base/cpu_time.h"
+
 namespace harness {
 
 std::uint64_t canary_chunk(std::uint64_t rounds) {
@@ -35,14 +37,6 @@ std::uint64_t canary_chunk(std::uint64_t rounds) {
 }
 
 namespace {
-
-// The calling thread's CPU time in seconds; NaN where the clock cannot be
-// read (errno tells why).
-double thread_cpu_seconds() {
-  timespec t{};
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return std::nan("");
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 // The median of the chunks' times, times the number of chunks.
 double median_total(std::array<double, kCanaryChunks> chunk_s) {
