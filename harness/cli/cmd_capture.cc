@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/base/cpu_time.h"
 #include "harness/base/units.h"
 #include "harness/cli/commands.h"
 #include "harness/ddr/export.h"
@@ -28,6 +29,7 @@ struct CaptureArgs {
   std::string csv, drampower, commands_json, truth_out;
   bool in_memory = false, read_only = false, bank_groups = false, cke = false, list_formats = false;
   unsigned spc = 8, jitter = 0, dqs = 1, dq = 0, dq_width = 16, wck_ratio = 4, ranks = 1, jobs = 0, dqs_preamble = 0;
+  unsigned decode_threads = 0;  // 0: two where the host has cores to spare
   std::string tck_text = "10 ns";
   std::uint64_t cycles = 20000, seed = 1;
   unsigned chunk_mib = 64;  // .sr chunk entries written (the threads inflate one entry each)
@@ -242,6 +244,7 @@ Result<DecodeSetup> decode_setup(const CaptureArgs& a) {
   d.bank_groups = a.bank_groups;
   d.probes = {a.organisation, a.probed};
   d.dqs_preamble = a.dqs_preamble;
+  d.two_threads = a.decode_threads == 0 ? ddr::two_decode_threads_by_default(a.jobs) : a.decode_threads == 2;
   for (const std::string& m : a.map) {
     std::size_t eq = m.find('=');
     if (eq == std::string::npos) return Error::input(fmt::format("--map '{}': expected ROLE=CHANNEL", m));
@@ -295,18 +298,12 @@ class DecodeSinks : public ddr::CommandSink {
 // out (never a 0 that looks like a figure).
 struct DecodeTimes {
   std::optional<double> read_seconds, decode_seconds, decode_cpu_seconds, statistics_cpu_seconds;
+  std::optional<double> two_threads_seconds;  // wall: decode + statistics on two threads
+  std::optional<ddr::StageSeconds> stages;     // their CPU seconds each
 };
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); }
-
-// CPU time of this process: on a shared machine, wall time measures the
-// neighbours too.
-double cpu_now() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 // A reader's bare read (--sr-reader libsigrok: the benchmark's anchor).
 Result<ExitCode> read_only(const CaptureArgs& a, const ReadOptions& r, Io io) {
@@ -331,18 +328,32 @@ Result<ddr::BusTiming> decode_in_memory(const CaptureArgs& a, const DecodeSetup&
     void on_commands(std::span<const ddr::Command> c) override { n += c.size(); }
     std::uint64_t n = 0;
   } counter;  // commands counted, not kept
-  ddr::BusDecoder alone(setup.options, counter);
-  double c0 = cpu_now();
+  // One core's figures first, whatever --decode-threads says.
+  ddr::DecodeOptions one_thread = setup.options;
+  one_thread.two_threads = false;
+  ddr::BusDecoder alone(one_thread, counter);
+  double c0 = process_cpu_seconds();
   Status decoded = collector.capture().replay(alone, std::size_t{1} << 22);
-  times.decode_cpu_seconds = cpu_now() - c0;
+  times.decode_cpu_seconds = process_cpu_seconds() - c0;
   if (!decoded) return decoded.error().within(a.input);
-  ddr::BusDecoder decoder(setup.options, sinks);
+  ddr::BusDecoder decoder(one_thread, sinks);
   t0 = Clock::now();
-  c0 = cpu_now();
+  c0 = process_cpu_seconds();
   Status s = collector.capture().replay(decoder, std::size_t{1} << 22);
-  times.statistics_cpu_seconds = cpu_now() - c0;
+  times.statistics_cpu_seconds = process_cpu_seconds() - c0;
   times.decode_seconds = seconds_since(t0);
   if (!s) return s.error().within(a.input);
+  // The same on two threads, into statistics of its own: wall time, and
+  // what each stage would take on a core of its own.
+  ddr::DecodeOptions two = setup.options;
+  two.two_threads = true;
+  ddr::BusStatistics statistics(setup.model);
+  ddr::BusDecoder pipelined(two, statistics);
+  t0 = Clock::now();
+  s = collector.capture().replay(pipelined, std::size_t{1} << 22);
+  times.two_threads_seconds = seconds_since(t0);
+  if (!s) return s.error().within(a.input);
+  times.stages = pipelined.stage_seconds();
   return decoder.timing();
 }
 
@@ -421,6 +432,10 @@ nlohmann::json decode_json(const CaptureArgs& a, const ddr::BusTiming& timing, c
   if (times.decode_seconds) j["decode_seconds"] = *times.decode_seconds;
   if (times.decode_cpu_seconds) j["decode_cpu_seconds"] = *times.decode_cpu_seconds;
   if (times.statistics_cpu_seconds) j["decode_and_statistics_cpu_seconds"] = *times.statistics_cpu_seconds;
+  if (times.two_threads_seconds && times.stages)
+    j["two_threads"] = {{"decode_and_statistics_seconds", *times.two_threads_seconds},
+                        {"sampling_cpu_seconds", times.stages->sampling},
+                        {"commands_and_statistics_cpu_seconds", times.stages->commands}};
   if (!timing.unknown_samples.empty()) j["unknown_samples"] = timing.unknown_samples;
   if (s.burst_bytes_mode) j["burst_bytes_mode"] = *s.burst_bytes_mode;
   // What the probed pins leave open: the figures above that depend on it
@@ -637,6 +652,12 @@ Action setup_capture(CLI::App& app, const GlobalOptions& global, Io io) {
   decode_cmd->add_flag("--bank-groups", a->bank_groups, "LPDDR5 in bank-group mode: BA2/BA3 are BG0/BG1");
   decode_cmd->add_option("--dqs-preamble", a->dqs_preamble,
                          "tCK of toggling DQS preamble (mode register) that start each strobe burst: not data")
+      ->capture_default_str();
+  decode_cmd
+      ->add_option("--decode-threads", a->decode_threads,
+                   "Threads decoding: 1, or 2 (the bus sampled on one, commands and statistics made on the other; "
+                   "the same results). 0: 2 where the host has 4 cores or more and --jobs is not 1")
+      ->check(CLI::Range(0u, 2u))
       ->capture_default_str();
   probe_options(decode_cmd,
                 "The roles probed (comma separated: CK,CS_n,ACT_n,...,DQS0); fields on the others are reported "

@@ -96,8 +96,23 @@ TEST(CaptureCli, RolesFromChannelNamesArePrintedAndUnmeasuredTimesAbsent) {
   EXPECT_THAT(o.out, HasSubstr("\"strobes\": [\n    \"DQS0\"\n  ]"));
   o = run("--json capture decode --in-memory " + kFixture);
   ASSERT_EQ(o.code, 0) << o.out;
-  for (const char* key : {"read_seconds", "decode_seconds", "decode_cpu_seconds", "decode_and_statistics_cpu_seconds"})
+  for (const char* key : {"read_seconds", "decode_seconds", "decode_cpu_seconds", "decode_and_statistics_cpu_seconds",
+                          "two_threads", "sampling_cpu_seconds", "commands_and_statistics_cpu_seconds"})
     EXPECT_NE(o.out.find(std::string("\"") + key + "\": "), std::string::npos) << key;
+}
+
+// Decoding on two threads prints what one thread prints; 0, 1 and 2 are the
+// choices.
+TEST(CaptureCli, TwoDecodingThreadsReportTheSame) {
+  const Output one = run("capture decode " + kFixture + " --decode-threads 1");
+  ASSERT_EQ(one.code, 0) << one.out;
+  const Output two = run("capture decode " + kFixture + " --decode-threads 2");
+  ASSERT_EQ(two.code, 0) << two.out;
+  EXPECT_EQ(one.out, two.out);
+  EXPECT_THAT(one.out, HasSubstr("commands:"));
+  const Output three = run("capture decode " + kFixture + " --decode-threads 3");
+  EXPECT_EQ(three.code, 2) << three.out;
+  EXPECT_THAT(three.out, HasSubstr("--decode-threads"));
 }
 
 // The capture formats come from one table (probes/capture/formats.cc).

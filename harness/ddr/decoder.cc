@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
+#include "harness/base/cpu_time.h"
 #include "harness/base/stats.h"
 
 namespace harness::ddr {
@@ -113,8 +118,96 @@ void EdgeDecoder::add_with_rank_and_cke(std::uint64_t cycle, double time, std::u
   flush();
 }
 
+// The second stage of a decode on two threads: batches of edge groups in,
+// in order; commands out to the sink, on this thread. At most
+// kBatchesWaiting batches wait, so memory stays bounded when the sink is the
+// slower stage.
+class BusDecoder::CommandThread {
+ public:
+  CommandThread(EdgeDecoder& edges, CommandSink& sink, double period)
+      : edges_(edges), sink_(sink), period_(period), thread_([this] { run(); }) {}
+  // A decode stopped by an error: the batches still waiting are dropped.
+  ~CommandThread() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      waiting_.clear();
+    }
+    close();
+  }
+  // Hands the groups over; `groups` comes back empty (with a spare batch's room).
+  void push(std::vector<EdgeGroup>& groups) {
+    std::unique_lock<std::mutex> lock(m_);
+    room_.wait(lock, [&] { return waiting_.size() < kBatchesWaiting; });
+    waiting_.push_back(std::move(groups));
+    groups.clear();
+    if (!spare_.empty()) {
+      groups.swap(spare_.back());
+      spare_.pop_back();
+    }
+    work_.notify_one();
+  }
+  // Every batch through the sink; then the thread's CPU seconds.
+  double close() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      closed_ = true;
+    }
+    work_.notify_one();
+    if (thread_.joinable()) thread_.join();
+    return cpu_seconds_;
+  }
+
+ private:
+  static constexpr std::size_t kBatchesWaiting = 3;
+  void run() {
+    std::vector<EdgeGroup> groups;
+    std::vector<Command> commands;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        if (groups.capacity()) {  // the last batch's room, for the caller's next
+          groups.clear();
+          spare_.push_back(std::move(groups));
+          groups = {};
+        }
+        work_.wait(lock, [&] { return !waiting_.empty() || closed_; });
+        if (waiting_.empty()) break;
+        groups.swap(waiting_.front());
+        waiting_.pop_front();
+      }
+      room_.notify_one();
+      // In slices, so that the commands of one stay in cache for the sink.
+      constexpr std::size_t kSlice = 2048;
+      for (std::size_t at = 0; at < groups.size(); at += kSlice) {
+        commands.clear();
+        edges_.add(std::span<const EdgeGroup>(groups).subspan(at, std::min(kSlice, groups.size() - at)), period_,
+                   commands);
+        if (!commands.empty()) sink_.on_commands(commands);
+      }
+    }
+    cpu_seconds_ = thread_cpu_seconds();
+  }
+
+  EdgeDecoder& edges_;
+  CommandSink& sink_;
+  const double period_;
+  std::mutex m_;
+  std::condition_variable work_, room_;
+  std::deque<std::vector<EdgeGroup>> waiting_;
+  std::vector<std::vector<EdgeGroup>> spare_;
+  bool closed_ = false;
+  double cpu_seconds_ = 0;
+  std::thread thread_;  // last: starts once the members it uses exist
+};
+
+bool two_decode_threads_by_default(unsigned reader_jobs) {
+  return reader_jobs != 1 && std::thread::hardware_concurrency() >= 4;
+}
+
 BusDecoder::BusDecoder(DecodeOptions options, CommandSink& commands)
     : options_(std::move(options)), sink_(commands) {}
+
+BusDecoder::~BusDecoder() = default;
 
 Status BusDecoder::begin(const CaptureHeader& header) {
   header_ = header;
@@ -125,6 +218,10 @@ Status BusDecoder::begin(const CaptureHeader& header) {
   auto window = static_cast<std::uint64_t>(std::max(1.0, std::round(options_.window * header.samplerate)));
   sampler_ = std::make_unique<Sampler>(std::move(*layout), header.samplerate, window, options_.dqs_preamble);
   edges_ = std::make_unique<EdgeDecoder>(sampler_->layout(), options_);
+  command_thread_.reset();
+  if (options_.two_threads) command_thread_ = std::make_unique<CommandThread>(*edges_, sink_, 1 / header.samplerate);
+  sampling_seconds_ = 0;
+  stage_seconds_.reset();
   timing_ = {};
   timing_.standard = options_.standard;
   timing_.format = header.format;
@@ -150,19 +247,37 @@ Status BusDecoder::samples(const std::uint8_t* data, std::size_t count) {
   // Slices small enough that the groups and commands of one stay in cache
   // between the stages.
   constexpr std::size_t kSlice = std::size_t{1} << 16;
+  // On two threads, batches large enough that handing one over costs little.
+  constexpr std::size_t kBatchGroups = std::size_t{1} << 14;
   const double period = 1 / header_.samplerate;
+  const double t0 = command_thread_ ? thread_cpu_seconds() : 0;
   for (std::size_t at = 0; at < count; at += kSlice) {
-    groups_.clear();
+    if (!command_thread_) groups_.clear();
     HARNESS_TRY(sampler_->feed(data + at * header_.unitsize, std::min(kSlice, count - at), header_.unitsize, groups_));
+    if (command_thread_) {
+      if (groups_.size() >= kBatchGroups) command_thread_->push(groups_);
+      continue;
+    }
     batch_.clear();
     edges_->add(groups_, period, batch_);
     if (!batch_.empty()) sink_.on_commands(batch_);
   }
+  if (command_thread_) sampling_seconds_ += thread_cpu_seconds() - t0;
   return ok();
 }
 
 Status BusDecoder::end() {
-  HARNESS_TRY(sampler_->finish());
+  if (command_thread_) {
+    const double t0 = thread_cpu_seconds();
+    if (!groups_.empty()) command_thread_->push(groups_);
+    Status sampled = sampler_->finish();
+    const double commands_seconds = command_thread_->close();
+    command_thread_.reset();
+    if (!sampled) return sampled;
+    stage_seconds_ = StageSeconds{sampling_seconds_ + thread_cpu_seconds() - t0, commands_seconds};
+  } else {
+    HARNESS_TRY(sampler_->finish());
+  }
   batch_.clear();
   edges_->finish(batch_);
   if (!batch_.empty()) sink_.on_commands(batch_);

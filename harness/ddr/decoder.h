@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,6 +46,12 @@ struct DecodeOptions {
   // toggle mode, LPDDR5 toggling RDQS preamble): the mode register says so,
   // the bus does not. 0: none (a static preamble does not toggle).
   unsigned dqs_preamble = 0;
+  // Decode on two threads: the caller's samples the bus (clock edges,
+  // strobes, the cycles that carry commands) and a second one turns those
+  // cycles into commands and feeds the sink (which then runs on it). Each
+  // stage runs in order, so the results are the same as on one thread.
+  // For a host with a core to spare beside the readers' threads.
+  bool two_threads = false;
 };
 
 // What the decoder learned about the bus besides the commands.
@@ -101,24 +108,44 @@ class EdgeDecoder {
   std::size_t words_capacity_ = 0;
 };
 
+// The default of DecodeOptions::two_threads for a decode whose reader runs
+// `reader_jobs` threads (ReadOptions::jobs): two where the host has 4 cores
+// or more, so that the readers keep theirs; one when jobs is 1 (everything
+// on one thread).
+bool two_decode_threads_by_default(unsigned reader_jobs);
+
+// CPU seconds of each stage of a decode on two threads (DecodeOptions::
+// two_threads): what each would take on a core of its own.
+struct StageSeconds {
+  double sampling = 0;  // the caller's thread: samples to command cycles
+  double commands = 0;  // the second thread: commands and the sink
+};
+
 // A CaptureSink that decodes as the samples arrive.
 class BusDecoder : public CaptureSink {
  public:
   BusDecoder(DecodeOptions options, CommandSink& commands);
+  ~BusDecoder() override;
   Status begin(const CaptureHeader& header) override;
   Status samples(const std::uint8_t* data, std::size_t count) override;
   Status end() override;
   const BusTiming& timing() const { return timing_; }
+  // After end(), on two threads only.
+  std::optional<StageSeconds> stage_seconds() const { return stage_seconds_; }
 
  private:
+  class CommandThread;  // decoder.cc
   DecodeOptions options_;
   CommandSink& sink_;
   CaptureHeader header_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<EdgeDecoder> edges_;
+  std::unique_ptr<CommandThread> command_thread_;
   std::vector<EdgeGroup> groups_;
   std::vector<Command> batch_;
   BusTiming timing_;
+  double sampling_seconds_ = 0;
+  std::optional<StageSeconds> stage_seconds_;
 };
 
 // Reads and decodes a capture file of any supported format.

@@ -574,5 +574,118 @@ TEST(ProbeSets, Lpddr5WithoutCa6DecodesReadsWritesAndActivatesButNotPrechargeFro
   EXPECT_EQ(unknown_because(cov, Figure::refreshes), "CA6 not probed");
 }
 
+// Two threads (the bus sampled on the caller's, commands and statistics on
+// a second one) decode exactly as one: the same commands, bus timing, strobe
+// estimate and statistics, for captures long enough to span many batches,
+// fed in large and in odd-sized pieces.
+struct Decoded {
+  std::vector<Command> commands;
+  BusTiming timing;
+  BusSummary summary;
+  std::optional<StageSeconds> stages;
+};
+
+Decoded decode_on(const Capture& capture, DecodeOptions d, bool two_threads, std::size_t piece) {
+  d.two_threads = two_threads;
+  struct Both : CommandSink {
+    explicit Both(const BusModel& m) : statistics(m) {}
+    void on_commands(std::span<const Command> c) override {
+      collected.on_commands(c);
+      statistics.on_commands(c);
+    }
+    CommandCollector collected;
+    BusStatistics statistics;
+  } sink([&] {
+    BusModel m;
+    m.standard = d.standard;
+    return m;
+  }());
+  BusDecoder decoder(d, sink);
+  Status s = capture.replay(decoder, piece);
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return {sink.collected.commands, decoder.timing(), sink.statistics.finish(decoder.timing()), decoder.stage_seconds()};
+}
+
+TEST(DecoderThreads, TwoThreadsDecodeExactlyAsOne) {
+  struct Case {
+    Standard standard;
+    std::string pattern;
+    bool cke;
+    unsigned ranks;
+    std::vector<std::string> probed;
+    bool bank_groups;
+  };
+  const std::vector<Case> cases = {
+      {Standard::lpddr4, "mixed", true, 1, {}, false},
+      {Standard::lpddr4, "stream", false, 1, {}, false},
+      {Standard::ddr4, "mixed", true, 2, {}, false},
+      {Standard::lpddr5, "random", false, 1, {}, true},
+      {Standard::lpddr4, "random", false, 1, {"CK", "CS", "CA0", "CA1", "CA2", "CA3", "DQS0"}, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(fmt::format("{} {}", standard_name(c.standard), c.pattern));
+    Result<std::vector<Command>> trace = generate_traffic(c.standard, c.pattern, 200000, 5, 4, c.cke);
+    ASSERT_TRUE(trace.ok()) << trace.error().message;
+    if (c.ranks > 1) trace = spread_over_two_ranks(*trace);
+    SynthOptions o;
+    o.standard = c.standard;
+    o.cke = c.cke;
+    o.ranks = c.ranks;
+    o.dqs_channels = 2;
+    o.dqs_jitter = 1;
+    o.dqs_glitches = 0.02;
+    o.probed = c.probed;
+    o.clock_stops = {{trace->at(3000).cycle + 5, 30}};
+    const Capture capture = synth_capture(*trace, o);
+    DecodeOptions d;
+    d.standard = c.standard;
+    d.bank_groups = c.bank_groups;
+    if (!c.probed.empty()) d.probes.probed = c.probed;
+    const Decoded one = decode_on(capture, d, false, std::size_t{1} << 20);
+    ASSERT_GT(one.commands.size(), 16384u);  // a command is a group at least: more than one batch handed over
+    EXPECT_FALSE(one.stages);
+    for (std::size_t piece : {std::size_t{1} << 20, std::size_t{4093}}) {
+      const Decoded two = decode_on(capture, d, true, piece);
+      expect_same(one.commands, two.commands);
+      EXPECT_EQ(two.timing.cycles, one.timing.cycles);
+      EXPECT_EQ(two.timing.tck, one.timing.tck);
+      EXPECT_EQ(two.timing.clock_stops, one.timing.clock_stops);
+      EXPECT_EQ(two.timing.strobes.toggles, one.timing.strobes.toggles);
+      EXPECT_EQ(two.timing.dqs_timeline, one.timing.dqs_timeline);
+      EXPECT_EQ(two.summary.command_counts, one.summary.command_counts);
+      EXPECT_EQ(two.summary.row_hits, one.summary.row_hits);
+      EXPECT_EQ(two.summary.row_conflicts, one.summary.row_conflicts);
+      EXPECT_EQ(two.summary.transaction_bytes, one.summary.transaction_bytes);
+      EXPECT_EQ(two.summary.read_interval_ps.counts, one.summary.read_interval_ps.counts);
+      EXPECT_EQ(two.summary.read_interval_sample, one.summary.read_interval_sample);
+      EXPECT_EQ(two.summary.dq_active_ratio_commands, one.summary.dq_active_ratio_commands);
+      EXPECT_EQ(two.summary.dq_active_ratio, one.summary.dq_active_ratio);
+      ASSERT_TRUE(two.stages);
+      EXPECT_GT(two.stages->sampling, 0);
+      EXPECT_GT(two.stages->commands, 0);
+    }
+  }
+}
+
+// An error while sampling stops the second thread too, and is the same error.
+TEST(DecoderThreads, AnErrorWhileSamplingIsReturnedAsOnOneThread) {
+  Result<std::vector<Command>> trace = generate_traffic(Standard::lpddr5, "random", 2000, 3);
+  ASSERT_TRUE(trace.ok());
+  SynthOptions o;
+  o.standard = Standard::lpddr5;
+  o.samples_per_clock = 4;  // undersampled: refused once the clock period is known
+  const Capture capture = synth_capture(*trace, o);
+  for (bool two : {false, true}) {
+    CommandCollector got;
+    DecodeOptions d;
+    d.standard = Standard::lpddr5;
+    d.two_threads = two;
+    BusDecoder decoder(d, got);
+    Status s = capture.replay(decoder, 997);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.error().message.find("capture undersampled"), std::string::npos) << s.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace harness::ddr
