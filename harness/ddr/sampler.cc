@@ -63,8 +63,10 @@ Status Sampler::on_estimate() {
   HARNESS_TRY(check_rate(tck));
   gap_threshold_ = 1.5 * tck;
   gap_limit_ = static_cast<std::uint64_t>(gap_threshold_);  // an integer interval > threshold iff > its floor
-  // Every edge covers the samples up to the longest interval allowed (see clock_edges_fast).
-  if (gap_threshold_ < 64) cover_ = BitSmear(static_cast<unsigned>(gap_threshold_));
+  // Every edge covers the gap_limit_ - 1 samples after it, so that a sample
+  // left uncovered between two edges lies in an interval longer than
+  // gap_limit_: a stop (see clock_edges_fast).
+  if (gap_threshold_ < 64) cover_ = BitSmear(static_cast<unsigned>(gap_limit_) - 1);
   for (const Early& e : early_) count_interval(e.interval, e.cycle_before, e.start);
   early_.clear();
   if (strobes_) strobes_->clock_period(tck);
@@ -209,8 +211,8 @@ inline bool Sampler::clock_edges_fast(std::uint64_t rise, std::uint64_t at) {
   const int first = std::countr_zero(rise), last = 63 - std::countl_zero(rise);
   if (have_rise_ && at + first - last_rise_ > gap_limit_) return false;
   if (gap_threshold_ < 64) {
-    // Smear every edge over the following gap_threshold bits: an uncovered
-    // bit between the first and last edge is a longer interval.
+    // An uncovered bit between the first and last edge lies in an interval
+    // longer than gap_limit_.
     const std::uint64_t cover = cover_(rise);
     const std::uint64_t between = ((std::uint64_t{2} << last) - 1) & ~((std::uint64_t{1} << first) - 1);
     if (~cover & between) return false;

@@ -186,6 +186,36 @@ TEST(Sampler, FindsAClockStopShorterThanABlock) {
   }
 }
 
+// The shortest interval that is a stop: one sample more than 1.5 tCK (13
+// samples at 8 per clock), wherever it falls against the 64-sample blocks;
+// and the longest that is not (12 samples) counted as a period.
+TEST(Sampler, AnIntervalJustOverOneAndAHalfPeriodsIsAStopWhereverItFalls) {
+  const std::vector<std::string> channels = {"CK", "CS", "CA0", "CA1", "CA2", "CA3", "CA4", "CA5"};
+  Result<BusLayout> layout = make_layout(Standard::lpddr4, channels, {});
+  ASSERT_TRUE(layout.ok()) << layout.error().message;
+  for (unsigned odd : {12u, 13u})
+    for (unsigned offset = 0; offset < 64; offset += 3) {
+      SCOPED_TRACE("interval " + std::to_string(odd) + ", offset " + std::to_string(offset));
+      std::vector<std::uint8_t> x(offset, 0);
+      auto period = [&](unsigned samples) {
+        for (unsigned i = 0; i < samples; ++i) x.push_back(i < 4 ? 1 : 0);  // CK high for 4 samples
+      };
+      for (int i = 0; i < 40; ++i) period(8);
+      period(odd);
+      for (int i = 0; i < 40; ++i) period(8);
+      Sampler sampler(*layout, 800e6, 1000);
+      std::vector<EdgeGroup> groups;
+      ASSERT_TRUE(sampler.feed(x.data(), x.size(), 1, groups).ok());
+      ASSERT_TRUE(sampler.finish().ok());
+      EXPECT_EQ(sampler.stats().stops.size(), odd == 13 ? 1u : 0u);
+      if (odd == 13 && sampler.stats().stops.size() == 1) {
+        EXPECT_EQ(sampler.stats().stops[0].length, 13u);
+        EXPECT_EQ(sampler.stats().stops[0].after_cycle, offset ? 40u : 39u);
+      }
+      EXPECT_EQ(sampler.stats().cycles, offset ? 81u : 80u);  // a capture starting high has no edge at sample 0
+    }
+}
+
 TEST(Sampler, MergesTimelineWindowsPastTheLimit) {
   // 24k one-sample windows are more than the 16384 kept: they merge into
   // two-sample windows, exactly as if asked for those.
