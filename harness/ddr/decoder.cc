@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -210,6 +211,7 @@ BusDecoder::BusDecoder(DecodeOptions options, CommandSink& commands)
 BusDecoder::~BusDecoder() = default;
 
 Status BusDecoder::begin(const CaptureHeader& header) {
+  command_thread_.reset();  // a second capture: the last one's thread is done with edges_ first
   header_ = header;
   HARNESS_TRY(check_options(options_));
   if (header.samplerate <= 0) return Error::input("the capture has no sample rate");
@@ -218,8 +220,13 @@ Status BusDecoder::begin(const CaptureHeader& header) {
   auto window = static_cast<std::uint64_t>(std::max(1.0, std::round(options_.window * header.samplerate)));
   sampler_ = std::make_unique<Sampler>(std::move(*layout), header.samplerate, window, options_.dqs_preamble);
   edges_ = std::make_unique<EdgeDecoder>(sampler_->layout(), options_);
-  command_thread_.reset();
-  if (options_.two_threads) command_thread_ = std::make_unique<CommandThread>(*edges_, sink_, 1 / header.samplerate);
+  if (options_.two_threads) {
+    try {
+      command_thread_ = std::make_unique<CommandThread>(*edges_, sink_, 1 / header.samplerate);
+    } catch (const std::system_error&) {
+      // No thread to be had (a process or cgroup limit): one thread decodes the same.
+    }
+  }
   sampling_seconds_ = 0;
   stage_seconds_.reset();
   timing_ = {};
