@@ -244,7 +244,7 @@ Result<DecodeSetup> decode_setup(const CaptureArgs& a) {
   d.bank_groups = a.bank_groups;
   d.probes = {a.organisation, a.probed};
   d.dqs_preamble = a.dqs_preamble;
-  d.two_threads = a.decode_threads == 0 ? ddr::two_decode_threads_by_default(a.jobs) : a.decode_threads == 2;
+  d.two_threads = ddr::decode_on_two_threads(a.decode_threads, a.jobs);
   for (const std::string& m : a.map) {
     std::size_t eq = m.find('=');
     if (eq == std::string::npos) return Error::input(fmt::format("--map '{}': expected ROLE=CHANNEL", m));

@@ -201,7 +201,8 @@ class BusDecoder::CommandThread {
   std::thread thread_;  // last: starts once the members it uses exist
 };
 
-bool two_decode_threads_by_default(unsigned reader_jobs) {
+bool decode_on_two_threads(unsigned requested, unsigned reader_jobs) {
+  if (requested) return requested == 2;
   return reader_jobs != 1 && std::thread::hardware_concurrency() >= 4;
 }
 

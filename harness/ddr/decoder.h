@@ -108,11 +108,11 @@ class EdgeDecoder {
   std::size_t words_capacity_ = 0;
 };
 
-// The default of DecodeOptions::two_threads for a decode whose reader runs
-// `reader_jobs` threads (ReadOptions::jobs): two where the host has 4 cores
-// or more, so that the readers keep theirs; one when jobs is 1 (everything
-// on one thread).
-bool two_decode_threads_by_default(unsigned reader_jobs);
+// DecodeOptions::two_threads for `requested` decoding threads (1 or 2; 0:
+// the default) beside a reader of `reader_jobs` threads (ReadOptions::jobs).
+// The default is two where the host has 4 cores or more, so that the readers
+// keep theirs, and one when jobs is 1 (everything on one thread).
+bool decode_on_two_threads(unsigned requested, unsigned reader_jobs);
 
 // CPU seconds of each stage of a decode on two threads (DecodeOptions::
 // two_threads): what each would take on a core of its own.

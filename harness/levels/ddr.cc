@@ -271,7 +271,7 @@ void analyse_ddr(const Scenario& scenario, const DdrRecording* rec, const std::s
   decode.bank_groups = cfg.bank_groups;
   decode.probes = {cfg.organisation, cfg.probed};
   decode.dqs_preamble = cfg.dqs_preamble;
-  decode.two_threads = ddr::two_decode_threads_by_default(cfg.jobs);
+  decode.two_threads = ddr::decode_on_two_threads(cfg.decode_threads, cfg.jobs);
   ddr::BusModel model;
   model.standard = decode.standard;
   model.dq_width = cfg.dq_width;

@@ -293,6 +293,25 @@ TEST(DdrAnalysis, AReducedProbeSetMakesOnlyTheMetricsThatNeedAMissingPinUnavaila
   EXPECT_EQ(a.hints, want_hints);
 }
 
+// [ddr] decode_threads: 1 or 2 (0: the default); the level's figures are
+// the same on two threads as on one.
+TEST(DdrScenario, DecodeThreadsGiveTheSameFigures) {
+  const std::string text = scenario_text("../fixtures/captures/lpddr4-stream.sr", "");
+  DdrRecording rec = record("lpddr4-stream.sr");
+  Analysis one, two;
+  Scenario s1 = parse(with_ddr_key(text, "decode_threads = 1\n"));
+  ASSERT_TRUE(s1.ddr);
+  EXPECT_EQ(s1.ddr->decode_threads, 1u);
+  analyse_ddr(s1, &rec, "", Provenance::replayed, one);
+  Scenario s2 = parse(with_ddr_key(text, "decode_threads = 2\n"));
+  analyse_ddr(s2, &rec, "", Provenance::replayed, two);
+  for (const char* name : {"ddr.reads", "ddr.bytes", "ddr.refreshes", "ddr.clock_stops", "ddr.dq_active_ratio",
+                           "ddr.row_hit_rate", "ddr.read_interval_p50"})
+    EXPECT_EQ(metric(two, name), metric(one, name)) << name;
+  const std::string error = parse_error(with_ddr_key(text, "decode_threads = 3\n"));
+  EXPECT_NE(error.find("decode_threads"), std::string::npos) << error;
+}
+
 TEST(DdrScenario, ReadsTheDeclaredDqsPreamble) {
   std::string text = with_ddr_key(scenario_text("x.sr", ""), "dqs_preamble = 2\n");
   Result<Scenario> s = parse_scenario(text, "t.toml");

@@ -48,6 +48,7 @@ struct DdrConfig {
   unsigned write_latency = 0;
   double timeline_window = 1e-6;  // s
   unsigned jobs = 0;              // threads inflating a .sr capture; 0: one per core
+  unsigned decode_threads = 0;    // 1 or 2 (ddr::decode_on_two_threads); 0: 2 with 4 cores or more, unless jobs = 1
   ReaderLimits reader_limits;     // [ddr.reader_limits]: what the capture may declare
   std::optional<DdrAcquireConfig> acquire;
   std::vector<Expectation> expectations;

@@ -63,6 +63,7 @@ DdrConfig read_ddr_section(TableReader& r) {
   if (auto v = r.integer("write_latency", 1, 200)) c.write_latency = static_cast<unsigned>(*v);
   if (auto v = r.quantity("timeline_window", Dimension::time)) c.timeline_window = *v;
   if (auto v = r.integer("jobs", 0, 1024)) c.jobs = static_cast<unsigned>(*v);
+  if (auto v = r.integer("decode_threads", 0, 2)) c.decode_threads = static_cast<unsigned>(*v);
   if (const toml::table* t = r.table("reader_limits")) {
     TableReader lr(r.context(), *t, "ddr.reader_limits");
     for (const ReaderLimit& l : reader_limit_table())
