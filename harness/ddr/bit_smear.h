@@ -16,7 +16,8 @@ class BitSmear {
   // A bit at j also covers j+1 .. j+reach (within the word; reach < 64):
   // each step doubles the covered run, so 6 steps reach 63.
   explicit BitSmear(unsigned reach) {
-    for (unsigned done = 1; done <= std::min(reach, 63u);) {
+    reach = std::min(reach, 63u);
+    for (unsigned done = 1; done <= reach;) {
       const unsigned shift = std::min(done, reach + 1 - done);
       shifts_[steps_++] = static_cast<std::uint8_t>(shift);
       done += shift;

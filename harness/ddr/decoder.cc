@@ -7,6 +7,7 @@
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -168,8 +169,7 @@ class BusDecoder::CommandThread {
         std::unique_lock<std::mutex> lock(m_);
         if (groups.capacity()) {  // the last batch's room, for the caller's next
           groups.clear();
-          spare_.push_back(std::move(groups));
-          groups = {};
+          spare_.push_back(std::exchange(groups, {}));
         }
         work_.wait(lock, [&] { return !waiting_.empty() || closed_; });
         if (waiting_.empty()) break;

@@ -13,8 +13,6 @@
 #include <mutex>
 #include <thread>
 
-#include <time.h>
-
 #include <fmt/format.h>
 
 #include "harness/base/cpu_time.h"
