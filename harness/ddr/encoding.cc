@@ -224,7 +224,7 @@ const BusFormat& bus_format(Standard standard) { return table(standard).format; 
 namespace {
 
 // Decoding a word is a pure function of at most 14 bits for the LPDDR
-// buses: precompute all of them once (16384 x 48 bytes for LPDDR5).
+// buses: precompute all of them once (16384 x 72 bytes for LPDDR5).
 struct WordCache {
   unsigned bits = 0;
   std::vector<std::optional<SubCommand>> entries;
