@@ -698,18 +698,11 @@ CommandAssembler::CommandAssembler(Standard standard, const ProbeCoverage& cover
 
 void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out) {
   // LPDDR words come from the precomputed table (no copy); DDR4's are decoded.
-  if (word < cache_size_) {
-    if (const std::optional<SubCommand>& e = cache_[word]) return add_known(*e, true, cycle, time, out);
-  } else if (lookup_) {
-    const Table& t = table(standard_);
-    const std::int8_t i = (*lookup_)[word & ((std::uint64_t{1} << t.key_bits) - 1)];
-    if (i >= 0) {
-      const Compiled& c = t.rows[static_cast<std::size_t>(i)];
-      return add_known(SubCommand{c.part, extract(c, word), c.name}, false, cycle, time, out);
-    }
-  } else if (std::optional<SubCommand> decoded = decode_word(standard_, word)) {
-    return add_known(*decoded, false, cycle, time, out);
+  if (word >= cache_size_) {
+    const TimedWord w{cycle, time, word};
+    return add_decoded(std::span<const TimedWord>(&w, 1), out);
   }
+  if (const std::optional<SubCommand>& e = cache_[word]) return add_known(*e, true, cycle, time, out);
   finish(out);
   out.push_back(make(Op::unknown, cycle, time));
 }
@@ -718,7 +711,32 @@ void CommandAssembler::add(std::uint64_t cycle, double time, std::uint64_t word,
 // them (add, add_known, the vector's growth) cost as much again when not
 // inlined, so a run of words is assembled in one flattened loop.
 [[gnu::flatten]] void CommandAssembler::add(std::span<const TimedWord> words, std::vector<Command>& out) {
+  if (!cache_size_) return add_decoded(words, out);  // DDR4
   for (const TimedWord& w : words) add(w.cycle, w.time, w.word, out);
+}
+
+// Words without a table entry (DDR4's, all of them), each decoded: out of
+// line, so that the table loop above stays small enough to keep its state in
+// registers (with this path inlined it spilled its own loop counter to the
+// stack, which cost a quarter of the assembler's time).
+[[gnu::noinline, gnu::flatten]] void CommandAssembler::add_decoded(std::span<const TimedWord> words,
+                                                                 std::vector<Command>& out) {
+  for (const TimedWord& w : words) {
+    if (lookup_) {
+      const Table& t = table(standard_);
+      const std::int8_t i = (*lookup_)[w.word & ((std::uint64_t{1} << t.key_bits) - 1)];
+      if (i >= 0) {
+        const Compiled& c = t.rows[static_cast<std::size_t>(i)];
+        add_known(SubCommand{c.part, extract(c, w.word), c.name}, false, w.cycle, w.time, out);
+        continue;
+      }
+    } else if (std::optional<SubCommand> decoded = decode_word(standard_, w.word)) {
+      add_known(*decoded, false, w.cycle, w.time, out);
+      continue;
+    }
+    finish(out);
+    out.push_back(make(Op::unknown, w.cycle, w.time));
+  }
 }
 
 void CommandAssembler::add_known(const SubCommand& sub, bool in_table, std::uint64_t cycle, double time,

@@ -136,6 +136,7 @@ class CommandAssembler {
     cache_ = table.data();
     cache_size_ = table.size();
   }
+  void add_decoded(std::span<const TimedWord> words, std::vector<Command>& out);
   // `in_table`: `sub` lives in the word table, so it may wait for its second half.
   void add_known(const SubCommand& sub, bool in_table, std::uint64_t cycle, double time, std::vector<Command>& out);
   Standard standard_;
