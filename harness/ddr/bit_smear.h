@@ -1,4 +1,5 @@
-// Each set bit of a 64-bit mask spread over the bits above it: the sampler
+// Masks of 64 samples: the bits below a position, and (BitSmear) each set
+// bit of a mask spread over the bits above it: the sampler
 // finds clock stops with it (an edge covers the samples up to the longest
 // interval allowed) and the strobe estimate finds burst starts (a toggle
 // covers one strobe period).
@@ -9,6 +10,9 @@
 #include <cstdint>
 
 namespace harness::ddr {
+
+// The bits below bit j (all 64 from j = 64 on).
+inline std::uint64_t bits_below(unsigned j) { return j >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << j) - 1; }
 
 class BitSmear {
  public:

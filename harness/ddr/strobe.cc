@@ -16,21 +16,18 @@
 namespace harness::ddr {
 namespace {
 
-constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
 constexpr std::size_t kMaxWindows = 1 << 14;   // timeline windows kept (then merged pairwise)
 constexpr std::size_t kRateIntervals = 64;     // rising-edge intervals that measure the strobe period
 constexpr std::size_t kMaxEarlyBlocks = 1 << 16;  // frames with toggles kept until CK's period is known
 
-inline std::uint64_t below(unsigned j) { return j >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << j) - 1; }
-
 // The lowest set bit of the 128-bit (lo, hi) above bit j, or 128.
 inline unsigned next_bit(std::uint64_t lo, std::uint64_t hi, unsigned j) {
   if (j < 63) {
-    const std::uint64_t rest = lo & ~below(j + 1);
+    const std::uint64_t rest = lo & ~bits_below(j + 1);
     if (rest) return static_cast<unsigned>(std::countr_zero(rest));
   }
   const unsigned from = j < 63 ? 0 : j - 63;  // hi bits above j - 64
-  const std::uint64_t rest = from >= 64 ? 0 : hi & ~below(from);
+  const std::uint64_t rest = from >= 64 ? 0 : hi & ~bits_below(from);
   return rest ? 64 + static_cast<unsigned>(std::countr_zero(rest)) : 128;
 }
 
@@ -54,13 +51,13 @@ StrobeActivity::StrobeActivity(unsigned channels, std::uint64_t window_samples, 
 void StrobeActivity::gather(std::uint64_t at, const std::uint64_t* levels, unsigned n) {
   if (gathered_ == 0) gather_at_ = at;
   const unsigned take = std::min(n, 64 - gathered_);
-  for (unsigned c = 0; c < channels_; ++c) gather_[c] |= (levels[c] & below(take)) << gathered_;
+  for (unsigned c = 0; c < channels_; ++c) gather_[c] |= (levels[c] & bits_below(take)) << gathered_;
   gathered_ += take;
   if (gathered_ < 64) return;
   frame(gather_at_, gather_.data(), 64);
   gathered_ = n - take;
   gather_at_ += 64;
-  for (unsigned c = 0; c < channels_; ++c) gather_[c] = gathered_ ? (levels[c] >> take) & below(gathered_) : 0;
+  for (unsigned c = 0; c < channels_; ++c) gather_[c] = gathered_ ? (levels[c] >> take) & bits_below(gathered_) : 0;
 }
 
 // 64 samples from `at` (the last frame may hold fewer: its level holds).
@@ -72,7 +69,7 @@ void StrobeActivity::frame(std::uint64_t at, const std::uint64_t* levels, unsign
   for (unsigned c = 0; c < channels_; ++c) {
     Lane& lane = lanes_[c];
     std::uint64_t x = levels[c];
-    if (n < 64) x = (x & below(n)) | ((x >> (n - 1) & 1) ? ~below(n) : 0);
+    if (n < 64) x = (x & bits_below(n)) | ((x >> (n - 1) & 1) ? ~bits_below(n) : 0);
     toggles[c] = x ^ ((x << 1) | lane.last_level);
     lane.last_level = x >> 63;
     any |= toggles[c];
@@ -127,24 +124,6 @@ void StrobeActivity::leave_lockstep() {
   for (unsigned c = 0; c < lanes; ++c) lanes_[c].pending = toggles[c];
 }
 
-// The same while lane 0 stands for every strobe (most captures): one lane,
-// each of its toggles weighing as many as there are strobes.
-inline void StrobeActivity::take_lockstep(std::uint64_t at, std::uint64_t toggles, bool any) {
-  if (have_pending_) {
-    Lane& lane = lanes_[0];
-    const std::uint64_t kept = lane_frame(lane, pending_at_, lane.pending, pending_at_ + 64 == at ? toggles : 0);
-    const auto count = static_cast<unsigned>(std::popcount(kept));
-    if (count && pending_at_ >= window_start_ && pending_at_ + 64 <= window_end_)  // most frames
-      windows_[window_index_] += count * channels_;
-    else if (count)
-      add_to_window(pending_at_, kept, channels_);
-  }
-  have_pending_ = any;
-  if (!any) return;
-  pending_at_ = at;
-  lanes_[0].pending = toggles;
-}
-
 // Before the period is known: rising-edge intervals of each strobe are
 // measured and frames with toggles are kept.
 void StrobeActivity::early(std::uint64_t at, const std::uint64_t* toggles, const std::uint64_t* levels, bool any) {
@@ -156,7 +135,7 @@ void StrobeActivity::early(std::uint64_t at, const std::uint64_t* toggles, const
     if (rise_intervals_.size() >= 4 * kRateIntervals) continue;
     for (std::uint64_t m = toggles[c] & levels[c]; m; m &= m - 1) {
       const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(m));
-      if (lane.last_rise != kNone) rise_intervals_.push_back(pos - lane.last_rise);
+      if (lane.last_rise != kNoToggle) rise_intervals_.push_back(pos - lane.last_rise);
       lane.last_rise = pos;
     }
   }
@@ -207,32 +186,6 @@ void StrobeActivity::try_start(bool final) {
   for (const Early& e : early) take(e.at, e.toggles.data(), true);
 }
 
-// One strobe's frame of toggles `t` (with the next frame's to look ahead):
-// the glitch filter, then the bursts. Returns the toggles kept.
-inline std::uint64_t StrobeActivity::lane_frame(Lane& lane, std::uint64_t at, std::uint64_t t, std::uint64_t next) {
-  if (!t) return 0;
-  // Toggles followed by another within width_ - 1 samples: short pulses.
-  std::uint64_t near = (t >> 1) | (next << 63);
-  for (unsigned d = 2; d < width_; ++d) near |= (t >> d) | (next << (64 - d));
-  std::uint64_t k = t;
-  if ((t & near) || lane.skip_at - at < 64) {
-    const std::uint64_t prior = lane.last_kept;
-    k = filter(lane, at, t, next);
-    lane.last_kept = prior;
-    if (!k) return 0;
-  }
-  // Kept toggles with another in the period_ - 1 samples before them
-  // continue a burst; the others start one.
-  std::uint64_t covered = continues_(k << 1);
-  if (lane.last_kept + period_ > at && lane.last_kept != kNone)
-    covered |= below(static_cast<unsigned>(std::min<std::uint64_t>(64, lane.last_kept + period_ - at)));
-  const std::uint64_t starts = k & ~covered;
-  if (starts) runs(lane, at, k, starts);
-  else lane.run_toggles += static_cast<std::uint64_t>(std::popcount(k));
-  lane.last_kept = at + 63 - static_cast<unsigned>(std::countl_zero(k));
-  return k;
-}
-
 // Glitch filter for a frame holding a short pulse (or the second edge of one
 // removed before): toggle by toggle, with the next frame's toggles to look
 // ahead. Returns the toggles kept.
@@ -243,13 +196,13 @@ std::uint64_t StrobeActivity::filter(Lane& lane, std::uint64_t at, std::uint64_t
     const unsigned j = static_cast<unsigned>(std::countr_zero(m));
     const std::uint64_t pos = at + j;
     if (pos == lane.skip_at || (dropped >> j & 1)) {
-      if (pos == lane.skip_at) lane.skip_at = kNone;
+      if (pos == lane.skip_at) lane.skip_at = kNoToggle;
       continue;
     }
     const unsigned r = next_bit(t, next, j);
     if (r < 128 && r - j < width_) {
       // A pulse of r - j samples: ringing, unless it sits where a pulse belongs.
-      const double a = lane.last_kept == kNone ? inf : static_cast<double>(pos - lane.last_kept);
+      const double a = lane.last_kept == kNoToggle ? inf : static_cast<double>(pos - lane.last_kept);
       const unsigned u = next_bit(t, next, r);
       const double b = u < 128 ? static_cast<double>(u - r) : inf;
       const double flank = std::min(a, b);
@@ -271,10 +224,10 @@ void StrobeActivity::runs(Lane& lane, std::uint64_t at, std::uint64_t k, std::ui
   std::uint64_t rest = k;
   for (; starts; starts &= starts - 1) {
     const unsigned s = static_cast<unsigned>(std::countr_zero(starts));
-    lane.run_toggles += static_cast<std::uint64_t>(std::popcount(rest & below(s)));
+    lane.run_toggles += static_cast<std::uint64_t>(std::popcount(rest & bits_below(s)));
     close_run(lane);
     lane.run_start = at + s;
-    rest &= ~below(s);
+    rest &= ~bits_below(s);
   }
   lane.run_toggles += static_cast<std::uint64_t>(std::popcount(rest));
 }
@@ -321,7 +274,7 @@ void StrobeActivity::add_to_window(std::uint64_t at, std::uint64_t toggles, unsi
       window_start_ = window_index_ * window_samples_;
       window_end_ = window_start_ + window_samples_;
     }
-    const std::uint64_t part = window_end_ - at >= 64 ? m : m & below(static_cast<unsigned>(window_end_ - at));
+    const std::uint64_t part = window_end_ - at >= 64 ? m : m & bits_below(static_cast<unsigned>(window_end_ - at));
     windows_[window_index_] += static_cast<double>(std::popcount(part)) * weight;
     m &= ~part;
   }

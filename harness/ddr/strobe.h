@@ -24,7 +24,9 @@
 // - Uncertainty: about one toggle per burst.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -63,7 +65,10 @@ class StrobeActivity {
   // Levels of the strobes in 64 samples from sample `at` (one mask per
   // strobe, bit j = sample at + j; only the low `n` bits are samples).
   void block(std::uint64_t at, const std::uint64_t* levels, unsigned n) {
-    if (gathered_ == 0 && n == 64) return frame(at, levels, 64);  // the usual case: blocks on frames
+    if (gathered_ == 0 && n == 64) {  // the usual case: blocks on frames
+      if (counting_ && lockstep_) return lockstep_frame(at, levels);
+      return frame(at, levels, 64);
+    }
     gather(at, levels, n);
   }
   // The CK period in samples, once the sampler knows it.
@@ -92,6 +97,8 @@ class StrobeActivity {
   void early(std::uint64_t at, const std::uint64_t* toggles, const std::uint64_t* levels, bool any);
   void take(std::uint64_t at, const std::uint64_t* toggles, bool any);
   void take_lockstep(std::uint64_t at, std::uint64_t toggles, bool any);
+  void lockstep_frame(std::uint64_t at, const std::uint64_t* levels);
+  static constexpr std::uint64_t kNoToggle = UINT64_MAX;  // Lane::last_kept, last_rise, skip_at: none
   bool rate_known(bool final);
   void try_start(bool final = false);
   std::uint64_t lane_frame(Lane& lane, std::uint64_t at, std::uint64_t t, std::uint64_t next);
@@ -137,5 +144,60 @@ class StrobeActivity {
   std::size_t window_index_ = 0;
   StrobeFigures figures_;
 };
+
+// The usual frame, inline in the caller's loop (the sampler's, block by
+// block, where its work overlaps the sampler's): the period known, the
+// strobes in lockstep. A frame where they toggle differently goes to frame().
+inline void StrobeActivity::lockstep_frame(std::uint64_t at, const std::uint64_t* levels) {
+  const std::uint64_t t = levels[0] ^ ((levels[0] << 1) | lanes_[0].last_level);
+  for (unsigned c = 1; c < channels_; ++c)
+    if ((levels[c] ^ ((levels[c] << 1) | lanes_[c].last_level)) != t) return frame(at, levels, 64);
+  for (unsigned c = 0; c < channels_; ++c) lanes_[c].last_level = levels[c] >> 63;
+  if (t || have_pending_) take_lockstep(at, t, t != 0);
+}
+
+// The same while lane 0 stands for every strobe (most captures): one lane,
+// each of its toggles weighing as many as there are strobes.
+inline void StrobeActivity::take_lockstep(std::uint64_t at, std::uint64_t toggles, bool any) {
+  if (have_pending_) {
+    Lane& lane = lanes_[0];
+    const std::uint64_t kept = lane_frame(lane, pending_at_, lane.pending, pending_at_ + 64 == at ? toggles : 0);
+    const auto count = static_cast<unsigned>(std::popcount(kept));
+    if (count && pending_at_ >= window_start_ && pending_at_ + 64 <= window_end_)  // most frames
+      windows_[window_index_] += count * channels_;
+    else if (count)
+      add_to_window(pending_at_, kept, channels_);
+  }
+  have_pending_ = any;
+  if (!any) return;
+  pending_at_ = at;
+  lanes_[0].pending = toggles;
+}
+
+// One strobe's frame of toggles `t` (with the next frame's to look ahead):
+// the glitch filter, then the bursts. Returns the toggles kept.
+inline std::uint64_t StrobeActivity::lane_frame(Lane& lane, std::uint64_t at, std::uint64_t t, std::uint64_t next) {
+  if (!t) return 0;
+  // Toggles followed by another within width_ - 1 samples: short pulses.
+  std::uint64_t near = (t >> 1) | (next << 63);
+  for (unsigned d = 2; d < width_; ++d) near |= (t >> d) | (next << (64 - d));
+  std::uint64_t k = t;
+  if ((t & near) || lane.skip_at - at < 64) {
+    const std::uint64_t prior = lane.last_kept;
+    k = filter(lane, at, t, next);
+    lane.last_kept = prior;
+    if (!k) return 0;
+  }
+  // Kept toggles with another in the period_ - 1 samples before them
+  // continue a burst; the others start one.
+  std::uint64_t covered = continues_(k << 1);
+  if (lane.last_kept + period_ > at && lane.last_kept != kNoToggle)
+    covered |= bits_below(static_cast<unsigned>(std::min<std::uint64_t>(64, lane.last_kept + period_ - at)));
+  const std::uint64_t starts = k & ~covered;
+  if (starts) runs(lane, at, k, starts);
+  else lane.run_toggles += static_cast<std::uint64_t>(std::popcount(k));
+  lane.last_kept = at + 63 - static_cast<unsigned>(std::countl_zero(k));
+  return k;
+}
 
 }  // namespace harness::ddr
