@@ -93,6 +93,17 @@ void EdgeDecoder::add_with_rank_and_cke(std::uint64_t cycle, double time, std::u
 }
 
 [[gnu::flatten]] void EdgeDecoder::add(std::span<const EdgeGroup> groups, double period, std::vector<Command>& out) {
+  if (plain_ && layout_.contiguous && assembler_.has_word_table()) {
+    // The usual case: the assembler reads the words from the groups itself.
+    const ContiguousPins pins{layout_.pins[0], static_cast<unsigned>(layout_.pins.size()), layout_.two_edges};
+    for (std::size_t at = 0; at < groups.size();) {
+      at += assembler_.add(groups.subspan(at), period, pins, out);
+      if (at == groups.size()) break;
+      const EdgeGroup& g = groups[at++];  // a CKE change
+      add_with_rank_and_cke(g.cycle, static_cast<double>(g.sample) * period, g.first, g.second, g.cke, out);
+    }
+    return;
+  }
   if (groups.size() > words_capacity_) {
     words_capacity_ = groups.size();
     words_.reset(new TimedWord[words_capacity_]);

@@ -114,6 +114,26 @@ struct TimedWord {
   std::uint64_t word;
 };
 
+// CKE at a rising edge, compared with the previous edge (power-down and
+// DDR4 self-refresh entry and exit).
+enum class CkeChange : std::uint8_t { none, fell, rose };
+
+// One command-carrying clock cycle, or an edge where CKE changed.
+struct EdgeGroup {
+  std::uint64_t cycle = 0;   // index of the rising edge
+  std::uint64_t sample = 0;  // sample index of the rising edge
+  std::uint64_t first = 0;   // all channels at the rising edge
+  std::uint64_t second = 0;  // at the falling edge (LPDDR5) or next rising edge (LPDDR4)
+  CkeChange cke = CkeChange::none;
+};
+
+// A command word's pins on consecutive channels of the samples, from
+// `shift` (BusLayout::contiguous: the usual wiring).
+struct ContiguousPins {
+  unsigned shift = 0, width = 0;
+  bool two_edges = false;  // the word spans two edges (LPDDR4, LPDDR5)
+};
+
 // Assembles decoded sub-commands into commands (LPDDR4 ACT-1 + ACT-2,
 // READ-1 + CAS-2, ...). Feed words in bus order.
 class CommandAssembler {
@@ -126,6 +146,11 @@ class CommandAssembler {
   void add(std::uint64_t cycle, double time, std::uint64_t word, std::vector<Command>& out);
   // The same for a run of words: one call, the per-word steps inlined.
   void add(std::span<const TimedWord> words, std::vector<Command>& out);
+  // The words of edge groups read at `pins` (one rank, every pin probed),
+  // up to the first group with a CKE change; returns the groups taken.
+  // `period`: seconds per sample. Only for a standard with a word table.
+  std::size_t add(std::span<const EdgeGroup> groups, double period, ContiguousPins pins, std::vector<Command>& out);
+  bool has_word_table() const { return cache_size_ != 0; }
   void finish(std::vector<Command>& out);
   // It points into its own word table: not copied.
   CommandAssembler(const CommandAssembler&) = delete;

@@ -24,19 +24,6 @@
 
 namespace harness::ddr {
 
-// CKE at a rising edge, compared with the previous edge (power-down and
-// DDR4 self-refresh entry and exit).
-enum class CkeChange : std::uint8_t { none, fell, rose };
-
-// One command-carrying clock cycle, or an edge where CKE changed.
-struct EdgeGroup {
-  std::uint64_t cycle = 0;   // index of the rising edge
-  std::uint64_t sample = 0;  // sample index of the rising edge
-  std::uint64_t first = 0;   // all channels at the rising edge
-  std::uint64_t second = 0;  // at the falling edge (LPDDR5) or next rising edge (LPDDR4)
-  CkeChange cke = CkeChange::none;
-};
-
 struct ClockStopSamples {
   std::uint64_t after_cycle;
   std::uint64_t start;   // sample of the last edge before the stop
