@@ -51,7 +51,7 @@ void Sampler::count_interval(std::uint64_t interval, std::uint64_t cycle_before,
   if (interval > gap_threshold_) {
     stats_.stops.push_back({cycle_before, start, interval});
   } else {
-    period_sum_ += static_cast<double>(interval);
+    period_sum_ += interval;
     ++period_count_;
   }
 }
@@ -220,10 +220,10 @@ inline bool Sampler::clock_edges_fast(std::uint64_t rise, std::uint64_t at) {
   const std::uint64_t last_pos = at + static_cast<std::uint64_t>(last);
   const auto edges = static_cast<std::uint64_t>(std::popcount(rise));
   if (have_rise_) {
-    period_sum_ += static_cast<double>(last_pos - last_rise_);
+    period_sum_ += last_pos - last_rise_;
     period_count_ += edges;
   } else {
-    period_sum_ += static_cast<double>(last - first);
+    period_sum_ += static_cast<std::uint64_t>(last - first);
     period_count_ += edges - 1;
   }
   have_rise_ = true;
@@ -388,7 +388,7 @@ Status Sampler::finish() {
       return Error::input(fmt::format("no clock: fewer than two rising edges on CK in {} samples", stats_.samples));
     HARNESS_TRY(on_estimate());
   }
-  stats_.tck_samples = period_count_ ? period_sum_ / static_cast<double>(period_count_) : 0;
+  stats_.tck_samples = period_count_ ? static_cast<double>(period_sum_) / static_cast<double>(period_count_) : 0;
   if (strobes_) {
     HARNESS_TRY(strobes_->finish(stats_.samples, stats_.tck_samples));
     stats_.strobes = strobes_->figures();

@@ -86,7 +86,7 @@ class Sampler {
   double gap_threshold_ = 0;       // samples; 0 until estimated
   std::uint64_t gap_limit_ = 0;    // its integer part
   BitSmear cover_;                 // an edge over the gap_limit_ - 1 samples after it
-  double period_sum_ = 0;
+  std::uint64_t period_sum_ = 0;  // samples (exact; a double summing them is too, below 2^53)
   std::uint64_t period_count_ = 0;
   // A command cycle waiting for its second edge: while a feed runs, the
   // group at pending_index_ of its output (completed in place: copying a

@@ -114,7 +114,7 @@ void StrobeActivity::leave_lockstep() {
     // In lockstep lane 0 stands for every strobe.
     const unsigned weight = lockstep_ ? channels_ : 1;
     if (count && pending_at_ >= window_start_ && pending_at_ + 64 <= window_end_)  // most frames
-      windows_[window_index_] += count * weight;
+      window_toggles_ += count * weight;
     else if (count)
       for (unsigned c = 0; c < lanes; ++c) add_to_window(pending_at_, kept[c], weight);
   }
@@ -249,7 +249,13 @@ void StrobeActivity::close_run(Lane& lane) {
   if (n != data) adjust_window(lane.run_start, -static_cast<double>(n - data) * (lockstep_ ? channels_ : 1));
 }
 
+void StrobeActivity::add_window_toggles() {
+  if (window_toggles_) windows_[window_index_] += static_cast<double>(window_toggles_);
+  window_toggles_ = 0;
+}
+
 std::size_t StrobeActivity::window_of(std::uint64_t pos) {
+  if (pos / window_samples_ >= kMaxWindows) add_window_toggles();  // before the windows move
   while (pos / window_samples_ >= kMaxWindows) {
     // Bounded memory for any length of capture: merge neighbouring windows
     // and double their length (windows stay aligned to sample 0).
@@ -267,6 +273,7 @@ std::size_t StrobeActivity::window_of(std::uint64_t pos) {
 // The toggles of a frame, `weight` times each, into the windows they fall in
 // (the frame may straddle a window's end).
 void StrobeActivity::add_to_window(std::uint64_t at, std::uint64_t toggles, unsigned weight) {
+  add_window_toggles();  // the window may change
   for (std::uint64_t m = toggles; m;) {
     const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(m));
     if (pos < window_start_ || pos >= window_end_) {  // else still the window the last toggles fell in
@@ -306,6 +313,7 @@ Status StrobeActivity::finish(std::uint64_t samples, double tck_samples) {
     figures_.preamble_tck += static_cast<double>(lane.preamble) / channels_ / (2 * figures_.pulses_per_tck);
     figures_.glitches += lane.glitches;
   }
+  add_window_toggles();
   if (samples > 0) window_of(samples - 1);
   figures_.window_samples = window_samples_;
   for (double w : windows_)

@@ -142,6 +142,10 @@ class StrobeActivity {
   std::vector<double> windows_;
   std::uint64_t window_start_ = 0, window_end_ = 0;
   std::size_t window_index_ = 0;
+  // Toggles of window_index_ not yet in windows_ (an integer sum per frame,
+  // not a double's: add_window_toggles() before windows_ is read or moved).
+  std::uint64_t window_toggles_ = 0;
+  void add_window_toggles();
   StrobeFigures figures_;
 };
 
@@ -164,7 +168,7 @@ inline void StrobeActivity::take_lockstep(std::uint64_t at, std::uint64_t toggle
     const std::uint64_t kept = lane_frame(lane, pending_at_, lane.pending, pending_at_ + 64 == at ? toggles : 0);
     const auto count = static_cast<unsigned>(std::popcount(kept));
     if (count && pending_at_ >= window_start_ && pending_at_ + 64 <= window_end_)  // most frames
-      windows_[window_index_] += count * channels_;
+      window_toggles_ += count * channels_;
     else if (count)
       add_to_window(pending_at_, kept, channels_);
   }
