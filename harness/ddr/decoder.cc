@@ -95,7 +95,7 @@ void EdgeDecoder::add_with_rank_and_cke(std::uint64_t cycle, double time, std::u
 [[gnu::flatten]] void EdgeDecoder::add(std::span<const EdgeGroup> groups, double period, std::vector<Command>& out) {
   if (plain_ && layout_.contiguous && assembler_.has_word_table()) {
     // The usual case: the assembler reads the words from the groups itself.
-    const ContiguousPins pins{layout_.pins[0], static_cast<unsigned>(layout_.pins.size()), layout_.two_edges};
+    const ContiguousPins pins = layout_.contiguous_pins();
     for (std::size_t at = 0; at < groups.size();) {
       at += assembler_.add(groups.subspan(at), period, pins, out);
       if (at == groups.size()) break;
@@ -113,16 +113,10 @@ void EdgeDecoder::add_with_rank_and_cke(std::uint64_t cycle, double time, std::u
     if (n) assembler_.add(std::span<const TimedWord>(words_.get(), n), out);
     n = 0;
   };
-  // The usual wiring (CA0.. on consecutive channels) read without a loop.
-  const bool contiguous = layout_.contiguous;
-  const unsigned shift = layout_.pins.empty() ? 0 : layout_.pins[0], width = static_cast<unsigned>(layout_.pins.size());
-  const std::uint64_t mask = (std::uint64_t{1} << width) - 1, second_mask = layout_.two_edges ? mask : 0;
   for (const EdgeGroup& g : groups) {
     const double time = static_cast<double>(g.sample) * period;
     if (plain_ && g.cke == CkeChange::none) {
-      const std::uint64_t word = contiguous ? ((g.first >> shift) & mask) | (((g.second >> shift) & second_mask) << width)
-                                            : layout_.word(g.first, g.second);
-      words_[n++] = {g.cycle, time, word};
+      words_[n++] = {g.cycle, time, layout_.word(g.first, g.second)};
       continue;
     }
     flush();

@@ -132,6 +132,11 @@ struct EdgeGroup {
 struct ContiguousPins {
   unsigned shift = 0, width = 0;
   bool two_edges = false;  // the word spans two edges (LPDDR4, LPDDR5)
+  // The word carried by the first and second edge samples.
+  std::uint64_t word(std::uint64_t first, std::uint64_t second) const {
+    const std::uint64_t mask = (std::uint64_t{1} << width) - 1, second_mask = two_edges ? mask : 0;
+    return ((first >> shift) & mask) | (((second >> shift) & second_mask) << width);
+  }
 };
 
 // Assembles decoded sub-commands into commands (LPDDR4 ACT-1 + ACT-2,

@@ -48,6 +48,10 @@ struct BusLayout {
 
   // The command word carried by the first and second edge samples.
   std::uint64_t word(std::uint64_t first, std::uint64_t second) const;
+  // Where the pins are, when `contiguous`.
+  ContiguousPins contiguous_pins() const {
+    return {pins.empty() ? 0 : pins[0], static_cast<unsigned>(pins.size()), two_edges};
+  }
   // Whether a sample has some chip select active, and the lowest such rank.
   bool selected(std::uint64_t sample) const { return ((sample ^ cs_invert) & cs_mask) != 0; }
   int rank_of(std::uint64_t sample) const {
@@ -58,12 +62,7 @@ struct BusLayout {
 };
 
 inline std::uint64_t BusLayout::word(std::uint64_t first, std::uint64_t second) const {
-  if (contiguous) {
-    // The usual wiring: CA0.. on consecutive channels.
-    const std::uint64_t mask = (std::uint64_t{1} << pins.size()) - 1;
-    const std::uint64_t lo = (first >> pins[0]) & mask;
-    return two_edges ? lo | (((second >> pins[0]) & mask) << pins.size()) : lo;
-  }
+  if (contiguous) return contiguous_pins().word(first, second);  // the usual wiring: CA0.. on consecutive channels
   std::uint64_t w = 0;
   const unsigned n = static_cast<unsigned>(pins.size());
   for (unsigned i = 0; i < n; ++i) {
