@@ -95,12 +95,22 @@ struct Extract {
   std::uint8_t field_bit;
 };
 
+// Extracts of consecutive word bits into consecutive bits of one field,
+// taken with one shift and mask (DDR4's A0-A17 are a few runs, not 18 bits).
+struct Run {
+  std::uint8_t bit;
+  Field field;
+  std::uint8_t field_bit;
+  std::uint8_t length;
+};
+
 struct Compiled {
   std::string_view name;
   Part part;
   std::uint64_t fixed_mask = 0;
   std::uint64_t fixed_value = 0;
   std::vector<Extract> extracts;
+  std::vector<Run> runs;  // the extracts merged
 };
 
 struct Table {
@@ -138,7 +148,7 @@ std::optional<Extract> field_token(std::string_view t, unsigned bit) {
 }
 
 Compiled compile(const EncodingRow& row, const BusFormat& f) {
-  Compiled c{row.name, row.part, 0, 0, {}};
+  Compiled c{row.name, row.part, 0, 0, {}, {}};
   unsigned edge = 0, pin = 0;
   std::string_view p = row.pattern;
   while (!p.empty()) {
@@ -162,6 +172,14 @@ Compiled compile(const EncodingRow& row, const BusFormat& f) {
     }
   }
   if (pin != f.edge_width || edge + 1 != f.edges) table_bug(row.name, "wrong number of pins or edges");
+  for (const Extract& e : c.extracts) {
+    Run* last = c.runs.empty() ? nullptr : &c.runs.back();
+    if (last && e.field == last->field && e.bit == last->bit + last->length &&
+        e.field_bit == last->field_bit + last->length)
+      ++last->length;
+    else
+      c.runs.push_back({e.bit, e.field, e.field_bit, 1});
+  }
   return c;
 }
 
@@ -212,8 +230,9 @@ const Table& table(Standard s) {
 
 Fields extract(const Compiled& c, std::uint64_t word) {
   Fields f;
-  for (const Extract& e : c.extracts)
-    f.value[static_cast<int>(e.field)] |= static_cast<std::uint32_t>((word >> e.bit) & 1) << e.field_bit;
+  for (const Run& r : c.runs)
+    f.value[static_cast<int>(r.field)] |=
+        static_cast<std::uint32_t>((word >> r.bit) & ((std::uint64_t{1} << r.length) - 1)) << r.field_bit;
   return f;
 }
 
