@@ -79,14 +79,15 @@ class StrobeActivity {
 
  private:
   // One strobe's state.
+  static constexpr std::uint64_t kNoToggle = UINT64_MAX;  // a sample position: none yet
   struct Lane {
     std::uint64_t pending = 0;             // toggles of the frame waiting for its successor
     std::uint64_t last_level = 0;          // level of the last sample seen
-    std::uint64_t last_kept = UINT64_MAX;  // the last toggle kept
-    std::uint64_t skip_at = UINT64_MAX;    // the second edge of a glitch removed in the previous frame
+    std::uint64_t last_kept = kNoToggle;   // the last toggle kept
+    std::uint64_t skip_at = kNoToggle;     // the second edge of a glitch removed in the previous frame
     std::uint64_t run_toggles = 0, run_start = 0;
     std::uint64_t kept = 0, bursts = 0, preamble = 0, glitches = 0;
-    std::uint64_t last_rise = UINT64_MAX;  // while the strobe's period is measured
+    std::uint64_t last_rise = kNoToggle;   // while the strobe's period is measured
   };
   struct Early {
     std::uint64_t at;
@@ -98,7 +99,6 @@ class StrobeActivity {
   void take(std::uint64_t at, const std::uint64_t* toggles, bool any);
   void take_lockstep(std::uint64_t at, std::uint64_t toggles, bool any);
   void lockstep_frame(std::uint64_t at, const std::uint64_t* levels);
-  static constexpr std::uint64_t kNoToggle = UINT64_MAX;  // Lane::last_kept, last_rise, skip_at: none
   bool rate_known(bool final);
   void try_start(bool final = false);
   std::uint64_t lane_frame(Lane& lane, std::uint64_t at, std::uint64_t t, std::uint64_t next);
