@@ -152,8 +152,8 @@ void BusStatistics::on_command(const Command& c) {
     s_.read_bytes += bytes;
     if (have_read_) {
       const double dt = c.time - last_read_time_;
-      s_.read_interval_ps.add(static_cast<std::int64_t>(dt * 1e12 + 0.5));  // dt >= 0: round half up
-      s_.read_interval_cycles.add(static_cast<std::int64_t>(c.cycle - last_read_cycle_));
+      recent_ps_.add(static_cast<std::int64_t>(dt * 1e12 + 0.5), s_.read_interval_ps);  // dt >= 0: round half up
+      recent_cycles_.add(static_cast<std::int64_t>(c.cycle - last_read_cycle_), s_.read_interval_cycles);
       // Keep an evenly strided sample for two-sample tests: when full, drop
       // every other value and double the stride.
       if (interval_skip_ == 0) {
@@ -219,6 +219,8 @@ void BusStatistics::mark_burst(std::uint64_t start, std::uint64_t end) {
 
 BusSummary BusStatistics::finish(const BusTiming& timing) {
   close_transaction();
+  recent_ps_.flush(s_.read_interval_ps);
+  recent_cycles_.flush(s_.read_interval_cycles);
   settle(busy_until_ + kBin);
   s_.timing = timing;
   for (int op = 0; op < kOpCount; ++op)

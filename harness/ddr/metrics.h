@@ -28,38 +28,44 @@ struct BusModel {
 struct Histogram {
   std::map<std::int64_t, std::uint64_t> counts;
   std::uint64_t total = 0;
-  // Intervals repeat: a small direct-mapped cache of recent values' entries
-  // spares most map lookups (one per read command on a busy bus).
-  void add(std::int64_t v) {
-    ++total;
-    if (last_.entry && last_.value == v) {  // on a steady bus most intervals repeat the last
-      ++*last_.entry;
-      return;
-    }
-    Slot& slot = recent_[static_cast<std::uint64_t>(v) * 0x9E3779B97F4A7C15ull >> 60];
-    if (!slot.entry || slot.value != v) slot = {v, &counts.try_emplace(v, 0).first->second};
-    ++*slot.entry;
-    last_ = slot;
-  }
-  Histogram() = default;
-  Histogram(const Histogram& o) : counts(o.counts), total(o.total) {}
-  Histogram& operator=(const Histogram& o) {
-    counts = o.counts;
-    total = o.total;
-    recent_ = {};
-    last_ = {};
-    return *this;
+  void add(std::int64_t v, std::uint64_t n = 1) {
+    counts[v] += n;
+    total += n;
   }
   // Linear interpolation between order statistics (as stats.h).
   std::optional<double> percentile(double p) const;
+};
+
+// Counts on their way to a Histogram (one value per read command on a busy
+// bus): intervals repeat, so a small direct-mapped table counts recent
+// values in place and hands a value's count to the map only when another
+// value takes its slot, or at flush. A hit is one load, compare and
+// increment: no map node, and no branch on whether this interval repeats
+// the last (they alternate).
+class RecentCounts {
+ public:
+  void add(std::int64_t v, Histogram& into) {
+    Slot& slot = slots_[static_cast<std::uint64_t>(v) * 0x9E3779B97F4A7C15ull >> 58];
+    if (slot.value == v) {  // an empty slot (count 0) holds value 0: counting it there is right
+      ++slot.count;
+      return;
+    }
+    if (slot.count) into.add(slot.value, slot.count);
+    slot = {v, 1};
+  }
+  // Every count into the histogram (and the table empty).
+  void flush(Histogram& into) {
+    for (Slot& slot : slots_)
+      if (slot.count) into.add(slot.value, slot.count);
+    slots_ = {};
+  }
 
  private:
   struct Slot {
     std::int64_t value = 0;
-    std::uint64_t* entry = nullptr;  // into `counts` (map nodes never move)
+    std::uint64_t count = 0;
   };
-  std::array<Slot, 16> recent_{};
-  Slot last_;
+  std::array<Slot, 64> slots_{};
 };
 
 struct BusSummary {
@@ -144,6 +150,7 @@ class BusStatistics : public CommandSink {
   bool have_read_ = false;
   std::uint64_t last_read_cycle_ = 0;
   double last_read_time_ = 0;
+  RecentCounts recent_ps_, recent_cycles_;  // into s_.read_interval_ps and _cycles
   std::vector<double> interval_keep_;
   std::uint64_t interval_stride_ = 1, interval_skip_ = 0;  // keep one interval in `stride`
   // Data-bus activity from command timing: the union of the bursts, one bit
