@@ -49,10 +49,8 @@ Status Sampler::check_rate(double tck) {
 
 void Sampler::count_interval(std::uint64_t interval, std::uint64_t cycle_before, std::uint64_t start) {
   if (interval > gap_threshold_) {
+    stops_samples_ += interval;
     stats_.stops.push_back({cycle_before, start, interval});
-  } else {
-    period_sum_ += interval;
-    ++period_count_;
   }
 }
 
@@ -66,7 +64,9 @@ Status Sampler::on_estimate() {
   // Every edge covers the gap_limit_ - 1 samples after it, so that a sample
   // left uncovered between two edges lies in an interval longer than
   // gap_limit_: a stop (see clock_edges_fast).
-  if (gap_threshold_ < 64) cover_ = BitSmear(static_cast<unsigned>(gap_limit_) - 1);
+  // (From 64 samples on, no interval inside a block can be one.)
+  cover_within_block_ = gap_threshold_ < 64;
+  if (cover_within_block_) cover_ = BitSmear(static_cast<unsigned>(gap_limit_) - 1);
   for (const Early& e : early_) count_interval(e.interval, e.cycle_before, e.start);
   early_.clear();
   if (strobes_) strobes_->clock_period(tck);
@@ -202,32 +202,23 @@ inline std::uint64_t above(int j) { return ~((std::uint64_t{2} << j) - 1); }  //
 
 }  // namespace
 
-// Clock period and clock stops from the rising edges of one block (at least
-// one), when no interval in it may be a stop: the common case, false when
-// clock_edges must look edge by edge (until the period is known, or where a
-// block may hold a stop).
+// Clock stops from the rising edges of one block (at least one), when no
+// interval in it may be a stop: the common case, false when clock_edges
+// must look edge by edge (until the period is known, or where a block may
+// hold a stop). The period needs nothing here: every interval that is not a
+// stop is one (finish).
 inline bool Sampler::clock_edges_fast(std::uint64_t rise, std::uint64_t at) {
-  if (gap_threshold_ == 0) return false;
+  if (gap_limit_ == 0) return false;  // known once 32 intervals were seen (so is last_rise_)
   const int first = std::countr_zero(rise), last = 63 - std::countl_zero(rise);
-  if (have_rise_ && at + first - last_rise_ > gap_limit_) return false;
-  if (gap_threshold_ < 64) {
+  if (at + first - last_rise_ > gap_limit_) return false;
+  if (cover_within_block_) {
     // An uncovered bit between the first and last edge lies in an interval
     // longer than gap_limit_.
     const std::uint64_t cover = cover_(rise);
     const std::uint64_t between = ((std::uint64_t{2} << last) - 1) & ~((std::uint64_t{1} << first) - 1);
     if (~cover & between) return false;
   }
-  const std::uint64_t last_pos = at + static_cast<std::uint64_t>(last);
-  const auto edges = static_cast<std::uint64_t>(std::popcount(rise));
-  if (have_rise_) {
-    period_sum_ += last_pos - last_rise_;
-    period_count_ += edges;
-  } else {
-    period_sum_ += static_cast<std::uint64_t>(last - first);
-    period_count_ += edges - 1;
-  }
-  have_rise_ = true;
-  last_rise_ = last_pos;
+  last_rise_ = at + static_cast<std::uint64_t>(last);
   return true;
 }
 
@@ -245,6 +236,7 @@ Status Sampler::clock_edges(std::uint64_t rise, std::uint64_t at) {
         if (early_.size() == kEarlyIntervals) HARNESS_TRY(on_estimate());
       }
     }
+    if (!have_rise_) first_rise_ = pos;
     have_rise_ = true;
     last_rise_ = pos;
     ++cycle;
@@ -388,7 +380,11 @@ Status Sampler::finish() {
       return Error::input(fmt::format("no clock: fewer than two rising edges on CK in {} samples", stats_.samples));
     HARNESS_TRY(on_estimate());
   }
-  stats_.tck_samples = period_count_ ? static_cast<double>(period_sum_) / static_cast<double>(period_count_) : 0;
+  // The mean period: the span of the rising edges less the stops, over the
+  // intervals that are not stops (sums exact in integers).
+  const std::uint64_t intervals = stats_.cycles ? stats_.cycles - 1 - stats_.stops.size() : 0;
+  stats_.tck_samples =
+      intervals ? static_cast<double>(last_rise_ - first_rise_ - stops_samples_) / static_cast<double>(intervals) : 0;
   if (strobes_) {
     HARNESS_TRY(strobes_->finish(stats_.samples, stats_.tck_samples));
     stats_.strobes = strobes_->figures();

@@ -74,6 +74,7 @@ class Sampler {
   std::uint64_t prev_sample_ = 0;   // the previous chunk's last sample
   bool cke_high_ = true;            // CKE at the last rising edge
   bool cke_seen_ = false;           // an edge has been seen (the first sets cke_high_)
+  std::uint64_t first_rise_ = 0;   // sample index of the first rising edge
   std::uint64_t last_rise_ = 0;    // sample index of the last rising edge
   bool have_rise_ = false;
   std::vector<unsigned> strobe_channels_;
@@ -85,9 +86,9 @@ class Sampler {
   std::vector<Early> early_;
   double gap_threshold_ = 0;       // samples; 0 until estimated
   std::uint64_t gap_limit_ = 0;    // its integer part
+  bool cover_within_block_ = false;  // a stop may lie inside a block (gap_limit_ < 64)
   BitSmear cover_;                 // an edge over the gap_limit_ - 1 samples after it
-  std::uint64_t period_sum_ = 0;  // samples (exact; a double summing them is too, below 2^53)
-  std::uint64_t period_count_ = 0;
+  std::uint64_t stops_samples_ = 0;  // the stops' intervals summed
   // A command cycle waiting for its second edge: while a feed runs, the
   // group at pending_index_ of its output (completed in place: copying a
   // just-built group stalls on store forwarding); between feeds, here.

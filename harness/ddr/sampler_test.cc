@@ -213,6 +213,9 @@ TEST(Sampler, AnIntervalJustOverOneAndAHalfPeriodsIsAStopWhereverItFalls) {
         EXPECT_EQ(sampler.stats().stops[0].after_cycle, offset ? 40u : 39u);
       }
       EXPECT_EQ(sampler.stats().cycles, offset ? 81u : 80u);  // a capture starting high has no edge at sample 0
+      // The mean period leaves the stop out: 8 samples; else the 12-sample
+      // interval is one of the 80 (79 from sample 0) it averages.
+      EXPECT_DOUBLE_EQ(sampler.stats().tck_samples, odd == 13 ? 8.0 : (offset ? 644.0 / 80 : 636.0 / 79));
     }
 }
 
