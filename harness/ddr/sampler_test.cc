@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -166,6 +167,27 @@ TEST(Sampler, MatchesPerSampleReadingOfImpairedStrobes) {
     for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{1000}, std::size_t{37}}) {
       SCOPED_TRACE(std::string(standard_name(standard)) + " chunk " + std::to_string(chunk));
       expect_matches_reference(c, standard, chunk, 200);
+    }
+  }
+}
+
+// Strobes sampled alike are counted as one until their levels differ: a
+// second strobe that is the first's complement (the same toggles, other
+// levels), that parts from it for a stretch mid-capture, or only before the
+// period is known, is still counted on its own.
+TEST(Sampler, MatchesPerSampleReadingOfStrobesThatPartFromEachOther) {
+  const Capture alike = synthesized(Standard::lpddr4, 8, 2);
+  const std::optional<unsigned> dqs1 = alike.header.find("DQS1");
+  ASSERT_TRUE(dqs1);
+  const std::uint64_t n = alike.sample_count();
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> flipped = {{0, n}, {n / 3, n / 3 + 5000}, {0, 1500}};
+  for (const auto& [from, to] : flipped) {
+    Capture c = alike;
+    for (std::uint64_t i = from; i < to; ++i) c.data[i * c.header.unitsize + *dqs1 / 8] ^= 1 << (*dqs1 % 8);
+    for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{1000}, std::size_t{37}}) {
+      SCOPED_TRACE("DQS1 inverted from " + std::to_string(from) + " to " + std::to_string(to) + ", chunk " +
+                   std::to_string(chunk));
+      expect_matches_reference(c, Standard::lpddr4, chunk, 200);
     }
   }
 }

@@ -64,6 +64,23 @@ void StrobeActivity::gather(std::uint64_t at, const std::uint64_t* levels, unsig
 // The frame before it, waiting for these toggles to look ahead into, is
 // counted now.
 void StrobeActivity::frame(std::uint64_t at, const std::uint64_t* levels, unsigned n) {
+  copy_out_last_level();
+  frame_toggles(at, levels, n);
+  update_alike();
+}
+
+void StrobeActivity::copy_out_last_level() {
+  if (!alike_) return;
+  for (unsigned c = 1; c < channels_; ++c) lanes_[c].last_level = lanes_[0].last_level;
+  alike_ = false;
+}
+
+void StrobeActivity::update_alike() {
+  alike_ = counting_ && lockstep_;
+  for (unsigned c = 1; c < channels_ && alike_; ++c) alike_ = lanes_[c].last_level == lanes_[0].last_level;
+}
+
+void StrobeActivity::frame_toggles(std::uint64_t at, const std::uint64_t* levels, unsigned n) {
   std::uint64_t toggles[kMaxStrobes];
   std::uint64_t any = 0;
   for (unsigned c = 0; c < channels_; ++c) {
@@ -149,7 +166,9 @@ void StrobeActivity::early(std::uint64_t at, const std::uint64_t* toggles, const
 
 void StrobeActivity::clock_period(double tck_samples) {
   tck_samples_ = tck_samples;
+  copy_out_last_level();
   try_start();
+  update_alike();
 }
 
 // The strobe period: the median rising-edge interval shorter than 1.5 tCK.
@@ -294,10 +313,12 @@ Status StrobeActivity::finish(std::uint64_t samples, double tck_samples) {
     return Error::input(fmt::format("the strobes toggle for more than {} samples before CK's period is known: is CK "
                                     "mapped to the clock?",
                                     kMaxEarlyBlocks * 64));
+  copy_out_last_level();
   if (gathered_) {
     frame(gather_at_, gather_.data(), gathered_);
     gathered_ = 0;
   }
+  alike_ = false;  // nothing comes after
   if (tck_samples_ <= 0) tck_samples_ = tck_samples;
   try_start(true);
   if (have_pending_) {

@@ -66,7 +66,7 @@ class StrobeActivity {
   // strobe, bit j = sample at + j; only the low `n` bits are samples).
   void block(std::uint64_t at, const std::uint64_t* levels, unsigned n) {
     if (gathered_ == 0 && n == 64) {  // the usual case: blocks on frames
-      if (counting_ && lockstep_) return lockstep_frame(at, levels);
+      if (alike_) return lockstep_frame(at, levels);
       return frame(at, levels, 64);
     }
     gather(at, levels, n);
@@ -95,6 +95,7 @@ class StrobeActivity {
   };
   void gather(std::uint64_t at, const std::uint64_t* levels, unsigned n);
   void frame(std::uint64_t at, const std::uint64_t* levels, unsigned n);
+  void frame_toggles(std::uint64_t at, const std::uint64_t* levels, unsigned n);
   void early(std::uint64_t at, const std::uint64_t* toggles, const std::uint64_t* levels, bool any);
   void take(std::uint64_t at, const std::uint64_t* toggles, bool any);
   void take_lockstep(std::uint64_t at, std::uint64_t toggles, bool any);
@@ -129,6 +130,13 @@ class StrobeActivity {
   // stands for all of them; the first frame that differs copies it out.
   bool lockstep_ = true;
   void leave_lockstep();
+  // Counting in lockstep, and every strobe's last level the same: then a
+  // frame whose levels are the same for every strobe has the same toggles
+  // for every strobe, and only lane 0's last level is kept up to date
+  // (frame() copies it out first).
+  bool alike_ = false;
+  void update_alike();
+  void copy_out_last_level();
   // The frame waiting for its successor (each lane holds its toggles).
   bool have_pending_ = false;
   std::uint64_t pending_at_ = 0;
@@ -151,12 +159,13 @@ class StrobeActivity {
 
 // The usual frame, inline in the caller's loop (the sampler's, block by
 // block, where its work overlaps the sampler's): the period known, the
-// strobes in lockstep. A frame where they toggle differently goes to frame().
+// strobes in lockstep (alike_). A frame where their levels differ goes to
+// frame().
 inline void StrobeActivity::lockstep_frame(std::uint64_t at, const std::uint64_t* levels) {
-  const std::uint64_t t = levels[0] ^ ((levels[0] << 1) | lanes_[0].last_level);
   for (unsigned c = 1; c < channels_; ++c)
-    if ((levels[c] ^ ((levels[c] << 1) | lanes_[c].last_level)) != t) return frame(at, levels, 64);
-  for (unsigned c = 0; c < channels_; ++c) lanes_[c].last_level = levels[c] >> 63;
+    if (levels[c] != levels[0]) return frame(at, levels, 64);
+  const std::uint64_t t = levels[0] ^ ((levels[0] << 1) | lanes_[0].last_level);
+  lanes_[0].last_level = levels[0] >> 63;
   if (t || have_pending_) take_lockstep(at, t, t != 0);
 }
 
