@@ -104,13 +104,15 @@ void block_masks_scalar(const T* s, std::size_t n, const Lines<T>& l, BlockMasks
   }
 }
 
-// 64 samples with AVX-512: one test instruction per vector and channel mask.
+// 64 samples with AVX-512: one test instruction per vector and channel
+// mask, the vectors' masks joined in mask registers (kunpck: one move to a
+// general register per channel, not one per vector and a shift and an or;
+// about 1 ms per 100M samples).
 // Helpers are functions, not lambdas: clang gives a lambda inside a target
 // function no target of its own (the fuzz build uses clang).
 __attribute__((target("avx512bw"))) inline std::uint64_t test16(__m512i a, __m512i b, std::uint16_t bits) {
   const __m512i m = _mm512_set1_epi16(static_cast<short>(bits));
-  return static_cast<std::uint64_t>(_mm512_test_epi16_mask(a, m)) |
-         static_cast<std::uint64_t>(_mm512_test_epi16_mask(b, m)) << 32;
+  return _cvtmask64_u64(_mm512_kunpackd(_mm512_test_epi16_mask(b, m), _mm512_test_epi16_mask(a, m)));
 }
 
 __attribute__((target("avx512bw"))) void block_masks_avx512(const std::uint16_t* s, const Lines<std::uint16_t>& l,
@@ -136,14 +138,14 @@ __attribute__((target("avx512bw"))) void block_masks_avx512(const std::uint8_t* 
   for (unsigned k = 0; k < l.strobes; ++k) m.strobe[k] = test8(v, l.strobe[k]);
 }
 
-__attribute__((target("avx512f"))) inline std::uint64_t test32(const __m512i* v, std::uint32_t bits) {
+__attribute__((target("avx512bw"))) inline std::uint64_t test32(const __m512i* v, std::uint32_t bits) {
   const __m512i m = _mm512_set1_epi32(static_cast<int>(bits));
-  std::uint64_t out = 0;
-  for (int i = 0; i < 4; ++i) out |= static_cast<std::uint64_t>(_mm512_test_epi32_mask(v[i], m)) << (16 * i);
-  return out;
+  const __mmask32 lo = _mm512_kunpackw(_mm512_test_epi32_mask(v[1], m), _mm512_test_epi32_mask(v[0], m));
+  const __mmask32 hi = _mm512_kunpackw(_mm512_test_epi32_mask(v[3], m), _mm512_test_epi32_mask(v[2], m));
+  return _cvtmask64_u64(_mm512_kunpackd(hi, lo));
 }
 
-__attribute__((target("avx512f"))) void block_masks_avx512(const std::uint32_t* s, const Lines<std::uint32_t>& l,
+__attribute__((target("avx512bw"))) void block_masks_avx512(const std::uint32_t* s, const Lines<std::uint32_t>& l,
                                                             BlockMasks& m) {
   __m512i v[4], x[4];
   const __m512i invert = _mm512_set1_epi32(static_cast<int>(l.cs_invert));
