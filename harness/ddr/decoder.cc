@@ -254,21 +254,14 @@ Status BusDecoder::begin(const CaptureHeader& header) {
 }
 
 Status BusDecoder::samples(const std::uint8_t* data, std::size_t count) {
-  // Slices of 2^20 samples: each switch between the stages (sampling; then
-  // commands and the sink) costs them their caches and branch history, so
-  // fewer switches win over the slice's groups and commands staying in L2.
-  // Measured (decode + statistics from memory, 100M LPDDR4 samples): 2^16
-  // 76.5 ms, 2^18 75.5, 2^20 72.7, 2^21 74.1, 2^22 77. A slice holds at
-  // most 2^18 groups (4 samples per clock at least): 10 MiB, and 14 MiB of
-  // their commands.
-  constexpr std::size_t kSlice = std::size_t{1} << 20;
   // On two threads, batches large enough that handing one over costs little.
   constexpr std::size_t kBatchGroups = std::size_t{1} << 14;
   const double period = 1 / header_.samplerate;
   const double t0 = command_thread_ ? thread_cpu_seconds() : 0;
-  for (std::size_t at = 0; at < count; at += kSlice) {
+  for (std::size_t at = 0; at < count; at += kDecodeSlice) {
     if (!command_thread_) groups_.clear();
-    HARNESS_TRY(sampler_->feed(data + at * header_.unitsize, std::min(kSlice, count - at), header_.unitsize, groups_));
+    HARNESS_TRY(
+        sampler_->feed(data + at * header_.unitsize, std::min(kDecodeSlice, count - at), header_.unitsize, groups_));
     if (command_thread_) {
       if (groups_.size() >= kBatchGroups) command_thread_->push(groups_);
       continue;
