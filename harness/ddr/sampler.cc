@@ -48,7 +48,7 @@ Status Sampler::check_rate(double tck) {
 }
 
 void Sampler::count_interval(std::uint64_t interval, std::uint64_t cycle_before, std::uint64_t start) {
-  if (interval > gap_threshold_) {
+  if (interval > gap_limit_) {
     stops_samples_ += interval;
     stats_.stops.push_back({cycle_before, start, interval});
   }
@@ -59,14 +59,14 @@ Status Sampler::on_estimate() {
   for (const Early& e : early_) intervals.push_back(static_cast<double>(e.interval));
   double tck = median(intervals);
   HARNESS_TRY(check_rate(tck));
-  gap_threshold_ = 1.5 * tck;
-  gap_limit_ = static_cast<std::uint64_t>(gap_threshold_);  // an integer interval > threshold iff > its floor
+  // A stop: an interval longer than 1.5 tCK, i.e. (intervals are integers)
+  // longer than its floor. At least 6 samples (tCK >= 4), so 0 says "not yet".
+  gap_limit_ = static_cast<std::uint64_t>(1.5 * tck);
   // Every edge covers the gap_limit_ - 1 samples after it, so that a sample
   // left uncovered between two edges lies in an interval longer than
-  // gap_limit_: a stop (see clock_edges_fast).
-  // (From 64 samples on, no interval inside a block can be one.)
-  cover_within_block_ = gap_threshold_ < 64;
-  if (cover_within_block_) cover_ = BitSmear(static_cast<unsigned>(gap_limit_) - 1);
+  // gap_limit_: a stop (see clock_edges_fast). From 64 samples on, no
+  // interval inside a block can be one.
+  if (gap_limit_ < 64) cover_ = BitSmear(static_cast<unsigned>(gap_limit_) - 1);
   for (const Early& e : early_) count_interval(e.interval, e.cycle_before, e.start);
   early_.clear();
   if (strobes_) strobes_->clock_period(tck);
@@ -213,7 +213,7 @@ inline bool Sampler::clock_edges_fast(std::uint64_t rise, std::uint64_t at) {
   if (gap_limit_ == 0) return false;  // known once 32 intervals were seen (so is last_rise_)
   const int first = std::countr_zero(rise), last = 63 - std::countl_zero(rise);
   if (at + first - last_rise_ > gap_limit_) return false;
-  if (cover_within_block_) {
+  if (gap_limit_ < 64) {
     // An uncovered bit between the first and last edge lies in an interval
     // longer than gap_limit_.
     const std::uint64_t cover = cover_(rise);
@@ -231,7 +231,7 @@ Status Sampler::clock_edges(std::uint64_t rise, std::uint64_t at) {
     const std::uint64_t pos = at + static_cast<std::uint64_t>(std::countr_zero(m));
     if (have_rise_) {
       const std::uint64_t interval = pos - last_rise_;
-      if (gap_threshold_ > 0) {
+      if (gap_limit_ > 0) {
         count_interval(interval, cycle - 1, last_rise_);
       } else {
         early_.push_back({interval, cycle - 1, last_rise_});
@@ -377,7 +377,7 @@ Status Sampler::feed(const std::uint8_t* data, std::size_t count, unsigned units
 }
 
 Status Sampler::finish() {
-  if (gap_threshold_ == 0) {
+  if (gap_limit_ == 0) {
     if (early_.empty())
       return Error::input(fmt::format("no clock: fewer than two rising edges on CK in {} samples", stats_.samples));
     HARNESS_TRY(on_estimate());

@@ -84,9 +84,7 @@ class Sampler {
     std::uint64_t interval, cycle_before, start;
   };
   std::vector<Early> early_;
-  double gap_threshold_ = 0;       // samples; 0 until estimated
-  std::uint64_t gap_limit_ = 0;    // its integer part
-  bool cover_within_block_ = false;  // a stop may lie inside a block (gap_limit_ < 64)
+  std::uint64_t gap_limit_ = 0;    // samples: a longer interval is a stop; 0 until estimated
   BitSmear cover_;                 // an edge over the gap_limit_ - 1 samples after it
   std::uint64_t stops_samples_ = 0;  // the stops' intervals summed
   // A command cycle waiting for its second edge: while a feed runs, the
