@@ -313,12 +313,11 @@ Status StrobeActivity::finish(std::uint64_t samples, double tck_samples) {
     return Error::input(fmt::format("the strobes toggle for more than {} samples before CK's period is known: is CK "
                                     "mapped to the clock?",
                                     kMaxEarlyBlocks * 64));
-  copy_out_last_level();
+  copy_out_last_level();  // every lane's last level, for leave_lockstep() below
   if (gathered_) {
     frame(gather_at_, gather_.data(), gathered_);
     gathered_ = 0;
   }
-  alike_ = false;  // nothing comes after
   if (tck_samples_ <= 0) tck_samples_ = tck_samples;
   try_start(true);
   if (have_pending_) {
